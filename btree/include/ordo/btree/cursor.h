@@ -1,0 +1,56 @@
+// Cursor: ordered iteration over one tree of one snapshot, both directions.
+//
+// Positions: after first()/last()/seek() the cursor is on an entry (valid())
+// or past the end (!valid()). next()/prev() from an invalid cursor do nothing.
+// key()/value() REQUIRE valid(); their views are valid as PageReader::read
+// documents (in a write txn: until the next write in that txn).
+// Every positioning call returns Corruption when it meets a damaged page.
+//
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+
+#include "ordo/btree/page_access.h"
+#include "ordo/btree/tree.h"
+#include "ordo/byte_view.h"
+#include "ordo/status.h"
+
+namespace ordo::btree {
+
+class Cursor {
+ public:
+  Cursor(PageReader& pages, const TreeRoot& tree) : pages_(&pages), tree_(tree) {}
+
+  Status first();
+  Status last();
+  // Positions on the first entry whose key >= `key`.
+  Status seek(ByteView key);
+  Status next();
+  Status prev();
+
+  bool valid() const { return valid_; }
+  ByteView key() const;
+  ByteView value() const;
+
+ private:
+  struct Level {
+    const std::byte* page = nullptr;
+    PageNo page_number = kNoPage;
+    uint32_t index = 0;
+    uint32_t count = 0;
+  };
+  enum class Edge { kFirst, kLast };
+
+  // Loads stack_[level] from page `pg` and sets its index to the edge.
+  Status load_level(uint32_t level, PageNo pg, Edge edge);
+  // Refills levels below `level` following the current indexes to `edge`.
+  Status descend_from(uint32_t level, Edge edge);
+
+  PageReader* pages_;
+  TreeRoot tree_;
+  Level stack_[kMaxDepth];
+  bool valid_ = false;
+};
+
+}  // namespace ordo::btree

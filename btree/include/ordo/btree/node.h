@@ -1,0 +1,116 @@
+// NodeView and NodeEditor: reading and changing one leaf or branch page in the
+// layout of page_format.h.
+//
+// A NodeView never trusts the page: every slot and cell access is bounds-checked,
+// and a bad one marks the view damaged (damaged() == true) and yields an empty
+// result instead of reading outside the page. Callers turn damaged() into a
+// Corruption status naming the page. NodeEditor assumes a page that was
+// checked with check_node() or built by this code.
+//
+// Thread-safety: views over committed pages may be used from many threads;
+// an editor is used by the one writer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "ordo/btree/endian.h"
+#include "ordo/btree/page_format.h"
+#include "ordo/byte_view.h"
+#include "ordo/status.h"
+
+namespace ordo::btree {
+
+class NodeView {
+ public:
+  NodeView(const std::byte* page, uint32_t page_size) : p_(page), page_size_(page_size) {}
+
+  PageType type() const { return static_cast<PageType>(p_[kOffType]); }
+  bool is_leaf() const { return type() == PageType::kLeaf; }
+  bool is_branch() const { return type() == PageType::kBranch; }
+  uint32_t count() const { return load_u16(p_ + kOffCount); }
+  uint32_t cell_start() const { return load_u32(p_ + kOffCellStart); }
+  uint64_t txn_id() const { return load_u64(p_ + kOffTxnId); }
+  uint32_t cell_bytes() const { return load_u32(p_ + kOffCellBytes); }
+  // Bytes in use: header, slots and live cells.
+  uint32_t used_bytes() const { return kHeaderSize + kSlotSize * count() + cell_bytes(); }
+  uint32_t free_bytes() const { return page_size_ - used_bytes(); }
+  uint32_t page_size() const { return page_size_; }
+  const std::byte* data() const { return p_; }
+
+  // Key of entry i. For a branch, entry 0's key is empty.
+  ByteView key(uint32_t i) const;
+  // Leaf only: value of entry i.
+  ByteView value(uint32_t i) const;
+  // Branch only: child page number and its checksum.
+  PageNo child(uint32_t i) const;
+  uint64_t child_checksum(uint32_t i) const;
+  // Bytes the cell of entry i occupies, without its slot.
+  uint32_t cell_size(uint32_t i) const;
+
+  // Leaf: first index whose key >= `key`; *found when equal.
+  uint32_t leaf_lower_bound(ByteView key, bool* found) const;
+  // Branch: index of the child whose range holds `key` (last entry whose key
+  // <= key, entry 0 standing for minus infinity).
+  uint32_t branch_child_index(ByteView key) const;
+
+  bool damaged() const { return damaged_; }
+
+ private:
+  // Offset of the cell of entry i, or 0 (and damaged) when out of range.
+  uint32_t cell_offset(uint32_t i, uint32_t header_bytes) const;
+
+  const std::byte* p_;
+  uint32_t page_size_;
+  mutable bool damaged_ = false;
+};
+
+// Verifies the header and every slot and cell lie inside the page and that
+// the page has the expected type. Returns Corruption naming `page_number`.
+Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number);
+// The same, plus ascending keys (entry 0 of a branch excepted).
+Status check_node_order(const std::byte* page, uint32_t page_size, PageNo page_number);
+
+inline uint32_t leaf_cell_size(size_t key_len, size_t value_len) {
+  return kLeafCellHeader + static_cast<uint32_t>(key_len + value_len);
+}
+inline uint32_t branch_cell_size(size_t key_len) {
+  return kBranchCellHeader + static_cast<uint32_t>(key_len);
+}
+
+class NodeEditor {
+ public:
+  NodeEditor(std::byte* page, uint32_t page_size) : p_(page), page_size_(page_size) {}
+
+  NodeView view() const { return NodeView(p_, page_size_); }
+  // Formats an empty page of `type` written by `txn_id`.
+  void init(PageType type, uint64_t txn_id);
+  void set_txn_id(uint64_t txn_id) { store_u64(p_ + kOffTxnId, txn_id); }
+
+  // True when a cell of `cell_size` bytes plus its slot fits (maybe after compaction).
+  bool fits(uint32_t cell_size) const { return view().free_bytes() >= cell_size + kSlotSize; }
+  // REQUIRES: fits(leaf_cell_size(key, value)).
+  void insert_leaf(uint32_t i, ByteView key, ByteView value);
+  // REQUIRES: fits(branch_cell_size(key)).
+  void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum);
+  // Inserts a raw cell image (a leaf or branch cell copied from another page).
+  void insert_cell(uint32_t i, std::span<const std::byte> cell);
+  void remove(uint32_t i);
+  void set_child(uint32_t i, PageNo child, uint64_t checksum);
+  void set_child_checksum(uint32_t i, uint64_t checksum);
+  // Packs live cells at the end of the page and zeroes the gap, so that page
+  // bytes depend only on content (checksums and files stay deterministic).
+  void compact();
+
+  std::byte* data() { return p_; }
+
+ private:
+  // Reserves `size` bytes for a new cell and a slot at index i; returns the cell offset.
+  uint32_t make_room(uint32_t i, uint32_t size);
+
+  std::byte* p_;
+  uint32_t page_size_;
+};
+
+}  // namespace ordo::btree

@@ -1,0 +1,46 @@
+// The seam between the B+-tree and whatever stores pages. The tree knows
+// pages, not files: the engine implements these over its mapped file and a
+// write txn's dirty pages; tests implement them in memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ordo/btree/page_format.h"
+#include "ordo/status.h"
+
+namespace ordo::btree {
+
+// Read access to the pages of one snapshot.
+// Thread-safety: as the implementation documents (the engine's are per txn).
+class PageReader {
+ public:
+  virtual ~PageReader() = default;
+  virtual uint32_t page_size() const = 0;
+  // The bytes of page `page_number` (page_size() bytes), valid until the txn
+  // ends or, in a write txn, until the page is freed. Corruption when the page
+  // number lies outside the snapshot's pages.
+  virtual Result<const std::byte*> read(PageNo page_number) = 0;
+};
+
+// Copy-on-write access for the one write txn.
+class PageWriter : public PageReader {
+ public:
+  // Id of the writing txn, stamped into every page it writes.
+  virtual uint64_t txn_id() const = 0;
+  // True when this txn already owns a private (dirty) copy of the page.
+  virtual bool is_dirty(PageNo page_number) const = 0;
+  // Writable bytes of a page that is dirty. REQUIRES: is_dirty(page_number).
+  virtual std::byte* writable(PageNo page_number) = 0;
+  // Makes the page writable: returns it unchanged when already dirty, else
+  // copies it to a newly allocated page number and frees the old one.
+  // Returns the (maybe new) page number; Corruption/Full/IOError on failure.
+  virtual Result<PageNo> make_dirty(PageNo page_number) = 0;
+  // A new zero-filled dirty page. Full when no page number is left.
+  virtual Result<PageNo> allocate() = 0;
+  // Gives a page back: a dirty page is reusable at once; a committed one once
+  // no snapshot can reach it.
+  virtual void free_page(PageNo page_number) = 0;
+};
+
+}  // namespace ordo::btree

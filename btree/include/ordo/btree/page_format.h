@@ -1,0 +1,74 @@
+// Byte layout of B+-tree pages (leaf, branch) and the size limits they imply.
+// docs/FORMAT.md describes the same numbers; tests check they agree.
+//
+// Every tree page starts with a 24-byte header:
+//   off size field
+//     0    1 page type (PageType)
+//     1    1 flags (0; reserved)
+//     2    2 entry count
+//     4    4 cell_start: offset of the lowest cell byte (page size when empty)
+//     8    8 txn id that wrote the page
+//    16    4 cell_bytes: bytes held by live cells
+//    20    4 reserved (0)
+// Then a slot array of `count` u16 cell offsets in key order; cells are packed
+// from the end of the page downwards.
+//   leaf cell:   u16 key_len, u16 value_flags (0), u32 value_len, key, value
+//   branch cell: u64 child page number, u64 child XXH3-64 checksum, u16 key_len, key
+// A branch's entry 0 has no lower bound: its key is stored empty and ignored.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ordo::btree {
+
+using PageNo = uint64_t;
+// Page 0 and 1 are the meta pages, so 0 never names a tree page: it means "none".
+inline constexpr PageNo kNoPage = 0;
+
+enum class PageType : uint8_t {
+  kMeta = 1,
+  kBranch = 2,
+  kLeaf = 3,
+};
+
+inline constexpr uint32_t kMinPageSize = 4096;
+inline constexpr uint32_t kMaxPageSize = 65536;
+inline constexpr uint32_t kDefaultPageSize = 4096;
+
+inline constexpr uint32_t kHeaderSize = 24;
+inline constexpr uint32_t kOffType = 0;
+inline constexpr uint32_t kOffFlags = 1;
+inline constexpr uint32_t kOffCount = 2;
+inline constexpr uint32_t kOffCellStart = 4;
+inline constexpr uint32_t kOffTxnId = 8;
+inline constexpr uint32_t kOffCellBytes = 16;
+
+inline constexpr uint32_t kSlotSize = 2;
+inline constexpr uint32_t kLeafCellHeader = 8;
+inline constexpr uint32_t kBranchCellHeader = 18;
+
+// Deepest tree accepted; deeper means a damaged file (for example a cycle).
+inline constexpr uint32_t kMaxDepth = 32;
+
+// Largest key in bytes for a page size: any two maximal cells plus slots fit
+// in one page, so a split always succeeds. 1000 bytes at 4 KiB pages.
+constexpr uint32_t max_key_bytes(uint32_t page_size) { return page_size / 4 - 24; }
+// Largest value in bytes stored in a leaf. 1024 bytes at 4 KiB pages.
+constexpr uint32_t max_value_bytes(uint32_t page_size) { return page_size / 4; }
+
+constexpr bool valid_page_size(uint32_t page_size) {
+  return page_size >= kMinPageSize && page_size <= kMaxPageSize &&
+         (page_size & (page_size - 1)) == 0;
+}
+
+static_assert(kLeafCellHeader + kSlotSize + max_key_bytes(kMinPageSize) +
+                      max_value_bytes(kMinPageSize) <=
+                  (kMinPageSize - kHeaderSize) / 2,
+              "two maximal leaf cells must fit one page");
+static_assert(kLeafCellHeader + kSlotSize + max_key_bytes(kMaxPageSize) +
+                      max_value_bytes(kMaxPageSize) <=
+                  (kMaxPageSize - kHeaderSize) / 2,
+              "two maximal leaf cells must fit one page");
+
+}  // namespace ordo::btree

@@ -1,0 +1,69 @@
+// The copy-on-write B+-tree algorithms over a PageReader/PageWriter.
+//
+// A tree is named by its TreeRoot (root page, depth, entry count, root page
+// checksum); the caller stores the TreeRoot (in the meta page or the catalog).
+// Writes copy every page on the path they change (COW) and update the caller's
+// TreeRoot; nothing a committed snapshot can reach is modified.
+//
+// Splits: an insert past the last entry of a page starts a new page holding
+// just the new entry, leaving the old page full (sequential loads fill leaves
+// to ~100%); any other insert splits near the middle by bytes.
+//
+// Thread-safety: functions taking a PageWriter are for the one writer; the
+// read functions may run in many threads, each with its own PageReader.
+#pragma once
+
+#include <cstdint>
+
+#include "ordo/btree/page_access.h"
+#include "ordo/byte_view.h"
+#include "ordo/status.h"
+
+namespace ordo::btree {
+
+struct TreeRoot {
+  PageNo root = kNoPage;       // kNoPage for an empty tree
+  uint32_t depth = 0;          // levels: 0 empty, 1 root is a leaf
+  uint64_t entries = 0;        // key count
+  uint64_t root_checksum = 0;  // XXH3-64 of the root page, set by finalize()
+  bool operator==(const TreeRoot&) const = default;
+};
+
+// Size limits for a page size; see page_format.h.
+Status check_key_value(uint32_t page_size, ByteView key, ByteView value);
+
+// Looks `key` up. *found tells whether it exists; *value views the stored
+// bytes (valid as PageReader::read documents). Corruption on a damaged page.
+Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, ByteView* value);
+
+// Inserts or overwrites. InvalidArgument for an oversized key or value;
+// Corruption on a damaged page; Full/IOError from page allocation.
+Status put(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value);
+
+// Removes `key`; *found tells whether it existed. Empty pages are freed and
+// a root branch with one child is collapsed.
+Status remove(PageWriter& pages, TreeRoot& tree, ByteView key, bool* found);
+
+// Computes, bottom-up over the txn's dirty pages, every branch entry's child
+// checksum and the root checksum. Call once before the pages are written.
+Status finalize(PageWriter& pages, TreeRoot& tree);
+
+// XXH3-64 of one page.
+uint64_t page_checksum(const std::byte* page, uint32_t page_size);
+
+struct TreeStats {
+  uint64_t entries = 0;
+  uint32_t depth = 0;
+  uint64_t leaf_pages = 0;
+  uint64_t branch_pages = 0;
+  uint64_t leaf_used_bytes = 0;  // header, slots and cells of all leaves
+  uint32_t page_size_bytes = 0;
+  // Leaf bytes in use over leaf bytes allocated, 0..1 (0 for an empty tree).
+  double leaf_fill() const;
+};
+
+// Walks every page of the tree, checking each page's structure and key order
+// and each child's depth; counts pages. Corruption names the first bad page.
+Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeStats* stats);
+
+}  // namespace ordo::btree

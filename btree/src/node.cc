@@ -1,0 +1,229 @@
+#include "ordo/btree/node.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace ordo::btree {
+
+uint32_t NodeView::cell_offset(uint32_t i, uint32_t header_bytes) const {
+  uint32_t n = count();
+  if (i >= n || kHeaderSize + kSlotSize * n > page_size_) {
+    damaged_ = true;
+    return 0;
+  }
+  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  // Slot offsets are u16; in 64 KiB pages offset 0 stands for 65536 only when
+  // empty, which a live cell never is, so no special case is needed.
+  if (off < kHeaderSize + kSlotSize * n || off + header_bytes > page_size_) {
+    damaged_ = true;
+    return 0;
+  }
+  return off;
+}
+
+ByteView NodeView::key(uint32_t i) const {
+  uint32_t hdr = is_leaf() ? kLeafCellHeader : kBranchCellHeader;
+  uint32_t off = cell_offset(i, hdr);
+  if (off == 0) return {};
+  uint32_t klen = load_u16(p_ + off + (is_leaf() ? 0 : 16));
+  if (off + hdr + klen > page_size_) {
+    damaged_ = true;
+    return {};
+  }
+  return ByteView(p_ + off + hdr, klen);
+}
+
+ByteView NodeView::value(uint32_t i) const {
+  uint32_t off = cell_offset(i, kLeafCellHeader);
+  if (off == 0) return {};
+  uint64_t klen = load_u16(p_ + off);
+  uint64_t vlen = load_u32(p_ + off + 4);
+  if (off + kLeafCellHeader + klen + vlen > page_size_) {
+    damaged_ = true;
+    return {};
+  }
+  return ByteView(p_ + off + kLeafCellHeader + klen, vlen);
+}
+
+PageNo NodeView::child(uint32_t i) const {
+  uint32_t off = cell_offset(i, kBranchCellHeader);
+  return off == 0 ? kNoPage : load_u64(p_ + off);
+}
+
+uint64_t NodeView::child_checksum(uint32_t i) const {
+  uint32_t off = cell_offset(i, kBranchCellHeader);
+  return off == 0 ? 0 : load_u64(p_ + off + 8);
+}
+
+uint32_t NodeView::cell_size(uint32_t i) const {
+  if (is_leaf()) {
+    uint32_t off = cell_offset(i, kLeafCellHeader);
+    if (off == 0) return 0;
+    return leaf_cell_size(load_u16(p_ + off), load_u32(p_ + off + 4));
+  }
+  uint32_t off = cell_offset(i, kBranchCellHeader);
+  if (off == 0) return 0;
+  return branch_cell_size(load_u16(p_ + off + 16));
+}
+
+uint32_t NodeView::leaf_lower_bound(ByteView k, bool* found) const {
+  uint32_t lo = 0, hi = count();
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (key(mid).compare(k) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  *found = lo < count() && key(lo).compare(k) == 0;
+  return lo;
+}
+
+uint32_t NodeView::branch_child_index(ByteView k) const {
+  uint32_t lo = 1, hi = count();
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (key(mid).compare(k) <= 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo - 1;
+}
+
+Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number) {
+  NodeView v(page, page_size);
+  if (!v.is_leaf() && !v.is_branch()) {
+    return Status::corruption("not a tree page (type " +
+                                  std::to_string(static_cast<int>(page[kOffType])) + ")",
+                              page_number);
+  }
+  uint32_t n = v.count();
+  if (kHeaderSize + kSlotSize * n > page_size || v.cell_start() > page_size ||
+      v.cell_start() < kHeaderSize + kSlotSize * n || v.used_bytes() > page_size) {
+    return Status::corruption("page header out of bounds (count " + std::to_string(n) + ")",
+                              page_number);
+  }
+  if (v.is_branch() && n == 0) return Status::corruption("empty branch page", page_number);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    (void)v.key(i);
+    if (v.is_leaf()) (void)v.value(i);
+    total += v.cell_size(i);
+    if (v.damaged()) {
+      return Status::corruption("cell " + std::to_string(i) + " out of bounds", page_number);
+    }
+  }
+  if (total != v.cell_bytes()) {
+    return Status::corruption("cell byte count mismatch", page_number);
+  }
+  return Status::ok();
+}
+
+Status check_node_order(const std::byte* page, uint32_t page_size, PageNo page_number) {
+  ORDO_RETURN_IF_ERROR(check_node(page, page_size, page_number));
+  NodeView v(page, page_size);
+  uint32_t first = v.is_branch() ? 2 : 1;
+  for (uint32_t i = first; i < v.count(); ++i) {
+    if (v.key(i - 1).compare(v.key(i)) >= 0) {
+      return Status::corruption("keys out of order at entry " + std::to_string(i), page_number);
+    }
+  }
+  return Status::ok();
+}
+
+void NodeEditor::init(PageType type, uint64_t txn_id) {
+  std::memset(p_, 0, page_size_);
+  p_[kOffType] = static_cast<std::byte>(type);
+  store_u32(p_ + kOffCellStart, page_size_);
+  store_u64(p_ + kOffTxnId, txn_id);
+}
+
+void NodeEditor::compact() {
+  NodeView v = view();
+  uint32_t n = v.count();
+  thread_local std::vector<std::byte> scratch;
+  scratch.assign(p_, p_ + page_size_);
+  NodeView old(scratch.data(), page_size_);
+  uint32_t top = page_size_;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t size = old.cell_size(i);
+    uint32_t off = load_u16(scratch.data() + kHeaderSize + kSlotSize * i);
+    top -= size;
+    std::memcpy(p_ + top, scratch.data() + off, size);
+    store_u16(p_ + kHeaderSize + kSlotSize * i, static_cast<uint16_t>(top));
+  }
+  uint32_t slots_end = kHeaderSize + kSlotSize * n;
+  std::memset(p_ + slots_end, 0, top - slots_end);
+  store_u32(p_ + kOffCellStart, top);
+}
+
+uint32_t NodeEditor::make_room(uint32_t i, uint32_t size) {
+  NodeView v = view();
+  uint32_t n = v.count();
+  uint32_t slots_end_after = kHeaderSize + kSlotSize * (n + 1);
+  if (v.cell_start() < slots_end_after + size) compact();
+  uint32_t start = load_u32(p_ + kOffCellStart) - size;
+  std::byte* slots = p_ + kHeaderSize;
+  std::memmove(slots + kSlotSize * (i + 1), slots + kSlotSize * i, kSlotSize * (n - i));
+  store_u16(slots + kSlotSize * i, static_cast<uint16_t>(start));
+  store_u16(p_ + kOffCount, static_cast<uint16_t>(n + 1));
+  store_u32(p_ + kOffCellStart, start);
+  store_u32(p_ + kOffCellBytes, v.cell_bytes() + size);
+  return start;
+}
+
+void NodeEditor::insert_leaf(uint32_t i, ByteView key, ByteView value) {
+  uint32_t off = make_room(i, leaf_cell_size(key.size(), value.size()));
+  store_u16(p_ + off, static_cast<uint16_t>(key.size()));
+  store_u16(p_ + off + 2, 0);
+  store_u32(p_ + off + 4, static_cast<uint32_t>(value.size()));
+  if (!key.empty()) std::memcpy(p_ + off + kLeafCellHeader, key.data(), key.size());
+  if (!value.empty()) {
+    std::memcpy(p_ + off + kLeafCellHeader + key.size(), value.data(), value.size());
+  }
+}
+
+void NodeEditor::insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum) {
+  uint32_t off = make_room(i, branch_cell_size(key.size()));
+  store_u64(p_ + off, child);
+  store_u64(p_ + off + 8, checksum);
+  store_u16(p_ + off + 16, static_cast<uint16_t>(key.size()));
+  if (!key.empty()) std::memcpy(p_ + off + kBranchCellHeader, key.data(), key.size());
+}
+
+void NodeEditor::insert_cell(uint32_t i, std::span<const std::byte> cell) {
+  uint32_t off = make_room(i, static_cast<uint32_t>(cell.size()));
+  std::memcpy(p_ + off, cell.data(), cell.size());
+}
+
+void NodeEditor::remove(uint32_t i) {
+  NodeView v = view();
+  uint32_t n = v.count();
+  uint32_t size = v.cell_size(i);
+  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  std::memset(p_ + off, 0, size);
+  if (off == v.cell_start()) store_u32(p_ + kOffCellStart, off + size);
+  std::byte* slots = p_ + kHeaderSize;
+  std::memmove(slots + kSlotSize * i, slots + kSlotSize * (i + 1), kSlotSize * (n - i - 1));
+  store_u16(slots + kSlotSize * (n - 1), 0);
+  store_u16(p_ + kOffCount, static_cast<uint16_t>(n - 1));
+  store_u32(p_ + kOffCellBytes, v.cell_bytes() - size);
+  if (n == 1) store_u32(p_ + kOffCellStart, page_size_);
+}
+
+void NodeEditor::set_child(uint32_t i, PageNo child, uint64_t checksum) {
+  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  store_u64(p_ + off, child);
+  store_u64(p_ + off + 8, checksum);
+}
+
+void NodeEditor::set_child_checksum(uint32_t i, uint64_t checksum) {
+  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  store_u64(p_ + off + 8, checksum);
+}
+
+}  // namespace ordo::btree

@@ -1,0 +1,232 @@
+// ordo: an embedded persistent key-value store. One database is one file
+// holding any number of named B+-trees (plus a default tree), updated by
+// copy-on-write transactions.
+//
+//   auto db = ordo::Database::open("/data/graph.ordo");        // Result<unique_ptr>
+//   auto txn = (*db)->begin_write();
+//   auto nodes = txn->create_tree("nodes");
+//   ordo::Uuid id = txn->next_id();                             // time-ordered
+//   txn->put(*nodes, id.view(), "record");
+//   ordo::Status s = txn->commit();                            // durable on return
+//
+// Transactions: one write txn at a time (begin_write() waits for the current
+// one to end); any number of read txns, each on the snapshot of the last
+// commit before it began, in any threads. Readers never block the writer.
+// A txn object and its cursors are used by one thread at a time. A txn that
+// is destroyed without commit() is aborted. The Database must outlive every
+// txn and cursor made from it.
+//
+// Keys and values are byte strings (ByteView). Keys compare as unsigned bytes.
+// Limits (page size P, 4096 by default): key at most P/4 - 24 bytes (1000 at
+// 4 KiB), value at most P/4 bytes (1024 at 4 KiB); larger is InvalidArgument.
+// Tree names: 1 to P/4 - 24 bytes.
+//
+// Errors: every fallible call returns Status or Result<T> (status.h); no
+// exception crosses this API.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ordo/byte_view.h"
+#include "ordo/id64.h"
+#include "ordo/options.h"
+#include "ordo/status.h"
+#include "ordo/uuid.h"
+
+namespace ordo {
+
+class Database;
+class TxnImpl;
+class WriteTxnImpl;
+class DatabaseImpl;
+class CursorImpl;
+
+// Names one tree of a database. Cheap to copy; valid for the Database that
+// issued it, in any later txn (a txn that cannot see the tree reports
+// NotFound). The default tree always exists.
+struct Tree {
+  uint32_t id = 0;   // 0 is the default tree
+  std::string name;  // empty for the default tree
+};
+
+// Shape and fill of one tree, from a full walk of its pages.
+struct TreeStats {
+  std::string name;
+  uint64_t entries = 0;
+  uint32_t depth = 0;  // 0 for an empty tree, 1 when the root is a leaf
+  uint64_t leaf_pages = 0;
+  uint64_t branch_pages = 0;
+  double leaf_fill = 0;  // leaf bytes in use / leaf bytes, 0..1
+};
+
+// One of the two meta pages as found on disk.
+struct MetaInfo {
+  bool valid = false;  // magic, version, page size and checksum all verify
+  std::string problem;  // why not valid; empty when valid
+  uint64_t txn_id = 0;
+  uint64_t page_high_water = 0;  // pages ever used (next never-used page number)
+  uint64_t file_bytes = 0;       // file length the meta's commit allocated
+  uint64_t free_pages = 0;       // pages recorded in the free tree
+  uint64_t tree_count = 0;       // named trees in the catalog
+};
+
+// What `ordo info` shows.
+struct DatabaseInfo {
+  std::string path;
+  uint32_t page_size_bytes = 0;
+  uint32_t format_version = 0;
+  uint64_t file_bytes = 0;        // current file length
+  uint64_t txn_id = 0;            // last committed txn
+  int current_meta = 0;           // 0 or 1: the meta page in use
+  MetaInfo metas[2];
+  uint64_t pages_used = 0;        // high-water pages minus free pages
+  Uuid id_high_water;             // last UUIDv7 issued by a committed txn
+  Id64 id64_high_water;           // last 64-bit ID issued by a committed txn
+  std::string io_backend;         // "io_uring", "posix", or "none" (read-only)
+};
+
+// Counters since open, for benchmarks and tests.
+struct Stats {
+  uint64_t commits = 0;
+  uint64_t pages_written = 0;  // data and meta pages
+  uint64_t bytes_written = 0;
+  uint64_t write_calls = 0;    // write batches handed to the I/O backend
+  uint64_t syncs = 0;          // fdatasync calls
+  uint64_t file_growths = 0;   // extent preallocations
+  uint64_t pages_reused = 0;   // allocations served from the free tree
+};
+
+// Ordered iteration over one tree. Positioning calls return Corruption when
+// they meet a damaged page. key()/value() REQUIRE valid(); their views stay
+// valid until the txn ends, or in a write txn until its next write; a cursor
+// of a write txn must be repositioned after a write.
+class Cursor {
+ public:
+  Cursor(Cursor&&) noexcept;
+  Cursor& operator=(Cursor&&) noexcept;
+  ~Cursor();
+
+  Status first();
+  Status last();
+  Status seek(ByteView key);  // first entry with key >= `key`
+  Status next();
+  Status prev();
+  bool valid() const;
+  ByteView key() const;
+  ByteView value() const;
+
+ private:
+  friend class Txn;
+  explicit Cursor(std::unique_ptr<CursorImpl> impl);
+  std::unique_ptr<CursorImpl> impl_;
+};
+
+// Reads shared by read and write txns.
+class Txn {
+ public:
+  Txn(Txn&&) noexcept;
+  Txn& operator=(Txn&&) noexcept;
+  virtual ~Txn();
+
+  // The txn id of the snapshot read (a write txn: the id it will commit as;
+  // 0 once it ended).
+  uint64_t txn_id() const;
+
+  Tree default_tree() const { return Tree{}; }
+  // NotFound when no tree of that name exists in this txn's view.
+  Result<Tree> open_tree(std::string_view name);
+  // Names of all named trees, in byte order.
+  Result<std::vector<std::string>> list_trees();
+
+  // The value stored under `key`. NotFound when absent or when the tree does
+  // not exist in this txn; Corruption on a damaged page. The view is valid as
+  // Cursor::key() documents.
+  Result<ByteView> get(const Tree& tree, ByteView key);
+  // A cursor, not yet positioned. NotFound for an unknown tree.
+  Result<Cursor> cursor(const Tree& tree);
+  // Walks the whole tree; Corruption names the first damaged page.
+  Result<TreeStats> tree_stats(const Tree& tree);
+
+ protected:
+  Txn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
+  // Null once a write txn committed or aborted; every call then fails with
+  // InvalidArgument.
+  std::unique_ptr<TxnImpl> impl_;
+  DatabaseImpl* db_;
+};
+
+// A read txn: a snapshot. Holding one keeps the pages it can reach from
+// being reused, so end long reads when done.
+class ReadTxn : public Txn {
+ private:
+  friend class Database;
+  ReadTxn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
+};
+
+// The write txn. Sees its own writes.
+class WriteTxn : public Txn {
+ public:
+  // Creates the named tree, or opens it if it exists. InvalidArgument for an
+  // empty or oversized name. Writes nothing until commit.
+  Result<Tree> create_tree(std::string_view name);
+
+  // Inserts or overwrites. InvalidArgument for an oversized key or value or
+  // after a failed commit; NotFound for an unknown tree; Corruption on a
+  // damaged page; Full when the file cannot grow.
+  Status put(const Tree& tree, ByteView key, ByteView value);
+  // Removes `key`; NotFound when absent.
+  Status del(const Tree& tree, ByteView key);
+
+  // A time-ordered RFC 9562 UUIDv7, strictly greater than every ID issued by
+  // this database before, even across reopen with the clock set back.
+  Uuid next_id();
+  // A time-ordered 64-bit ID (ms, node Options::id_node, sequence), same rules.
+  Id64 next_id64();
+
+  // Makes every write durable (pages, fdatasync, meta page, fdatasync) and
+  // visible to later txns. After it returns, the txn is finished whatever the
+  // outcome. IOError/Full leave the database at its previous commit.
+  Status commit();
+  // Discards every write. Also done by the destructor.
+  void abort();
+
+ private:
+  friend class Database;
+  WriteTxn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
+  WriteTxnImpl& writer();
+};
+
+class Database {
+ public:
+  // Opens or creates the database file at `path`.
+  // Returns: Busy when another handle (this or another process) has it open
+  // for writing; NotFound when missing and !create_if_missing or read_only;
+  // InvalidArgument for a file that is not an ordo database, of another
+  // format version or page size, or a bad option; Corruption for a damaged or
+  // truncated file (the message names what); IOError for OS failures.
+  static Result<std::unique_ptr<Database>> open(const std::string& path,
+                                                const Options& options = {});
+  ~Database();
+
+  // A snapshot of the last commit. Thread-safe.
+  Result<ReadTxn> begin_read();
+  // The write txn; waits while another one is open. InvalidArgument on a
+  // read-only database. Thread-safe.
+  Result<WriteTxn> begin_write();
+
+  DatabaseInfo info() const;  // thread-safe
+  Stats stats() const;        // thread-safe
+  uint32_t page_size_bytes() const;
+  uint32_t max_key_bytes() const;
+  uint32_t max_value_bytes() const;
+
+ private:
+  explicit Database(std::unique_ptr<DatabaseImpl> impl);
+  std::unique_ptr<DatabaseImpl> impl_;
+};
+
+}  // namespace ordo

@@ -1,0 +1,60 @@
+// Options for Database::open.
+#pragma once
+
+#include <cstdint>
+
+#include "ordo/clock.h"
+
+namespace ordo {
+
+// Which write path carries page writes and syncs.
+enum class IoBackend {
+  // ORDO_IO=posix|uring when set in the environment, else io_uring when the
+  // kernel allows it, else POSIX. The choice is reported by
+  // Database::info().io_backend.
+  kAuto,
+  kUring,  // io_uring; open fails with IOError where it cannot be set up
+  kPosix,  // pwritev + fdatasync
+};
+
+struct Options {
+  // Page size in bytes for a new file: a power of two from 4096 to 65536.
+  // For an existing file, 0 accepts the file's page size and any other value
+  // must equal it (else InvalidArgument).
+  uint32_t page_size_bytes = 0;
+
+  // Create the file when missing (ignored with read_only).
+  bool create_if_missing = true;
+
+  // Open for reading only: no lock is taken, begin_write() is InvalidArgument.
+  // Works while another process holds the file open for writing; such a
+  // reader sees the commits made before it opened (refresh by reopening).
+  bool read_only = false;
+
+  IoBackend io_backend = IoBackend::kAuto;
+
+  // The file grows by fallocate in extents of
+  // clamp(file_bytes / 8, extent_bytes, max_extent_bytes) bytes, so that
+  // steady-state commits change no file metadata.
+  uint64_t extent_bytes = 64ull << 20;
+  uint64_t max_extent_bytes = 1ull << 30;
+
+  // Address space reserved for the read mapping; also the largest file size.
+  // Reserving costs no memory.
+  uint64_t map_reserve_bytes = 256ull << 30;
+
+  // false skips every fdatasync: commits are atomic but not durable across a
+  // power failure or OS crash (a process crash loses nothing). For bulk loads
+  // that can be redone.
+  bool sync_commits = true;
+
+  // Node number (0..1023) placed in 64-bit IDs from WriteTxn::next_id64(), so
+  // that several databases can mint IDs that never collide.
+  uint32_t id_node = 0;
+
+  // Time source of the ID generators (Unix ms). nullptr: the system clock.
+  // Tests inject a ManualClock; it must outlive the Database.
+  Clock* clock = nullptr;
+};
+
+}  // namespace ordo

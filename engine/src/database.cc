@@ -1,0 +1,93 @@
+// Database: open, begin txns, report.
+#include <algorithm>
+
+#include "db_impl.h"
+#include "ordo/btree/page_format.h"
+#include "txn_impl.h"
+
+namespace ordo {
+
+Database::Database(std::unique_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) {}
+Database::~Database() = default;
+
+Result<std::unique_ptr<Database>> Database::open(const std::string& path, const Options& options) {
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<DatabaseImpl> impl, DatabaseImpl::open(path, options));
+  return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+Result<ReadTxn> Database::begin_read() {
+  engine::Meta snapshot = impl_->register_reader();
+  return ReadTxn(std::make_unique<ReadTxnImpl>(*impl_, snapshot), impl_.get());
+}
+
+Result<WriteTxn> Database::begin_write() {
+  if (impl_->options().read_only) {
+    return Status::invalid_argument("database was opened read-only");
+  }
+  std::unique_lock<std::mutex> lock(impl_->writer_mutex());
+  Status poisoned = impl_->poisoned();
+  if (!poisoned.is_ok()) {
+    return Status::io_error("database handle is unusable after a failed write or sync; reopen: " +
+                                poisoned.message(),
+                            poisoned.errno_value());
+  }
+  engine::Meta snapshot = impl_->committed();
+  // Reuse rule: pages freed by txn F are reusable when no reader's snapshot
+  // predates F and F precedes the last commit (so the older meta stays whole).
+  uint64_t bound = std::min(impl_->oldest_reader(), snapshot.txn_id == 0 ? 0 : snapshot.txn_id - 1);
+  return WriteTxn(std::make_unique<WriteTxnImpl>(*impl_, std::move(lock), snapshot, bound),
+                  impl_.get());
+}
+
+DatabaseInfo Database::info() const {
+  DatabaseInfo info;
+  const io::PageFile& file = impl_->file();
+  engine::Meta m = impl_->committed();
+  info.path = file.path();
+  info.page_size_bytes = m.page_size;
+  info.format_version = engine::kFormatVersion;
+  info.file_bytes = file.file_bytes();
+  info.txn_id = m.txn_id;
+  info.current_meta = static_cast<int>(m.txn_id % 2);
+  info.pages_used = m.page_high_water - m.free_pages;
+  info.id_high_water = m.last_uuid;
+  info.id64_high_water = Id64{m.last_id64};
+  info.io_backend = std::string(file.backend_name());
+  for (int i = 0; i < 2; ++i) {
+    MetaInfo& out = info.metas[i];
+    const std::byte* p = file.data(static_cast<uint64_t>(i) * m.page_size, btree::kMinPageSize);
+    if (p == nullptr) {
+      out.problem = "beyond the end of the file";
+      continue;
+    }
+    engine::Meta slot;
+    out.valid = engine::decode_meta(p, &slot, &out.problem) == engine::MetaProblem::kNone;
+    if (!out.valid) continue;
+    out.txn_id = slot.txn_id;
+    out.page_high_water = slot.page_high_water;
+    out.file_bytes = slot.file_bytes;
+    out.free_pages = slot.free_pages;
+    out.tree_count = slot.tree_count;
+  }
+  return info;
+}
+
+Stats Database::stats() const {
+  Stats s;
+  io::FileStats f = impl_->file().stats();
+  auto& c = impl_->counters();
+  s.commits = c.commits.load();
+  s.pages_written = c.pages_written.load();
+  s.pages_reused = c.pages_reused.load();
+  s.bytes_written = f.bytes_written;
+  s.write_calls = f.write_calls;
+  s.syncs = f.syncs;
+  s.file_growths = f.growths;
+  return s;
+}
+
+uint32_t Database::page_size_bytes() const { return impl_->page_size(); }
+uint32_t Database::max_key_bytes() const { return btree::max_key_bytes(impl_->page_size()); }
+uint32_t Database::max_value_bytes() const { return btree::max_value_bytes(impl_->page_size()); }
+
+}  // namespace ordo

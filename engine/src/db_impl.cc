@@ -1,0 +1,211 @@
+// Opening, creating and recovering a database file; shared state of txns.
+#include "db_impl.h"
+
+#include <mimalloc.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "ordo/btree/page_format.h"
+
+namespace ordo {
+
+using engine::Meta;
+using engine::MetaProblem;
+
+DatabaseImpl::DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file)
+    : options_(options),
+      file_(std::move(file)),
+      uuids_(options.clock ? *options.clock : system_clock()),
+      id64s_(options.id_node, options.clock ? *options.clock : system_clock()) {}
+
+namespace {
+
+io::BackendKind to_io(IoBackend b) {
+  switch (b) {
+    case IoBackend::kUring: return io::BackendKind::kUring;
+    case IoBackend::kPosix: return io::BackendKind::kPosix;
+    case IoBackend::kAuto: break;
+  }
+  return io::BackendKind::kAuto;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(const std::string& path,
+                                                         const Options& options) {
+  if (options.page_size_bytes != 0 && !btree::valid_page_size(options.page_size_bytes)) {
+    return Status::invalid_argument("page size " + std::to_string(options.page_size_bytes) +
+                                    " is not a power of two from 4096 to 65536");
+  }
+  if (options.id_node > 1023) {
+    return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
+                                    " exceeds 1023");
+  }
+  io::FileOptions fo;
+  fo.read_only = options.read_only;
+  fo.create_if_missing = options.create_if_missing && !options.read_only;
+  fo.backend = to_io(options.io_backend);
+  fo.extent_bytes = options.extent_bytes;
+  fo.max_extent_bytes = options.max_extent_bytes;
+  fo.map_reserve_bytes = options.map_reserve_bytes;
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<io::PageFile> file, io::PageFile::open(path, fo));
+  std::unique_ptr<DatabaseImpl> db(new DatabaseImpl(options, std::move(file)));
+  if (db->file_->file_bytes() == 0) {
+    if (options.read_only) {
+      return Status::invalid_argument("not an ordo database: " + path + " is empty");
+    }
+    ORDO_RETURN_IF_ERROR(db->create_new());
+  } else {
+    ORDO_RETURN_IF_ERROR(db->load_existing());
+  }
+  db->uuids_.observe(db->committed_.last_uuid);
+  db->id64s_.observe(Id64{db->committed_.last_id64});
+  return db;
+}
+
+Status DatabaseImpl::create_new() {
+  page_size_ = options_.page_size_bytes != 0 ? options_.page_size_bytes : btree::kDefaultPageSize;
+  ORDO_RETURN_IF_ERROR(file_->grow_to(engine::kFirstDataPage * page_size_));
+  Meta meta;
+  meta.page_size = page_size_;
+  meta.txn_id = 0;
+  meta.page_high_water = engine::kFirstDataPage;
+  meta.file_bytes = file_->file_bytes();
+  std::byte* page = static_cast<std::byte*>(mi_zalloc_aligned(page_size_, 4096));
+  engine::encode_meta(meta, page);
+  io::WriteSpan span{0, page, page_size_};
+  Status s = file_->write(std::span<const io::WriteSpan>(&span, 1), true);
+  mi_free(page);
+  ORDO_RETURN_IF_ERROR(s);
+  committed_ = meta;
+  slots_[0] = meta;
+  slot_problems_[1] = "never written";
+  return Status::ok();
+}
+
+Status DatabaseImpl::load_existing() {
+  const uint64_t len = file_->file_bytes();
+  const std::string& path = file_->path();
+  const std::byte* p0 = file_->data(0, btree::kMinPageSize);
+  if (p0 == nullptr) {
+    // Shorter than one page, so not mapped: look at the magic directly.
+    char head[sizeof engine::kMagic] = {};
+    std::ifstream(path, std::ios::binary).read(head, sizeof head);
+    if (len >= sizeof head && std::memcmp(head, engine::kMagic, sizeof head) == 0) {
+      return Status::corruption("file is truncated to " + std::to_string(len) +
+                                " bytes, shorter than its meta pages");
+    }
+    return Status::invalid_argument("not an ordo database: " + path + " (" +
+                                    std::to_string(len) + " bytes, no ordo header)");
+  }
+  MetaProblem problems[2];
+  problems[0] = engine::decode_meta(p0, &slots_[0], &slot_problems_[0]);
+  // Slot 1 sits one page in; without a valid slot 0, try every page size.
+  problems[1] = MetaProblem::kNoMagic;
+  slot_problems_[1] = "beyond the end of the file";
+  for (uint32_t ps = btree::kMinPageSize; ps <= btree::kMaxPageSize; ps *= 2) {
+    if (problems[0] == MetaProblem::kNone && ps != slots_[0].page_size) continue;
+    const std::byte* p1 = file_->data(ps, btree::kMinPageSize);
+    if (p1 == nullptr) continue;
+    Meta m;
+    std::string text;
+    MetaProblem pr = engine::decode_meta(p1, &m, &text);
+    if (pr == MetaProblem::kNone && m.page_size != ps) {
+      pr = MetaProblem::kBadPageSize;
+      text = "page size field disagrees with the meta's position";
+    }
+    if (pr == MetaProblem::kNone || problems[1] == MetaProblem::kNoMagic) {
+      problems[1] = pr;
+      slots_[1] = m;
+      slot_problems_[1] = text;
+    }
+    if (pr == MetaProblem::kNone) break;
+  }
+  if (problems[0] == MetaProblem::kNone && problems[1] == MetaProblem::kNone &&
+      slots_[0].page_size != slots_[1].page_size) {
+    problems[1] = MetaProblem::kBadPageSize;
+    slot_problems_[1] = "page size differs from meta 0";
+  }
+  int pick = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (problems[i] != MetaProblem::kNone) continue;
+    if (pick < 0 || slots_[i].txn_id > slots_[pick].txn_id) pick = i;
+  }
+  if (pick < 0) {
+    for (int i = 0; i < 2; ++i) {
+      if (problems[i] == MetaProblem::kBadVersion) {
+        return Status::invalid_argument(path + ": unsupported " + slot_problems_[i]);
+      }
+    }
+    if (problems[0] == MetaProblem::kNoMagic && problems[1] == MetaProblem::kNoMagic) {
+      return Status::invalid_argument("not an ordo database: " + path +
+                                      " (no ordo magic in either meta page)");
+    }
+    return Status::corruption("both meta pages are invalid: meta 0: " + slot_problems_[0] +
+                              "; meta 1: " + slot_problems_[1]);
+  }
+  const Meta& m = slots_[pick];
+  if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
+    return Status::invalid_argument("page size mismatch: the file uses " +
+                                    std::to_string(m.page_size) + " bytes, options ask for " +
+                                    std::to_string(options_.page_size_bytes));
+  }
+  if (m.page_high_water * m.page_size > len) {
+    return Status::corruption("file is truncated: the last commit (txn " +
+                              std::to_string(m.txn_id) + ") uses " +
+                              std::to_string(m.page_high_water * m.page_size) +
+                              " bytes, the file has " + std::to_string(len));
+  }
+  page_size_ = m.page_size;
+  committed_ = m;
+  return Status::ok();
+}
+
+Meta DatabaseImpl::committed() const {
+  std::lock_guard<std::mutex> g(state_mu_);
+  return committed_;
+}
+
+Meta DatabaseImpl::register_reader() {
+  std::lock_guard<std::mutex> g(state_mu_);
+  readers_[committed_.txn_id]++;
+  return committed_;
+}
+
+void DatabaseImpl::unregister_reader(uint64_t txn_id) {
+  std::lock_guard<std::mutex> g(state_mu_);
+  auto it = readers_.find(txn_id);
+  if (it != readers_.end() && --it->second == 0) readers_.erase(it);
+}
+
+uint64_t DatabaseImpl::oldest_reader() const {
+  std::lock_guard<std::mutex> g(state_mu_);
+  return readers_.empty() ? UINT64_MAX : readers_.begin()->first;
+}
+
+void DatabaseImpl::publish(const Meta& meta) {
+  std::lock_guard<std::mutex> g(state_mu_);
+  committed_ = meta;
+}
+
+void DatabaseImpl::poison(const Status& s) {
+  std::lock_guard<std::mutex> g(state_mu_);
+  if (poisoned_.is_ok()) poisoned_ = s;
+}
+
+Status DatabaseImpl::poisoned() const {
+  std::lock_guard<std::mutex> g(state_mu_);
+  return poisoned_;
+}
+
+uint32_t DatabaseImpl::tree_id(std::string_view name) {
+  if (name.empty()) return 0;
+  std::lock_guard<std::mutex> g(names_mu_);
+  auto [it, inserted] =
+      tree_ids_.emplace(std::string(name), static_cast<uint32_t>(tree_ids_.size() + 1));
+  return it->second;
+}
+
+}  // namespace ordo

@@ -1,0 +1,95 @@
+// DatabaseImpl: the state one open database shares between its txns: the
+// file, the last committed meta, the reader table, the writer lock, the ID
+// generators and the registry of tree names.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "meta.h"
+#include "ordo/database.h"
+#include "ordo/id64.h"
+#include "ordo/io/page_file.h"
+#include "ordo/uuid_v7_generator.h"
+
+namespace ordo {
+
+class DatabaseImpl {
+ public:
+  static Result<std::unique_ptr<DatabaseImpl>> open(const std::string& path,
+                                                    const Options& options);
+
+  const Options& options() const { return options_; }
+  uint32_t page_size() const { return page_size_; }
+  io::PageFile& file() { return *file_; }
+  const io::PageFile& file() const { return *file_; }
+
+  // The last committed meta. Thread-safe.
+  engine::Meta committed() const;
+
+  // Reader table: a read txn registers its snapshot for its whole life.
+  engine::Meta register_reader();
+  void unregister_reader(uint64_t txn_id);
+  // Oldest snapshot any reader holds, or UINT64_MAX when none.
+  uint64_t oldest_reader() const;
+
+  // Makes `meta` the committed state seen by later txns.
+  void publish(const engine::Meta& meta);
+
+  std::mutex& writer_mutex() { return writer_mu_; }
+
+  // A failed sync leaves the on-disk state unknown to this handle: every
+  // later write txn fails with this status until the database is reopened.
+  void poison(const Status& s);
+  Status poisoned() const;
+
+  // Stable id for a tree name for the life of this handle (0 = default tree).
+  uint32_t tree_id(std::string_view name);
+
+  UuidV7Generator& uuid_generator() { return uuids_; }
+  Id64Generator& id64_generator() { return id64s_; }
+
+  struct Counters {
+    std::atomic<uint64_t> commits{0};
+    std::atomic<uint64_t> pages_written{0};
+    std::atomic<uint64_t> pages_reused{0};
+  };
+  Counters& counters() { return counters_; }
+
+  const engine::Meta& meta_slot(int i) const { return slots_[i]; }
+  const std::string& meta_problem(int i) const { return slot_problems_[i]; }
+
+ private:
+  DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file);
+  Status create_new();
+  Status load_existing();
+
+  Options options_;
+  std::unique_ptr<io::PageFile> file_;
+  uint32_t page_size_ = 0;
+
+  mutable std::mutex state_mu_;
+  engine::Meta committed_;             // guarded by state_mu_
+  std::map<uint64_t, uint32_t> readers_;  // snapshot txn id -> count; guarded by state_mu_
+  Status poisoned_;                    // guarded by state_mu_
+
+  std::mutex writer_mu_;
+
+  std::mutex names_mu_;
+  std::unordered_map<std::string, uint32_t> tree_ids_;  // guarded by names_mu_
+
+  UuidV7Generator uuids_;
+  Id64Generator id64s_;
+  Counters counters_;
+
+  // Both meta slots as found at open (for info()).
+  engine::Meta slots_[2];
+  std::string slot_problems_[2];
+};
+
+}  // namespace ordo

@@ -1,0 +1,175 @@
+#include "dirty_pages.h"
+
+#include <mimalloc.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "ordo/btree/cursor.h"
+#include "ordo/btree/endian.h"
+#include "snapshot_pages.h"
+
+namespace ordo::engine {
+
+using btree::PageNo;
+
+namespace {
+
+// Free-tree key: freeing txn id, then chunk number, both big-endian so entries
+// sort oldest first.
+std::string free_key(uint64_t txn_id, uint32_t chunk) {
+  std::string k(12, '\0');
+  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), txn_id);
+  btree::store_be32(reinterpret_cast<std::byte*>(k.data()) + 8, chunk);
+  return k;
+}
+
+}  // namespace
+
+DirtyPages::DirtyPages(const io::PageFile& file, const Meta& snapshot, uint64_t txn_id,
+                       uint64_t reuse_bound)
+    : file_(file),
+      page_size_(snapshot.page_size),
+      txn_id_(txn_id),
+      snapshot_high_water_(snapshot.page_high_water),
+      reuse_bound_(reuse_bound),
+      free_tree_(snapshot.free_tree),
+      free_pages_(snapshot.free_pages),
+      next_page_(snapshot.page_high_water) {}
+
+DirtyPages::~DirtyPages() {
+  for (auto& [pg, buf] : dirty_) mi_free(buf);
+}
+
+std::byte* DirtyPages::new_buffer() {
+  // Page-aligned so the buffers also suit direct I/O and fixed io_uring buffers.
+  return static_cast<std::byte*>(mi_zalloc_aligned(page_size_, 4096));
+}
+
+Result<const std::byte*> DirtyPages::read(PageNo pg) {
+  auto it = dirty_.find(pg);
+  if (it != dirty_.end()) return static_cast<const std::byte*>(it->second);
+  return read_committed(file_, page_size_, snapshot_high_water_, pg);
+}
+
+Result<PageNo> DirtyPages::make_dirty(PageNo pg) {
+  if (is_dirty(pg)) return pg;
+  ORDO_ASSIGN_OR_RETURN(const std::byte* src, read(pg));
+  ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
+  std::byte* dst = dirty_.at(copy);
+  std::memcpy(dst, src, page_size_);
+  btree::store_u64(dst + btree::kOffTxnId, txn_id_);
+  free_page(pg);
+  return copy;
+}
+
+Result<PageNo> DirtyPages::allocate() {
+  if (pool_.empty() && !recording_ && !in_free_tree_op_ && !reclaim_exhausted_) {
+    ORDO_ASSIGN_OR_RETURN(bool got, reclaim_entry());
+    if (!got) reclaim_exhausted_ = true;
+  }
+  PageNo pg;
+  if (!pool_.empty() && !pool_locked_) {
+    pg = pool_.back();
+    pool_.pop_back();
+    ++page_set_changes_;
+  } else {
+    pg = next_page_++;
+  }
+  dirty_.emplace(pg, new_buffer());
+  return pg;
+}
+
+void DirtyPages::free_page(PageNo pg) {
+  ++page_set_changes_;
+  auto it = dirty_.find(pg);
+  if (it != dirty_.end()) {
+    // Never visible to any snapshot: reusable within this txn at once.
+    mi_free(it->second);
+    dirty_.erase(it);
+    pool_.push_back(pg);
+  } else {
+    freed_.push_back(pg);
+  }
+}
+
+Result<bool> DirtyPages::reclaim_entry() {
+  if (free_tree_.root == btree::kNoPage) return false;
+  btree::Cursor cursor(*this, free_tree_);
+  ORDO_RETURN_IF_ERROR(cursor.first());
+  if (!cursor.valid()) return false;
+  std::string key = cursor.key().str();
+  if (key.size() != 12) return Status::corruption("free tree key has a bad size", free_tree_.root);
+  uint64_t freed_by = btree::load_be64(cursor.key().data());
+  if (freed_by > reuse_bound_) return false;
+  ByteView value = cursor.value();
+  if (value.size() % 8 != 0) {
+    return Status::corruption("free tree entry has a bad size", free_tree_.root);
+  }
+  std::vector<PageNo> pages(value.size() / 8);
+  for (size_t i = 0; i < pages.size(); ++i) {
+    pages[i] = btree::load_u64(value.data() + 8 * i);
+    if (pages[i] < kFirstDataPage || pages[i] >= snapshot_high_water_) {
+      return Status::corruption("free tree lists page " + std::to_string(pages[i]) +
+                                    " outside the database",
+                                free_tree_.root);
+    }
+  }
+  in_free_tree_op_ = true;
+  bool found = false;
+  Status s = btree::remove(*this, free_tree_, key, &found);
+  in_free_tree_op_ = false;
+  ORDO_RETURN_IF_ERROR(s);
+  // Lowest page numbers first, so reused pages stay adjacent and writes coalesce.
+  std::sort(pages.begin(), pages.end(), std::greater<>());
+  pool_.insert(pool_.begin(), pages.begin(), pages.end());
+  free_pages_ -= std::min<uint64_t>(free_pages_, pages.size());
+  pages_reused_ += pages.size();
+  return true;
+}
+
+Status DirtyPages::record_free_pages() {
+  recording_ = true;
+  const size_t per_chunk = btree::max_value_bytes(page_size_) / 8;
+  uint32_t chunks_written = 0;
+  std::vector<std::byte> value;
+  // Editing the free tree may take pages from the pool and free others, which
+  // changes the list being written: repeat until a round changes nothing. If
+  // that takes long, stop taking pool pages, which always converges.
+  for (int round = 0;; ++round) {
+    if (round == 8) pool_locked_ = true;
+    if (round == 16) return Status::corruption("free tree update did not converge");
+    std::vector<PageNo> all(freed_);
+    all.insert(all.end(), pool_.begin(), pool_.end());
+    const size_t before = all.size();
+    const uint64_t changes_before = page_set_changes_;
+    std::sort(all.begin(), all.end());
+    uint32_t chunks = static_cast<uint32_t>((all.size() + per_chunk - 1) / per_chunk);
+    for (uint32_t c = 0; c < chunks; ++c) {
+      size_t begin = c * per_chunk, end = std::min(all.size(), begin + per_chunk);
+      value.resize((end - begin) * 8);
+      for (size_t i = begin; i < end; ++i) btree::store_u64(value.data() + 8 * (i - begin), all[i]);
+      ORDO_RETURN_IF_ERROR(btree::put(*this, free_tree_, free_key(txn_id_, c),
+                                      ByteView(value.data(), value.size())));
+    }
+    for (uint32_t c = chunks; c < chunks_written; ++c) {
+      bool found = false;
+      ORDO_RETURN_IF_ERROR(btree::remove(*this, free_tree_, free_key(txn_id_, c), &found));
+    }
+    chunks_written = chunks;
+    if (page_set_changes_ == changes_before) {
+      free_pages_ += before;
+      return Status::ok();
+    }
+  }
+}
+
+std::vector<io::WriteSpan> DirtyPages::write_spans() const {
+  std::vector<io::WriteSpan> spans;
+  spans.reserve(dirty_.size());
+  for (const auto& [pg, buf] : dirty_) spans.push_back({pg * page_size_, buf, page_size_});
+  return spans;
+}
+
+}  // namespace ordo::engine

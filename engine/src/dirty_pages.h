@@ -1,0 +1,77 @@
+// DirtyPages: the write txn's copy-on-write page store and page allocator.
+//
+// Allocation order: pages given back earlier in this txn, then pages from the
+// free tree that no snapshot can reach any more (the reuse rule of
+// DESIGN.md: freed by a txn <= reuse_bound), then new pages past the
+// high-water mark. Pages this txn frees are recorded in the free tree at
+// commit, keyed by this txn's id.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "meta.h"
+#include "ordo/btree/page_access.h"
+#include "ordo/btree/tree.h"
+#include "ordo/io/backend.h"
+#include "ordo/io/page_file.h"
+
+namespace ordo::engine {
+
+class DirtyPages : public btree::PageWriter {
+ public:
+  // `reuse_bound`: free-tree entries of txns <= this may be reused.
+  DirtyPages(const io::PageFile& file, const Meta& snapshot, uint64_t txn_id,
+             uint64_t reuse_bound);
+  ~DirtyPages() override;
+  DirtyPages(const DirtyPages&) = delete;
+  DirtyPages& operator=(const DirtyPages&) = delete;
+
+  uint32_t page_size() const override { return page_size_; }
+  uint64_t txn_id() const override { return txn_id_; }
+  Result<const std::byte*> read(btree::PageNo pg) override;
+  bool is_dirty(btree::PageNo pg) const override { return dirty_.count(pg) != 0; }
+  std::byte* writable(btree::PageNo pg) override { return dirty_.at(pg); }
+  Result<btree::PageNo> make_dirty(btree::PageNo pg) override;
+  Result<btree::PageNo> allocate() override;
+  void free_page(btree::PageNo pg) override;
+
+  // Commit: writes every page freed by this txn, and every reusable page it
+  // did not use, into the free tree under this txn's id.
+  Status record_free_pages();
+
+  btree::TreeRoot& free_tree() { return free_tree_; }
+  uint64_t free_page_count() const { return free_pages_; }
+  uint64_t next_page() const { return next_page_; }
+  uint64_t pages_reused() const { return pages_reused_; }
+  size_t dirty_count() const { return dirty_.size(); }
+  // One span per dirty page; the I/O backend sorts and coalesces them.
+  std::vector<io::WriteSpan> write_spans() const;
+
+ private:
+  // Moves the oldest reusable free-tree entry into pool_. False when none.
+  Result<bool> reclaim_entry();
+  std::byte* new_buffer();
+
+  const io::PageFile& file_;
+  const uint32_t page_size_;
+  const uint64_t txn_id_;
+  const uint64_t snapshot_high_water_;
+  const uint64_t reuse_bound_;
+
+  std::unordered_map<btree::PageNo, std::byte*> dirty_;
+  std::vector<btree::PageNo> pool_;   // reusable now; back() is taken first
+  std::vector<btree::PageNo> freed_;  // committed pages this txn replaced
+  btree::TreeRoot free_tree_;
+  uint64_t free_pages_;
+  uint64_t next_page_;
+  uint64_t pages_reused_ = 0;
+  bool in_free_tree_op_ = false;  // no reclaiming while editing the free tree
+  bool recording_ = false;        // commit phase: no reclaiming from the free tree
+  bool pool_locked_ = false;
+  uint64_t page_set_changes_ = 0;  // pages taken from pool_ or freed, ever      // allocate past the high-water mark only
+  bool reclaim_exhausted_ = false;
+};
+
+}  // namespace ordo::engine

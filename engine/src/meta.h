@@ -1,0 +1,74 @@
+// The meta page: the root of everything on disk. Pages 0 and 1 hold the two
+// meta slots, written alternately (txn id parity); open trusts the valid one
+// with the highest txn id. Layout (little-endian, offsets in bytes):
+//     0   8 magic 89 'O' 'R' 'D' 'O' 0d 0a 1a
+//     8   4 format version (1)
+//    12   4 page size in bytes
+//    16   8 txn id
+//    24   8 page high-water mark: the next never-used page number
+//    32   8 file length in bytes allocated at this commit
+//    40  32 default tree root   (TreeRoot encoding below)
+//    72  32 catalog tree root
+//   104  32 free tree root
+//   136  16 ID high-water mark: last UUIDv7 issued
+//   152   8 ID high-water mark: last 64-bit ID issued
+//   160   8 named tree count
+//   168   8 free page count (pages recorded in the free tree)
+//   176   8 reserved (0)
+//   184   8 XXH3-64 of bytes 0..183
+// The rest of the page is zero.
+// TreeRoot encoding (32 bytes): root page u64, root checksum u64, entries
+// u64, depth u32, flags u32 (0).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ordo/btree/tree.h"
+#include "ordo/status.h"
+#include "ordo/uuid.h"
+
+namespace ordo::engine {
+
+inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'R', 'D', 'O', 0x0d, 0x0a, 0x1a};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kMetaBytes = 192;
+inline constexpr uint32_t kMetaChecksumOffset = 184;
+inline constexpr uint32_t kTreeRootBytes = 32;
+inline constexpr uint64_t kFirstDataPage = 2;
+
+struct Meta {
+  uint32_t page_size = 0;
+  uint64_t txn_id = 0;
+  uint64_t page_high_water = kFirstDataPage;
+  uint64_t file_bytes = 0;
+  btree::TreeRoot default_tree;
+  btree::TreeRoot catalog;
+  btree::TreeRoot free_tree;
+  Uuid last_uuid;
+  uint64_t last_id64 = 0;
+  uint64_t tree_count = 0;
+  uint64_t free_pages = 0;
+};
+
+void encode_tree_root(const btree::TreeRoot& root, std::byte* out);
+btree::TreeRoot decode_tree_root(const std::byte* in);
+
+// Writes the meta into a zeroed page of meta.page_size bytes.
+void encode_meta(const Meta& meta, std::byte* page);
+
+enum class MetaProblem {
+  kNone,
+  kNoMagic,         // not an ordo meta at all
+  kBadVersion,      // ordo, but a format version this build does not read
+  kBadChecksum,     // torn or damaged
+  kBadPageSize,     // page size field not a supported power of two
+  kBadFields,       // fields inconsistent with each other
+};
+
+// Decodes and verifies the meta in `bytes` (at least kMetaBytes).
+// `problem` tells why it is not valid; `text` says it in words.
+MetaProblem decode_meta(const std::byte* bytes, Meta* meta, std::string* text);
+
+}  // namespace ordo::engine

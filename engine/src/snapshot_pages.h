@@ -1,0 +1,41 @@
+// Page access for a read txn: committed pages straight from the mapping.
+#pragma once
+
+#include <string>
+
+#include "meta.h"
+#include "ordo/btree/page_access.h"
+#include "ordo/io/page_file.h"
+
+namespace ordo::engine {
+
+// Reads a committed page through the mapping, refusing numbers outside the
+// snapshot's pages so a damaged reference never reads out of bounds.
+inline Result<const std::byte*> read_committed(const io::PageFile& file, uint32_t page_size,
+                                               uint64_t high_water, btree::PageNo pg) {
+  if (pg < kFirstDataPage || pg >= high_water) {
+    return Status::corruption("page number outside the database (high-water mark " +
+                                  std::to_string(high_water) + ")",
+                              pg);
+  }
+  const std::byte* p = file.data(pg * page_size, page_size);
+  if (p == nullptr) return Status::corruption("page lies beyond the end of the file", pg);
+  return p;
+}
+
+class SnapshotPages : public btree::PageReader {
+ public:
+  SnapshotPages(const io::PageFile& file, uint32_t page_size, uint64_t high_water)
+      : file_(file), page_size_(page_size), high_water_(high_water) {}
+  uint32_t page_size() const override { return page_size_; }
+  Result<const std::byte*> read(btree::PageNo pg) override {
+    return read_committed(file_, page_size_, high_water_, pg);
+  }
+
+ private:
+  const io::PageFile& file_;
+  uint32_t page_size_;
+  uint64_t high_water_;
+};
+
+}  // namespace ordo::engine

@@ -1,0 +1,97 @@
+// The private halves of ReadTxn, WriteTxn and Cursor.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "db_impl.h"
+#include "dirty_pages.h"
+#include "ordo/btree/cursor.h"
+#include "ordo/btree/tree.h"
+#include "snapshot_pages.h"
+
+namespace ordo {
+
+class TxnImpl {
+ public:
+  TxnImpl(DatabaseImpl& db, const engine::Meta& snapshot) : db_(db), snapshot_(snapshot) {}
+  virtual ~TxnImpl() = default;
+
+  virtual btree::PageReader& pages() = 0;
+  virtual uint64_t txn_id() const { return snapshot_.txn_id; }
+  // The tree's root as this txn sees it; NotFound when it does not exist.
+  virtual Result<btree::TreeRoot> root_of(const Tree& tree);
+  virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
+
+  // The catalog entry for `name`; NotFound when absent.
+  Result<btree::TreeRoot> lookup_catalog(std::string_view name);
+  Status check_tree_name(std::string_view name) const;
+
+  DatabaseImpl& db() { return db_; }
+
+ protected:
+  DatabaseImpl& db_;
+  engine::Meta snapshot_;
+  std::unordered_map<uint32_t, btree::TreeRoot> read_roots_;
+};
+
+class ReadTxnImpl : public TxnImpl {
+ public:
+  ReadTxnImpl(DatabaseImpl& db, const engine::Meta& snapshot)
+      : TxnImpl(db, snapshot), pages_(db.file(), snapshot.page_size, snapshot.page_high_water) {}
+  ~ReadTxnImpl() override { db_.unregister_reader(snapshot_.txn_id); }
+  btree::PageReader& pages() override { return pages_; }
+
+ private:
+  engine::SnapshotPages pages_;
+};
+
+class WriteTxnImpl : public TxnImpl {
+ public:
+  WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock, const engine::Meta& snapshot,
+               uint64_t reuse_bound);
+
+  btree::PageReader& pages() override { return pages_; }
+  uint64_t txn_id() const override { return snapshot_.txn_id + 1; }
+  Result<btree::TreeRoot> root_of(const Tree& tree) override;
+  const btree::TreeRoot& catalog_root() const override { return catalog_; }
+
+  Result<Tree> create_tree(std::string_view name);
+  Status put(const Tree& tree, ByteView key, ByteView value);
+  Status del(const Tree& tree, ByteView key);
+  Status commit();
+  bool finished() const { return finished_; }
+  void finish() { finished_ = true; }
+
+ private:
+  struct TreeState {
+    bool loaded = false;
+    bool dirty = false;
+    std::string name;
+    btree::TreeRoot root;
+  };
+  Result<TreeState*> state_of(const Tree& tree);
+  // Remembers a failure that may have left pages half-changed: the txn can
+  // then only be aborted.
+  Status note(Status s);
+  Status write_and_publish(engine::Meta& meta);
+
+  std::unique_lock<std::mutex> lock_;
+  engine::DirtyPages pages_;
+  btree::TreeRoot catalog_;
+  uint64_t tree_count_;
+  std::vector<TreeState> trees_;
+  Status failed_;
+  bool finished_ = false;
+};
+
+class CursorImpl {
+ public:
+  CursorImpl(btree::PageReader& pages, const btree::TreeRoot& root) : cursor(pages, root) {}
+  btree::Cursor cursor;
+};
+
+}  // namespace ordo

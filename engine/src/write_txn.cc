@@ -1,0 +1,190 @@
+// WriteTxn: tree changes, ID issue, and the commit protocol.
+#include <mimalloc.h>
+
+#include <cstring>
+#include <string>
+
+#include "ordo/btree/page_format.h"
+#include "txn_impl.h"
+
+namespace ordo {
+
+WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
+                           const engine::Meta& snapshot, uint64_t reuse_bound)
+    : TxnImpl(db, snapshot),
+      lock_(std::move(lock)),
+      pages_(db.file(), snapshot, snapshot.txn_id + 1, reuse_bound),
+      catalog_(snapshot.catalog),
+      tree_count_(snapshot.tree_count) {
+  trees_.resize(1);
+  trees_[0].loaded = true;
+  trees_[0].root = snapshot.default_tree;
+}
+
+Status WriteTxnImpl::note(Status s) {
+  if (!s.is_ok() && !s.is_invalid_argument() && !s.is_not_found() && failed_.is_ok()) {
+    failed_ = s;
+  }
+  return s;
+}
+
+Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
+  if (!failed_.is_ok()) {
+    return Status::invalid_argument("write txn failed earlier and can only be aborted: " +
+                                    failed_.to_string());
+  }
+  if (finished_) return Status::invalid_argument("write txn already committed or aborted");
+  if (tree.id >= trees_.size()) trees_.resize(tree.id + 1);
+  TreeState& st = trees_[tree.id];
+  if (!st.loaded) {
+    auto root = lookup_catalog(tree.name);
+    if (!root.is_ok()) return note(root.status());
+    st.loaded = true;
+    st.name = tree.name;
+    st.root = *root;
+  } else if (st.name != tree.name) {
+    return Status::invalid_argument("tree handle does not belong to this database");
+  }
+  return &st;
+}
+
+Result<btree::TreeRoot> WriteTxnImpl::root_of(const Tree& tree) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  return st->root;
+}
+
+Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
+  ORDO_RETURN_IF_ERROR(check_tree_name(name));
+  Tree tree{db_.tree_id(name), std::string(name)};
+  auto existing = state_of(tree);
+  if (existing.is_ok()) return tree;
+  if (!existing.status().is_not_found()) return existing.status();
+  // The catalog entry is written now so list_trees/open_tree in this txn see it.
+  std::byte empty[engine::kTreeRootBytes];
+  engine::encode_tree_root(btree::TreeRoot{}, empty);
+  ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
+  TreeState& st = trees_[tree.id];
+  st = TreeState{true, true, std::string(name), btree::TreeRoot{}};
+  tree_count_++;
+  return tree;
+}
+
+Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  st->dirty = true;
+  return note(btree::put(pages_, st->root, key, value));
+}
+
+Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  bool found = false;
+  ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
+  if (!found) return Status::not_found("key not found");
+  st->dirty = true;
+  return Status::ok();
+}
+
+Status WriteTxnImpl::commit() {
+  if (finished_) return Status::invalid_argument("write txn already committed or aborted");
+  if (!failed_.is_ok()) {
+    finished_ = true;
+    return Status::invalid_argument("write txn failed earlier and was aborted: " +
+                                    failed_.to_string());
+  }
+  finished_ = true;
+  engine::Meta meta = snapshot_;
+  meta.txn_id = txn_id();
+  std::byte root_bytes[engine::kTreeRootBytes];
+  for (uint32_t id = 0; id < trees_.size(); ++id) {
+    TreeState& st = trees_[id];
+    if (!st.loaded || !st.dirty) continue;
+    ORDO_RETURN_IF_ERROR(btree::finalize(pages_, st.root));
+    if (id == 0) {
+      meta.default_tree = st.root;
+    } else {
+      engine::encode_tree_root(st.root, root_bytes);
+      ORDO_RETURN_IF_ERROR(
+          btree::put(pages_, catalog_, st.name, ByteView(root_bytes, sizeof root_bytes)));
+    }
+  }
+  ORDO_RETURN_IF_ERROR(btree::finalize(pages_, catalog_));
+  ORDO_RETURN_IF_ERROR(pages_.record_free_pages());
+  ORDO_RETURN_IF_ERROR(btree::finalize(pages_, pages_.free_tree()));
+  meta.catalog = catalog_;
+  meta.free_tree = pages_.free_tree();
+  meta.free_pages = pages_.free_page_count();
+  meta.page_high_water = pages_.next_page();
+  meta.tree_count = tree_count_;
+  meta.last_uuid = db_.uuid_generator().last();
+  meta.last_id64 = db_.id64_generator().last().value;
+  return write_and_publish(meta);
+}
+
+Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
+  io::PageFile& file = db_.file();
+  const uint32_t ps = meta.page_size;
+  Status grown = file.grow_to(meta.page_high_water * ps);
+  if (!grown.is_ok()) return grown;
+  meta.file_bytes = file.file_bytes();
+
+  const bool sync = db_.options().sync_commits;
+  std::vector<io::WriteSpan> spans = pages_.write_spans();
+  if (!spans.empty()) {
+    Status s = file.write(spans, sync);
+    if (!s.is_ok()) {
+      if (s.is_io_error()) db_.poison(s);
+      return s;
+    }
+  }
+  // The meta goes last: until it is durable the previous commit stays the one
+  // a crash recovers to.
+  std::byte* meta_page = static_cast<std::byte*>(mi_zalloc_aligned(ps, 4096));
+  engine::encode_meta(meta, meta_page);
+  io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
+  Status s = file.write(std::span<const io::WriteSpan>(&meta_span, 1), sync);
+  mi_free(meta_page);
+  if (!s.is_ok()) {
+    if (s.is_io_error()) db_.poison(s);
+    return s;
+  }
+  db_.publish(meta);
+  auto& c = db_.counters();
+  c.commits++;
+  c.pages_written += spans.size() + 1;
+  c.pages_reused += pages_.pages_reused();
+  return Status::ok();
+}
+
+// Public WriteTxn.
+
+WriteTxnImpl& WriteTxn::writer() { return static_cast<WriteTxnImpl&>(*impl_); }
+
+namespace {
+Status ended() { return Status::invalid_argument("write txn already committed or aborted"); }
+}  // namespace
+
+Result<Tree> WriteTxn::create_tree(std::string_view name) {
+  if (!impl_) return ended();
+  return writer().create_tree(name);
+}
+Status WriteTxn::put(const Tree& tree, ByteView key, ByteView value) {
+  if (!impl_) return ended();
+  return writer().put(tree, key, value);
+}
+Status WriteTxn::del(const Tree& tree, ByteView key) {
+  if (!impl_) return ended();
+  return writer().del(tree, key);
+}
+Uuid WriteTxn::next_id() { return db_->uuid_generator().next(); }
+Id64 WriteTxn::next_id64() { return db_->id64_generator().next(); }
+
+Status WriteTxn::commit() {
+  if (!impl_) return ended();
+  Status s = writer().commit();
+  impl_.reset();  // releases the writer lock and the dirty pages
+  return s;
+}
+
+void WriteTxn::abort() { impl_.reset(); }
+
+}  // namespace ordo

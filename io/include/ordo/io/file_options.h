@@ -1,0 +1,39 @@
+// FileOptions (how PageFile::open opens a database file) and FileStats (what the file
+// did since it was opened).
+#pragma once
+
+#include <cstdint>
+
+#include "ordo/io/backend.h"
+
+namespace ordo::io {
+
+// How PageFile::open opens a database file. All sizes are in bytes.
+struct FileOptions {
+  // O_RDONLY: no lock, no growth, no writes (grow_to/write/sync are InvalidArgument).
+  bool read_only = false;
+  // Create the file when missing (writable opens only); else a missing file is NotFound.
+  bool create_if_missing = true;
+  // Write backend of a writable file (see make_backend()).
+  BackendKind backend = BackendKind::kAuto;
+  // Minimum growth step. Must be > 0.
+  uint64_t extent_bytes = 64ull << 20;
+  // Growth step cap: the step is clamp(file_bytes / 8, extent_bytes, max_extent_bytes),
+  // rounded up to the system page size. Must be >= extent_bytes.
+  uint64_t max_extent_bytes = 1ull << 30;
+  // Address space reserved for the read mapping, which is also the largest file size
+  // (rounded up to the system page size). Reserving costs no memory. Must be > 0.
+  uint64_t map_reserve_bytes = 256ull << 30;
+};
+
+// Counters of what a PageFile did since open, for Database::stats() and benchmarks.
+// Only successful calls are counted.
+struct FileStats {
+  uint64_t write_calls = 0;    // successful PageFile::write calls
+  uint64_t spans_written = 0;  // WriteSpans passed to those calls
+  uint64_t bytes_written = 0;  // sum of their size_bytes
+  uint64_t syncs = 0;          // successful fdatasyncs: write(..., true) plus sync()
+  uint64_t growths = 0;        // grow_to calls that lengthened the file
+};
+
+}  // namespace ordo::io

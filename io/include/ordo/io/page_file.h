@@ -1,0 +1,151 @@
+// PageFile: one database file. Opens or creates it under an exclusive lock, grows it
+// by preallocated extents, maps it read-only for reads and writes through an IoBackend.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ordo/io/backend.h"
+#include "ordo/io/file_options.h"
+#include "ordo/status.h"
+
+namespace ordo::io {
+
+// One open database file.
+//
+// Reads go through a read-only shared mapping of the file placed at the start of an
+// address range reserved at open (FileOptions::map_reserve_bytes), so growth maps only
+// the new tail and existing pointers never move. Writes go through write(), never
+// through the mapping; the mapping sees them as soon as they reach the page cache.
+//
+// Thread-safety: data(), file_bytes(), stats() and the const accessors may be called
+// from any thread, concurrently with each other and with grow_to()/refresh() (existing
+// mapped bytes never move). write(), sync() and grow_to() are called by one writer
+// thread at a time.
+//
+// Another process must not shrink the file while it is mapped: reading a mapped page
+// past the end of the file raises SIGBUS. ordo never shrinks a file.
+class PageFile {
+ public:
+  // Opens `path`.
+  //
+  // Writable (options.read_only == false): open(O_RDWR|O_CREAT|O_CLOEXEC, 0644) (no
+  // O_CREAT when !create_if_missing), then flock(LOCK_EX|LOCK_NB), held until the
+  // PageFile is destroyed. flock locks belong to the open file description, so a second
+  // open of the same path is Busy from this process as well as from another one (a
+  // forked child inherits the descriptor, and with it the lock, until it exits or execs).
+  // When this open created the file or found it empty, its parent directory is fsynced
+  // so the file's name is durable (the only directory sync ordo does).
+  // Read-only: open(O_RDONLY|O_CLOEXEC), no lock; works while a writer holds the lock.
+  //
+  // The file may have any length (the engine validates its contents). The mapping
+  // covers the length rounded down to the system page size; a partial last page is
+  // not readable through data().
+  // Returns:
+  //   NotFound         the file does not exist (read-only, or !create_if_missing), or a
+  //                    directory of the path does not exist.
+  //   Busy             "database file <path> is locked by another handle".
+  //   InvalidArgument  a bad option (extent_bytes == 0, max_extent_bytes < extent_bytes,
+  //                    map_reserve_bytes == 0), or the path is not a regular file.
+  //   Full             the file is longer than map_reserve_bytes.
+  //   IOError          a system call failed; the message names the path and the call.
+  static Result<std::unique_ptr<PageFile>> open(const std::string& path,
+                                                const FileOptions& options);
+
+  // Unmaps, closes the backend and the file, and releases the lock. Does not sync.
+  // REQUIRES: no pointer from data() is used afterwards.
+  ~PageFile();
+
+  PageFile(const PageFile&) = delete;
+  PageFile& operator=(const PageFile&) = delete;
+
+  // True if this open created the file or found it empty (length 0).
+  bool created() const { return created_; }
+
+  // Current file length in bytes (an atomic load).
+  uint64_t file_bytes() const { return file_bytes_.load(std::memory_order_acquire); }
+
+  // Pointer to `size_bytes` at byte `offset_bytes` inside the read-only mapping, or
+  // nullptr if any part lies beyond the mapped length (the file length rounded down to
+  // the system page size). Valid until the PageFile is destroyed; the bytes are
+  // read-only (writing them raises SIGSEGV).
+  const std::byte* data(uint64_t offset_bytes, size_t size_bytes) const;
+
+  // Ensures file_bytes() >= min_bytes. Does nothing when it already is. Otherwise grows
+  // the file with fallocate (mode 0: allocated, reads as zeros) from the current length
+  // to the smallest multiple of the growth step that is >= min_bytes, where the step is
+  // clamp(file_bytes() / 8, extent_bytes, max_extent_bytes) rounded up to the system
+  // page size; capped at map_reserve_bytes. Falls back to ftruncate where fallocate is
+  // unsupported (EOPNOTSUPP). Then maps the new region into the reserved range.
+  // Returns:
+  //   InvalidArgument  the file is read-only.
+  //   Full             ENOSPC/EDQUOT/EFBIG, or min_bytes > map_reserve_bytes.
+  //   IOError          fallocate, ftruncate or mmap failed otherwise (the file keeps
+  //                    its old length).
+  Status grow_to(uint64_t min_bytes);
+
+  // Re-reads the file length (fstat) and maps any growth made by another process, for
+  // read-only files following a writer. On a writable file it finds nothing new. If the
+  // file shrank, data() stops returning pointers past the new length.
+  // Returns IOError when fstat or mmap fails.
+  Status refresh();
+
+  // Writes the spans through the backend (see IoBackend::write) and counts them in
+  // stats(). Spans may lie beyond file_bytes(): the file then gets longer without
+  // preallocation and file_bytes()/data() learn of it only at the next grow_to() or
+  // refresh(); the engine grows first.
+  // Returns InvalidArgument on a read-only file, else whatever IoBackend::write returns;
+  // messages name the path.
+  Status write(std::span<const WriteSpan> spans, bool sync_after);
+
+  // fdatasync. Returns InvalidArgument on a read-only file, else as IoBackend::sync.
+  Status sync();
+
+  // "io_uring", "posix", or "none" when read-only.
+  std::string_view backend_name() const;
+
+  // A snapshot of the counters (each read atomically, not all together).
+  FileStats stats() const;
+
+  // The path given to open().
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Counters {
+    std::atomic<uint64_t> write_calls{0};
+    std::atomic<uint64_t> spans_written{0};
+    std::atomic<uint64_t> bytes_written{0};
+    std::atomic<uint64_t> syncs{0};
+    std::atomic<uint64_t> growths{0};
+  };
+
+  PageFile(std::string path, const FileOptions& options, int fd, bool created);
+
+  // Maps [mapped_bytes_, round_down(new_file_bytes)) and publishes new_file_bytes.
+  // REQUIRES: map_mutex_ held.
+  Status map_up_to(uint64_t new_file_bytes);
+  // The growth step for the current length, in bytes.
+  uint64_t growth_step_bytes() const;
+
+  const std::string path_;
+  const FileOptions options_;
+  const int fd_;
+  int lock_fd_ = -1;  // holds the flock; see OpenedFile::lock_fd
+  const bool created_;
+  const uint64_t page_size_bytes_;
+  uint64_t reserve_bytes_ = 0;          // options_.map_reserve_bytes rounded to pages
+  std::byte* base_ = nullptr;           // start of the reserved range
+  std::unique_ptr<IoBackend> backend_;  // nullptr when read-only
+  std::mutex map_mutex_;                // serializes grow_to() and refresh()
+  std::atomic<uint64_t> file_bytes_{0};
+  std::atomic<uint64_t> mapped_bytes_{0};  // multiple of page_size_bytes_
+  Counters counters_;
+};
+
+}  // namespace ordo::io

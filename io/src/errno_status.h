@@ -1,0 +1,26 @@
+// Turning errno values into Status, shared by every io source file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ordo/status.h"
+
+namespace ordo::io {
+
+// strerror text of `err`, thread-safe.
+std::string errno_text(int err);
+
+// True for the errno values that mean "no room": ENOSPC, EDQUOT, EFBIG.
+bool is_no_space_errno(int err);
+
+// IOError "<what>: <strerror(err)>" carrying errno `err`.
+Status os_error(std::string_view what, int err);
+
+// Full "<what>: <strerror(err)>" when is_no_space_errno(err), else os_error(what, err).
+Status write_error(std::string_view what, int err);
+
+// The same status with "<prefix>: " put before its message (ok stays ok).
+Status with_context(const Status& status, std::string_view prefix);
+
+}  // namespace ordo::io

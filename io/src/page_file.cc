@@ -1,0 +1,205 @@
+#include "ordo/io/page_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <limits>
+#include <utility>
+
+#include "errno_status.h"
+#include "file_handle.h"
+#include "reserved_mapping.h"
+
+namespace ordo::io {
+namespace {
+
+uint64_t round_down(uint64_t value, uint64_t unit) { return value - value % unit; }
+
+// Smallest multiple of `unit` >= value, or UINT64_MAX when that overflows.
+uint64_t round_up(uint64_t value, uint64_t unit) {
+  const uint64_t down = round_down(value, unit);
+  if (down == value) return value;
+  return down > std::numeric_limits<uint64_t>::max() - unit ? std::numeric_limits<uint64_t>::max()
+                                                            : down + unit;
+}
+
+Status check_options(const FileOptions& options) {
+  if (options.extent_bytes == 0) return Status::invalid_argument("FileOptions::extent_bytes is 0");
+  if (options.max_extent_bytes < options.extent_bytes) {
+    return Status::invalid_argument(
+        "FileOptions::max_extent_bytes (" + std::to_string(options.max_extent_bytes) +
+        ") is below extent_bytes (" + std::to_string(options.extent_bytes) + ")");
+  }
+  if (options.map_reserve_bytes == 0) {
+    return Status::invalid_argument("FileOptions::map_reserve_bytes is 0");
+  }
+  return Status::ok();
+}
+
+// fallocate (mode 0) of [from, to), or, where fallocate is unsupported, ftruncate to `to`
+// unless the file (`length_bytes` long) is already longer. Returns the errno of the
+// failed call (0 on success) and names it in `call`.
+int extend_file(int fd, uint64_t from_bytes, uint64_t to_bytes, uint64_t length_bytes,
+                const char** call) {
+  *call = "fallocate";
+  int rc;
+  do {
+    rc = ::fallocate(fd, 0, static_cast<off_t>(from_bytes),
+                     static_cast<off_t>(to_bytes - from_bytes));
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0) return 0;
+  if (errno != EOPNOTSUPP) return errno;
+  if (length_bytes >= to_bytes) return 0;
+  *call = "ftruncate";
+  do {
+    rc = ::ftruncate(fd, static_cast<off_t>(to_bytes));
+  } while (rc != 0 && errno == EINTR);
+  return rc == 0 ? 0 : errno;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PageFile>> PageFile::open(const std::string& path,
+                                                 const FileOptions& options) {
+  ORDO_RETURN_IF_ERROR(with_context(check_options(options), path));
+  ORDO_ASSIGN_OR_RETURN(OpenedFile opened, open_database_file(path, options));
+  std::unique_ptr<PageFile> file(
+      new PageFile(path, options, opened.fd.release(), opened.length_bytes == 0));
+  file->lock_fd_ = opened.lock_fd.release();
+  if (opened.length_bytes > file->reserve_bytes_) {
+    return Status::full("database file " + path + " is " + std::to_string(opened.length_bytes) +
+                        " bytes, more than FileOptions::map_reserve_bytes (" +
+                        std::to_string(file->reserve_bytes_) + ")");
+  }
+  ORDO_ASSIGN_OR_RETURN(file->base_, reserve_address_range(file->reserve_bytes_));
+  {
+    std::lock_guard<std::mutex> lock(file->map_mutex_);
+    ORDO_RETURN_IF_ERROR(with_context(file->map_up_to(opened.length_bytes), path));
+  }
+  if (!options.read_only) {
+    Result<std::unique_ptr<IoBackend>> backend = make_backend(file->fd_, options.backend);
+    if (!backend.is_ok()) return with_context(backend.status(), path);
+    file->backend_ = std::move(backend).value();
+  }
+  return file;
+}
+
+PageFile::PageFile(std::string path, const FileOptions& options, int fd, bool created)
+    : path_(std::move(path)),
+      options_(options),
+      fd_(fd),
+      created_(created),
+      page_size_bytes_(static_cast<uint64_t>(::sysconf(_SC_PAGESIZE))) {
+  reserve_bytes_ = round_up(options_.map_reserve_bytes, page_size_bytes_);
+  if (reserve_bytes_ == std::numeric_limits<uint64_t>::max()) {
+    reserve_bytes_ = round_down(reserve_bytes_, page_size_bytes_);
+  }
+}
+
+PageFile::~PageFile() {
+  backend_.reset();  // the io_uring ring goes before the descriptor it uses
+  release_address_range(base_, reserve_bytes_);
+  if (fd_ >= 0) ::close(fd_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+const std::byte* PageFile::data(uint64_t offset_bytes, size_t size_bytes) const {
+  const uint64_t mapped = mapped_bytes_.load(std::memory_order_acquire);
+  if (offset_bytes > mapped || size_bytes > mapped - offset_bytes) return nullptr;
+  return base_ + offset_bytes;
+}
+
+uint64_t PageFile::growth_step_bytes() const {
+  const uint64_t step =
+      std::clamp(file_bytes() / 8, options_.extent_bytes, options_.max_extent_bytes);
+  return std::max(round_up(step, page_size_bytes_), page_size_bytes_);
+}
+
+Status PageFile::grow_to(uint64_t min_bytes) {
+  if (!backend_) return Status::invalid_argument("grow_to on read-only file " + path_);
+  std::lock_guard<std::mutex> lock(map_mutex_);
+  const uint64_t current_bytes = file_bytes();
+  if (min_bytes <= current_bytes) return Status::ok();
+  if (min_bytes > reserve_bytes_) {
+    return Status::full("grow_to(" + std::to_string(min_bytes) + ") of " + path_ +
+                        ": past FileOptions::map_reserve_bytes (" + std::to_string(reserve_bytes_) +
+                        ")");
+  }
+  const uint64_t target_bytes = std::min(round_up(min_bytes, growth_step_bytes()), reserve_bytes_);
+  // The real length can exceed file_bytes() when write() went past the end.
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
+  const uint64_t before_bytes = static_cast<uint64_t>(st.st_size);
+  const char* call = nullptr;
+  const int err = extend_file(fd_, current_bytes, target_bytes, before_bytes, &call);
+  if (err != 0) {
+    // Give back whatever a failed fallocate may have added; the old length stays valid.
+    if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) > before_bytes) {
+      (void)::ftruncate(fd_, static_cast<off_t>(before_bytes));
+    }
+    return write_error(std::string(call) + " " + path_ + " from " + std::to_string(current_bytes) +
+                           " to " + std::to_string(target_bytes) + " bytes",
+                       err);
+  }
+  ORDO_RETURN_IF_ERROR(with_context(map_up_to(std::max(target_bytes, before_bytes)), path_));
+  counters_.growths.fetch_add(1, std::memory_order_relaxed);
+  return Status::ok();
+}
+
+Status PageFile::refresh() {
+  std::lock_guard<std::mutex> lock(map_mutex_);
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
+  return with_context(map_up_to(static_cast<uint64_t>(st.st_size)), path_);
+}
+
+Status PageFile::map_up_to(uint64_t new_file_bytes) {
+  const uint64_t new_mapped =
+      round_down(std::min(new_file_bytes, reserve_bytes_), page_size_bytes_);
+  const uint64_t old_mapped = mapped_bytes_.load(std::memory_order_relaxed);
+  if (new_mapped > old_mapped) {
+    ORDO_RETURN_IF_ERROR(map_file_range(base_, fd_, old_mapped, new_mapped - old_mapped));
+  }
+  // Publish the mapping before the length so a reader never sees unmapped bytes.
+  mapped_bytes_.store(new_mapped, std::memory_order_release);
+  file_bytes_.store(new_file_bytes, std::memory_order_release);
+  return Status::ok();
+}
+
+Status PageFile::write(std::span<const WriteSpan> spans, bool sync_after) {
+  if (!backend_) return Status::invalid_argument("write to read-only file " + path_);
+  ORDO_RETURN_IF_ERROR(with_context(backend_->write(spans, sync_after), path_));
+  uint64_t bytes = 0;
+  for (const WriteSpan& span : spans) bytes += span.size_bytes;
+  counters_.write_calls.fetch_add(1, std::memory_order_relaxed);
+  counters_.spans_written.fetch_add(spans.size(), std::memory_order_relaxed);
+  counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+  if (sync_after) counters_.syncs.fetch_add(1, std::memory_order_relaxed);
+  return Status::ok();
+}
+
+Status PageFile::sync() {
+  if (!backend_) return Status::invalid_argument("sync of read-only file " + path_);
+  ORDO_RETURN_IF_ERROR(with_context(backend_->sync(), path_));
+  counters_.syncs.fetch_add(1, std::memory_order_relaxed);
+  return Status::ok();
+}
+
+std::string_view PageFile::backend_name() const {
+  return backend_ ? backend_->name() : std::string_view("none");
+}
+
+FileStats PageFile::stats() const {
+  FileStats stats;
+  stats.write_calls = counters_.write_calls.load(std::memory_order_relaxed);
+  stats.spans_written = counters_.spans_written.load(std::memory_order_relaxed);
+  stats.bytes_written = counters_.bytes_written.load(std::memory_order_relaxed);
+  stats.syncs = counters_.syncs.load(std::memory_order_relaxed);
+  stats.growths = counters_.growths.load(std::memory_order_relaxed);
+  return stats;
+}
+
+}  // namespace ordo::io

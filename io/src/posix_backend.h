@@ -1,0 +1,34 @@
+// PosixBackend: the IoBackend made of pwritev + fdatasync, used where io_uring is
+// unavailable or when asked for (BackendKind::kPosix, ORDO_IO=posix).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "ordo/io/backend.h"
+#include "write_plan.h"
+
+namespace ordo::io {
+
+// Writes each coalesced run with pwritev (finishing short writes, retrying EINTR and
+// EAGAIN), in ascending offset order, then fdatasync when asked.
+// Thread-safety: as IoBackend (one writer at a time).
+class PosixBackend final : public IoBackend {
+ public:
+  // `fd` is open for writing and outlives the backend.
+  explicit PosixBackend(int fd) : fd_(fd) {}
+
+  std::string_view name() const override { return "posix"; }
+  Status write(std::span<const WriteSpan> spans, bool sync_after) override;
+  Status sync() override;
+
+ private:
+  // Writes all of `run`. Returns Full/IOError as IoBackend::write.
+  Status write_run(WriteRun& run);
+
+  const int fd_;
+  WritePlan plan_;
+};
+
+}  // namespace ordo::io

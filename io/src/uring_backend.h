@@ -1,0 +1,81 @@
+// UringBackend: the io_uring IoBackend. One write() is one batch: an IORING_OP_WRITEV per
+// coalesced run, then (if asked) an IORING_OP_FSYNC with IORING_FSYNC_DATASYNC and
+// IOSQE_IO_DRAIN, so the sync starts only after every write of the batch completed.
+#pragma once
+
+#include <liburing.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ordo/io/backend.h"
+#include "write_plan.h"
+
+namespace ordo::io {
+
+// Completion state lives in the backend (the plan's runs and a queue of run indexes,
+// reused across calls): no allocation per operation in steady state. Every CQE is
+// checked; EINTR/EAGAIN are resubmitted; a short write has its rest resubmitted and, if
+// a sync was asked, is followed by another drained sync. When there are more runs than
+// free submission slots, writes go in several submissions, all before the sync. write()
+// returns only once nothing of the call is in flight.
+// Thread-safety: as IoBackend (one writer at a time; no SINGLE_ISSUER, so the writer may
+// change threads between calls).
+class UringBackend final : public IoBackend {
+ public:
+  // Sets up a ring of kUringQueueEntries entries for `fd` (registered as a fixed file
+  // when the kernel allows). Returns IOError naming the reason and what to check when
+  // io_uring_queue_init fails or the kernel lacks IORING_OP_WRITEV/IORING_OP_FSYNC.
+  static Result<std::unique_ptr<IoBackend>> create(int fd);
+
+  ~UringBackend() override;
+
+  std::string_view name() const override { return "io_uring"; }
+  Status write(std::span<const WriteSpan> spans, bool sync_after) override;
+  Status sync() override;
+
+ private:
+  explicit UringBackend(int fd) : fd_(fd) {}
+
+  // Submits the current plan (and a sync when `sync_after`) and waits until nothing is
+  // in flight. Returns the first error seen.
+  Status run_batch(bool sync_after);
+  // Fills free submission slots with pending writes, then the sync once none is left.
+  void queue_operations();
+  // Submits queued entries and waits until every operation in flight completed.
+  void submit_and_wait();
+  // Handles every available completion.
+  void reap_completions();
+  void on_write_completion(uint64_t run_index, int result);
+  void on_sync_completion(int result);
+  // Counts one EINTR/EAGAIN retry; records an error when there were too many.
+  bool may_retry(std::string_view what, int err);
+  void record_error(Status status);
+  // A free submission entry counted as in flight, or nullptr when the SQ ring is full or
+  // as many operations are in flight as the CQ ring holds.
+  io_uring_sqe* next_sqe();
+  // IOSQE_FIXED_FILE when fd_ is registered, else 0.
+  uint8_t file_flags() const { return fixed_file_ ? IOSQE_FIXED_FILE : 0; }
+
+  const int fd_;
+  io_uring ring_{};
+  bool ring_ready_ = false;     // io_uring_queue_init succeeded
+  bool fixed_file_ = false;     // fd_ registered as fixed file 0
+  bool broken_ = false;         // io_uring_enter failed unrecoverably; every call fails
+  unsigned max_in_flight_ = 0;  // CQ ring size: never more operations than CQ slots
+  WritePlan plan_;
+
+  // State of the batch being run (valid during run_batch only).
+  std::vector<uint32_t> pending_;  // run indexes to (re)submit, consumed from pending_head_
+  size_t pending_head_ = 0;
+  unsigned in_flight_ = 0;  // prepared SQEs whose CQE was not reaped yet
+  bool sync_after_ = false;
+  bool sync_wanted_ = false;  // a sync must still be queued
+  int retries_ = 0;
+  Status error_;
+};
+
+}  // namespace ordo::io

@@ -1,0 +1,187 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+
+#include "btree_mem_pages.h"
+#include "ordo/btree/cursor.h"
+#include "ordo/btree/endian.h"
+#include "ordo/btree/node.h"
+#include "ordo/btree/tree.h"
+
+namespace ordo::btree {
+namespace {
+
+using testing::MemPages;
+
+std::string be_key(uint64_t i) {
+  std::string k(8, '\0');
+  store_be64(reinterpret_cast<std::byte*>(k.data()), i);
+  return k;
+}
+
+// Compares a full scan in both directions and point lookups with the model.
+void expect_matches(MemPages& pages, const TreeRoot& tree,
+                    const std::map<std::string, std::string>& model) {
+  Cursor c(pages, tree);
+  ASSERT_TRUE(c.first().is_ok());
+  auto it = model.begin();
+  for (; c.valid(); ++it) {
+    ASSERT_NE(it, model.end());
+    ASSERT_EQ(c.key().str(), it->first);
+    ASSERT_EQ(c.value().str(), it->second);
+    ASSERT_TRUE(c.next().is_ok());
+  }
+  ASSERT_EQ(it, model.end());
+  ASSERT_TRUE(c.last().is_ok());
+  auto rit = model.rbegin();
+  for (; c.valid(); ++rit) {
+    ASSERT_NE(rit, model.rend());
+    ASSERT_EQ(c.key().str(), rit->first);
+    ASSERT_TRUE(c.prev().is_ok());
+  }
+  ASSERT_EQ(rit, model.rend());
+  EXPECT_EQ(tree.entries, model.size());
+  TreeStats stats;
+  ASSERT_TRUE(collect_stats(pages, tree, &stats).is_ok());
+  EXPECT_EQ(stats.entries, model.size());
+}
+
+TEST(TreeTest, RandomOpsMatchStdMap) {
+  const uint64_t seed = 20261130;
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::map<std::string, std::string> model;
+  for (int round = 0; round < 40; ++round) {
+    for (int op = 0; op < 1000; ++op) {
+      std::string key = std::to_string(rng() % 5000);
+      key.resize(1 + rng() % 40, 'k');
+      int kind = rng() % 10;
+      if (kind < 6) {
+        std::string value(rng() % 300, static_cast<char>('a' + rng() % 26));
+        ASSERT_TRUE(put(pages, tree, key, value).is_ok());
+        model[key] = value;
+      } else if (kind < 9) {
+        bool found = false;
+        ASSERT_TRUE(remove(pages, tree, key, &found).is_ok());
+        EXPECT_EQ(found, model.erase(key) == 1);
+      } else {
+        bool found = false;
+        ByteView v;
+        ASSERT_TRUE(find(pages, tree, key, &found, &v).is_ok());
+        auto it = model.find(key);
+        ASSERT_EQ(found, it != model.end());
+        if (found) {
+          EXPECT_EQ(v.str(), it->second);
+        }
+      }
+    }
+    ASSERT_TRUE(finalize(pages, tree).is_ok());
+    pages.commit();
+    expect_matches(pages, tree, model);
+  }
+}
+
+TEST(TreeTest, SequentialLoadFillsLeaves) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::string value(64, 'v');
+  for (uint64_t i = 0; i < 100000; ++i) {
+    ASSERT_TRUE(put(pages, tree, be_key(i), value).is_ok());
+    if (i % 10000 == 9999) pages.commit();
+  }
+  TreeStats stats;
+  ASSERT_TRUE(collect_stats(pages, tree, &stats).is_ok());
+  EXPECT_EQ(stats.entries, 100000u);
+  EXPECT_GE(stats.leaf_fill(), 0.95);
+  EXPECT_GE(tree.depth, 3u);
+}
+
+TEST(TreeTest, RandomLoadSplitsInTheMiddle) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::mt19937_64 rng(7);
+  std::string value(64, 'v');
+  for (int i = 0; i < 50000; ++i) ASSERT_TRUE(put(pages, tree, be_key(rng()), value).is_ok());
+  TreeStats stats;
+  ASSERT_TRUE(collect_stats(pages, tree, &stats).is_ok());
+  EXPECT_GT(stats.leaf_fill(), 0.5);
+  EXPECT_LT(stats.leaf_fill(), 0.95);
+}
+
+TEST(TreeTest, DeletingEveryKeyEmptiesTheTree) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  for (uint64_t i = 0; i < 20000; ++i) ASSERT_TRUE(put(pages, tree, be_key(i), "x").is_ok());
+  pages.commit();
+  for (uint64_t i = 0; i < 20000; ++i) {
+    bool found = false;
+    ASSERT_TRUE(remove(pages, tree, be_key(i * 7919 % 20000), &found).is_ok());
+    ASSERT_TRUE(found);
+  }
+  EXPECT_EQ(tree.root, kNoPage);
+  EXPECT_EQ(tree.depth, 0u);
+  EXPECT_EQ(tree.entries, 0u);
+  pages.commit();
+  EXPECT_EQ(pages.live_pages(), 0u);
+}
+
+TEST(TreeTest, KeyAndValueLimits) {
+  for (uint32_t ps : {4096u, 16384u, 65536u}) {
+    MemPages pages(ps);
+    TreeRoot tree;
+    std::map<std::string, std::string> model;
+    std::mt19937_64 rng(ps);
+    // Maximal keys and values mixed with empty ones force splits of big cells.
+    for (int i = 0; i < 300; ++i) {
+      std::string key = std::to_string(rng());
+      key.resize(i % 3 == 0 ? max_key_bytes(ps) : (i % 3 == 1 ? 0 : 9), 'k');
+      std::string value(i % 2 ? max_value_bytes(ps) : 0, 'v');
+      ASSERT_TRUE(put(pages, tree, key, value).is_ok()) << ps << " " << i;
+      model[key] = value;
+    }
+    expect_matches(pages, tree, model);
+    std::string big_key(max_key_bytes(ps) + 1, 'k');
+    std::string big_value(max_value_bytes(ps) + 1, 'v');
+    EXPECT_TRUE(put(pages, tree, big_key, "").is_invalid_argument());
+    EXPECT_TRUE(put(pages, tree, "k", big_value).is_invalid_argument());
+  }
+}
+
+TEST(TreeTest, SeekFindsFirstKeyAtOrAfter) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  for (uint64_t i = 0; i < 10000; i += 2) ASSERT_TRUE(put(pages, tree, be_key(i), "v").is_ok());
+  Cursor c(pages, tree);
+  ASSERT_TRUE(c.seek(be_key(501)).is_ok());
+  ASSERT_TRUE(c.valid());
+  EXPECT_EQ(c.key().str(), be_key(502));
+  ASSERT_TRUE(c.seek(be_key(9999)).is_ok());
+  EXPECT_FALSE(c.valid());
+  ASSERT_TRUE(c.seek("").is_ok());
+  EXPECT_EQ(c.key().str(), be_key(0));
+}
+
+TEST(TreeTest, FinalizeSetsChecksumsThatVerify) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  for (uint64_t i = 0; i < 5000; ++i) ASSERT_TRUE(put(pages, tree, be_key(i), "v").is_ok());
+  ASSERT_TRUE(finalize(pages, tree).is_ok());
+  auto root = pages.read(tree.root);
+  ASSERT_TRUE(root.is_ok());
+  EXPECT_EQ(tree.root_checksum, page_checksum(*root, 4096));
+  NodeView v(*root, 4096);
+  ASSERT_TRUE(v.is_branch());
+  for (uint32_t i = 0; i < v.count(); ++i) {
+    auto child = pages.read(v.child(i));
+    ASSERT_TRUE(child.is_ok());
+    EXPECT_EQ(v.child_checksum(i), page_checksum(*child, 4096));
+  }
+}
+
+}  // namespace
+}  // namespace ordo::btree

@@ -1,0 +1,164 @@
+// Files that are not, or no longer, valid ordo databases: open must report
+// what is wrong with InvalidArgument or Corruption, never crash.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cstring>
+
+#include <fstream>
+#include <random>
+
+#include "engine_test_util.h"
+#include "io_test_util.h"
+
+namespace ordo {
+namespace {
+
+class BadFileTest : public ::testing::Test {
+ protected:
+  std::string path() const { return dir_.file("db.ordo"); }
+  void write_file(const std::string& bytes) {
+    std::ofstream(path(), std::ios::binary | std::ios::trunc) << bytes;
+  }
+  // A small valid database with a few commits.
+  void make_db() {
+    Options o;
+    o.extent_bytes = 1 << 20;
+    auto db = testing::open_db(path(), o);
+    for (int t = 0; t < 3; ++t) {
+      auto w = db->begin_write();
+      for (int i = 0; i < 3000; ++i) {
+        ASSERT_TRUE(w->put(w->default_tree(), std::to_string(i), std::string(50, 'v')).is_ok());
+      }
+      ASSERT_TRUE(w->commit().is_ok());
+    }
+  }
+  void patch(uint64_t offset, const std::string& bytes) {
+    int fd = ::open(path().c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), offset), (ssize_t)bytes.size());
+    ::close(fd);
+  }
+  Status open_status(bool read_only = false) {
+    Options o;
+    o.read_only = read_only;
+    return Database::open(path(), o).status();
+  }
+  io::testing::TempDir dir_;
+};
+
+TEST_F(BadFileTest, TextFileIsNotAnOrdoDatabase) {
+  write_file(std::string(20000, 'x'));
+  Status s = open_status();
+  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_NE(s.message().find("not an ordo database"), std::string::npos) << s.to_string();
+}
+
+TEST_F(BadFileTest, TinyAndEmptyFiles) {
+  write_file("hello");
+  EXPECT_TRUE(open_status().is_invalid_argument()) << open_status().to_string();
+  write_file("");
+  EXPECT_TRUE(open_status(true).is_invalid_argument()) << open_status(true).to_string();
+}
+
+TEST_F(BadFileTest, RandomBytesNeverCrash) {
+  std::mt19937_64 rng(testing::test_seed(3));
+  for (int i = 0; i < 20; ++i) {
+    std::string bytes(8192 * (1 + i % 3), '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    write_file(bytes);
+    Status s = open_status();
+    EXPECT_TRUE(s.is_invalid_argument() || s.is_corruption()) << s.to_string();
+  }
+}
+
+TEST_F(BadFileTest, TruncatedDatabaseIsCorruption) {
+  make_db();
+  ASSERT_EQ(::truncate(path().c_str(), 3 * 4096), 0);
+  Status s = open_status();
+  EXPECT_TRUE(s.is_corruption()) << s.to_string();
+  EXPECT_NE(s.message().find("truncated"), std::string::npos) << s.to_string();
+  ASSERT_EQ(::truncate(path().c_str(), 100), 0);
+  s = open_status();
+  EXPECT_TRUE(s.is_corruption()) << s.to_string();
+}
+
+TEST_F(BadFileTest, BothMetasCorruptIsCorruption) {
+  make_db();
+  patch(100, "garbage");
+  patch(4096 + 100, "garbage");
+  Status s = open_status();
+  EXPECT_TRUE(s.is_corruption()) << s.to_string();
+  EXPECT_NE(s.message().find("meta"), std::string::npos) << s.to_string();
+}
+
+TEST_F(BadFileTest, OneCorruptMetaFallsBackToTheOther) {
+  make_db();
+  uint64_t txn;
+  {
+    auto db = testing::open_db(path());
+    txn = db->info().txn_id;
+  }
+  patch((txn % 2) * 4096 + 20, "x");  // newest meta torn
+  auto db = Database::open(path());
+  ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+  EXPECT_EQ((*db)->info().txn_id, txn - 1);
+  auto r = (*db)->begin_read();
+  EXPECT_EQ(r->get(r->default_tree(), "5")->str(), std::string(50, 'v'));
+}
+
+TEST_F(BadFileTest, UnknownFormatVersionIsInvalidArgument) {
+  make_db();
+  // Both metas claim version 99, with checksums that match.
+  for (int slot = 0; slot < 2; ++slot) {
+    std::vector<std::byte> bytes = io::testing::pread_file(path(), slot * 4096, 4096);
+    ASSERT_EQ(bytes.size(), 4096u);
+    std::string page(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    page[8] = 99;
+    page[9] = page[10] = page[11] = 0;
+    uint64_t sum = XXH3_64bits(page.data(), 184);
+    std::memcpy(page.data() + 184, &sum, 8);
+    patch(slot * 4096, page);
+  }
+  Status s = open_status();
+  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_NE(s.message().find("version 99"), std::string::npos) << s.to_string();
+}
+
+TEST_F(BadFileTest, PageSizeMismatchIsInvalidArgument) {
+  make_db();
+  Options o;
+  o.page_size_bytes = 8192;
+  Status s = Database::open(path(), o).status();
+  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_NE(s.message().find("page size"), std::string::npos);
+}
+
+TEST_F(BadFileTest, DamagedTreePageIsCorruptionOnRead) {
+  make_db();
+  {
+    auto db = testing::open_db(path());
+    auto r = db->begin_read();
+    auto stats = r->tree_stats(r->default_tree());
+    ASSERT_TRUE(stats.is_ok());
+    ASSERT_GE(stats->depth, 2u);
+  }
+  // Overwrite every data page's header with garbage: reads must fail cleanly.
+  int64_t size = io::testing::file_size(path());
+  for (int64_t off = 2 * 4096; off < size; off += 4096) patch(off, std::string(24, '\x7f'));
+  auto db = Database::open(path());
+  ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+  auto r = (*db)->begin_read();
+  auto got = r->get(r->default_tree(), "5");
+  EXPECT_TRUE(got.status().is_corruption()) << got.status().to_string();
+  auto c = r->cursor(r->default_tree());
+  EXPECT_TRUE(c->first().is_corruption());
+  EXPECT_TRUE(r->tree_stats(r->default_tree()).status().is_corruption());
+  auto w = (*db)->begin_write();
+  EXPECT_TRUE(w->put(w->default_tree(), "new", "v").is_corruption());
+}
+
+}  // namespace
+}  // namespace ordo

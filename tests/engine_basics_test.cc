@@ -1,0 +1,299 @@
+// Engine behaviour: limits, reopen, IDs, locking, snapshots, page reuse, and
+// the scenarios of shared/cases/scenarios.md that the engine already covers.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <random>
+#include <string>
+#include <thread>
+
+#include "engine_test_util.h"
+#include "io_test_util.h"
+#include "ordo/btree/endian.h"
+#include "ordo/clock.h"
+
+namespace ordo {
+namespace {
+
+using testing::Model;
+
+class EngineTest : public ::testing::Test {
+ protected:
+  std::string path() const { return dir_.file("db.ordo"); }
+  io::testing::TempDir dir_;
+};
+
+std::string be64(uint64_t i) {
+  std::string k(8, '\0');
+  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), i);
+  return k;
+}
+
+TEST_F(EngineTest, ReopenFindsExactlyTheCommittedState) {
+  {
+    auto db = testing::open_db(path());
+    auto w = db->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    auto t = w->create_tree("t");
+    ASSERT_TRUE(t.is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), "k", "v1").is_ok());
+    ASSERT_TRUE(w->put(*t, "a", "1").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+    auto w2 = db->begin_write();
+    ASSERT_TRUE(w2->put(w2->default_tree(), "k", "uncommitted").is_ok());
+    ASSERT_TRUE(w2->put(*t, "b", "2").is_ok());
+    w2->abort();
+  }
+  auto db = testing::open_db(path());
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->get(r->default_tree(), "k")->str(), "v1");
+  auto t = r->open_tree("t");
+  ASSERT_TRUE(t.is_ok());
+  testing::expect_tree_equals(*r, *t, Model{{"a", "1"}});
+  EXPECT_EQ(*r->list_trees(), std::vector<std::string>{"t"});
+  EXPECT_TRUE(r->open_tree("missing").status().is_not_found());
+}
+
+TEST_F(EngineTest, EmptyAndMaximalKeysAndValues) {
+  auto db = testing::open_db(path());
+  const std::string max_key(db->max_key_bytes(), 'k');
+  const std::string max_value(db->max_value_bytes(), 'v');
+  EXPECT_EQ(db->max_key_bytes(), 1000u);
+  EXPECT_EQ(db->max_value_bytes(), 1024u);
+  auto w = db->begin_write();
+  Tree t = w->default_tree();
+  ASSERT_TRUE(w->put(t, "", "").is_ok());
+  ASSERT_TRUE(w->put(t, max_key, max_value).is_ok());
+  ASSERT_TRUE(w->put(t, "mid", max_value).is_ok());
+  Status too_big_key = w->put(t, max_key + "x", "v");
+  EXPECT_TRUE(too_big_key.is_invalid_argument());
+  EXPECT_NE(too_big_key.message().find("key"), std::string::npos) << too_big_key.to_string();
+  EXPECT_TRUE(w->put(t, "k", max_value + "x").is_invalid_argument());
+  // An oversized put does not spoil the txn.
+  ASSERT_TRUE(w->commit().is_ok());
+  db.reset();
+  db = testing::open_db(path());
+  auto r = db->begin_read();
+  testing::expect_tree_equals(*r, r->default_tree(),
+                              Model{{"", ""}, {max_key, max_value}, {"mid", max_value}});
+}
+
+TEST_F(EngineTest, IdsKeepRisingAcrossReopenWithTheClockSetBack) {
+  ManualClock clock(1'900'000'000'000);  // 2030
+  Options options;
+  options.clock = &clock;
+  Uuid last;
+  Id64 last64;
+  {
+    auto db = testing::open_db(path(), options);
+    auto w = db->begin_write();
+    for (int i = 0; i < 1000; ++i) last = w->next_id();
+    last64 = w->next_id64();
+    ASSERT_TRUE(w->put(w->default_tree(), last.view(), "x").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+    EXPECT_EQ(db->info().id_high_water, last);
+  }
+  clock.set_ms(1'800'000'000'000);  // three years back
+  auto db = testing::open_db(path(), options);
+  EXPECT_EQ(db->info().id_high_water, last);
+  EXPECT_EQ(db->info().id64_high_water, last64);
+  auto w = db->begin_write();
+  Uuid next = w->next_id();
+  EXPECT_GT(next, last);
+  EXPECT_EQ(next.version(), 7);
+  EXPECT_GT(w->next_id64(), last64);
+}
+
+TEST_F(EngineTest, SecondWriterOpenIsBusyInProcessAndFromAnotherProcess) {
+  auto db = testing::open_db(path());
+  auto again = Database::open(path());
+  EXPECT_TRUE(again.status().is_busy()) << again.status().to_string();
+  int code = io::testing::run_in_child([&] {
+    auto other = Database::open(path());
+    return other.status().is_busy() ? 0 : 1;
+  });
+  EXPECT_EQ(code, 0);
+  Options ro;
+  ro.read_only = true;
+  auto reader = Database::open(path(), ro);
+  EXPECT_TRUE(reader.is_ok()) << reader.status().to_string();
+  EXPECT_TRUE((*reader)->begin_write().status().is_invalid_argument());
+}
+
+TEST_F(EngineTest, ReadSnapshotIgnoresLaterCommits) {
+  auto db = testing::open_db(path());
+  {
+    auto w = db->begin_write();
+    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), "old").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  for (int round = 0; round < 10; ++round) {
+    auto w = db->begin_write();
+    for (int i = 0; i < 5000; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), be64(i), "new" + std::to_string(round)).is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  Model old;
+  for (int i = 0; i < 5000; ++i) old[be64(i)] = "old";
+  testing::expect_tree_equals(*r, r->default_tree(), old);
+}
+
+TEST_F(EngineTest, ConcurrentReadersSeeWholeCommits) {
+  auto db = testing::open_db(path());
+  std::atomic<bool> stop{false};
+  std::atomic<long> checks{0};
+  auto reader = [&] {
+    while (!stop) {
+      auto r = db->begin_read();
+      ASSERT_TRUE(r.is_ok());
+      auto c = r->cursor(r->default_tree());
+      ASSERT_TRUE(c->first().is_ok());
+      // Every commit writes all keys with the same value.
+      std::string first_value;
+      long n = 0;
+      for (; c->valid(); ++n) {
+        if (n == 0) first_value = c->value().str();
+        ASSERT_EQ(c->value().str(), first_value);
+        ASSERT_TRUE(c->next().is_ok());
+      }
+      ASSERT_TRUE(n == 0 || n == 2000) << n;
+      checks++;
+    }
+  };
+  std::thread a(reader), b(reader);
+  for (int round = 0; round < 200; ++round) {
+    auto w = db->begin_write();
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), be64(i), std::to_string(round)).is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  stop = true;
+  a.join();
+  b.join();
+  EXPECT_GT(checks.load(), 0);
+}
+
+TEST_F(EngineTest, RewritesReuseFreedPagesSoTheFileStaysBounded) {
+  auto db = testing::open_db(path());
+  const std::string value(100, 'v');
+  auto load = [&](int round) {
+    auto w = db->begin_write();
+    for (int i = 0; i < 20000; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), be64(i * 7919 % 20000), value + std::to_string(round % 10))
+                      .is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  };
+  auto high_water = [&] { return db->info().metas[db->info().current_meta].page_high_water; };
+  load(0);
+  uint64_t after_load = high_water();
+  for (int round = 1; round <= 10; ++round) load(round);
+  uint64_t after_10 = high_water();
+  for (int round = 11; round <= 20; ++round) load(round);
+  uint64_t after_20 = high_water();
+  std::printf("high-water pages: after load %llu, after 10 rewrites %llu, after 20 %llu; "
+              "reused %llu\n",
+              (unsigned long long)after_load, (unsigned long long)after_10,
+              (unsigned long long)after_20, (unsigned long long)db->stats().pages_reused);
+  EXPECT_GT(db->stats().pages_reused, 0u);
+  // Each rewrite replaces the whole tree; the reuse rule keeps the live tree,
+  // the one freed by the previous commit and the one being written: about
+  // three copies, and then no more growth. Without reuse it would be 21.
+  EXPECT_LE(after_10, after_load * 4);
+  EXPECT_LE(after_20, after_10 + after_10 / 20);
+}
+
+TEST_F(EngineTest, IterateAfterDeletesInTheSameTxn) {
+  auto db = testing::open_db(path());
+  auto w = db->begin_write();
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), "").is_ok());
+  ASSERT_TRUE(w->commit().is_ok());
+  auto w2 = db->begin_write();
+  for (uint64_t i = 0; i < 600; ++i) ASSERT_TRUE(w2->del(w2->default_tree(), be64(i)).is_ok());
+  auto c = w2->cursor(w2->default_tree());
+  ASSERT_TRUE(c->first().is_ok());
+  uint64_t expect = 600, n = 0;
+  for (; c->valid(); ++n) {
+    ASSERT_EQ(c->key().str(), be64(expect++));
+    ASSERT_TRUE(c->next().is_ok());
+  }
+  EXPECT_EQ(n, 400u);
+}
+
+TEST_F(EngineTest, ManyTinyKeysAcrossManyTxns) {
+  for (size_t key_len : {1u, 2u, 8u}) {
+    std::string p = dir_.file("tiny" + std::to_string(key_len));
+    // 2,730 commits: durability is not what this checks, so skip the syncs.
+    Options no_sync;
+    no_sync.sync_commits = false;
+    auto db = testing::open_db(p, no_sync);
+    Model model;
+    uint64_t limit = key_len == 1 ? 256 : 65520;
+    uint64_t next = 0;
+    for (int txn = 0; txn < 2730 && next < limit; ++txn) {
+      auto w = db->begin_write();
+      for (int i = 0; i < 24 && next < limit; ++i, ++next) {
+        std::string k = be64(next).substr(8 - key_len);
+        std::string v(32, static_cast<char>(next));
+        ASSERT_TRUE(w->put(w->default_tree(), k, v).is_ok());
+        model[k] = v;
+      }
+      ASSERT_TRUE(w->commit().is_ok());
+    }
+    auto r = db->begin_read();
+    testing::expect_tree_equals(*r, r->default_tree(), model);
+    EXPECT_EQ(r->tree_stats(r->default_tree())->entries, model.size());
+  }
+}
+
+TEST_F(EngineTest, SequentialIdsFillLeaves) {
+  auto db = testing::open_db(path());
+  auto w = db->begin_write();
+  auto t = w->create_tree("nodes");
+  for (int i = 0; i < 50000; ++i) {
+    Uuid id = w->next_id();
+    ASSERT_TRUE(w->put(*t, id.view(), std::string(64, 'n')).is_ok());
+  }
+  ASSERT_TRUE(w->commit().is_ok());
+  auto r = db->begin_read();
+  auto stats = r->tree_stats(*r->open_tree("nodes"));
+  ASSERT_TRUE(stats.is_ok());
+  EXPECT_EQ(stats->entries, 50000u);
+  EXPECT_GE(stats->leaf_fill, 0.95);
+}
+
+TEST_F(EngineTest, EndedTxnRefusesWork) {
+  auto db = testing::open_db(path());
+  auto w = db->begin_write();
+  ASSERT_TRUE(w->commit().is_ok());
+  EXPECT_TRUE(w->put(w->default_tree(), "k", "v").is_invalid_argument());
+  EXPECT_TRUE(w->get(w->default_tree(), "k").status().is_invalid_argument());
+  EXPECT_TRUE(w->commit().is_invalid_argument());
+  // The writer lock was released.
+  auto w2 = db->begin_write();
+  EXPECT_TRUE(w2.is_ok());
+}
+
+TEST_F(EngineTest, FileGrowsInExtents) {
+  Options options;
+  options.extent_bytes = 1 << 20;
+  auto db = testing::open_db(path(), options);
+  EXPECT_EQ(db->info().file_bytes, 1u << 20);
+  auto w = db->begin_write();
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(w->put(w->default_tree(), be64(i), std::string(200, 'x')).is_ok());
+  }
+  ASSERT_TRUE(w->commit().is_ok());
+  DatabaseInfo info = db->info();
+  EXPECT_EQ(info.file_bytes % (1 << 20), 0u);
+  EXPECT_GE(info.file_bytes, info.metas[info.current_meta].page_high_water * 4096);
+  EXPECT_GT(db->stats().file_growths, 1u);
+}
+
+}  // namespace
+}  // namespace ordo

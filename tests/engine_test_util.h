@@ -1,0 +1,58 @@
+// Helpers for engine tests: seeds, opening databases, comparing with a model.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "ordo/database.h"
+
+namespace ordo::testing {
+
+// The test seed: ORDO_TEST_SEED when set, else `fallback`; printed so a failure replays.
+inline uint64_t test_seed(uint64_t fallback) {
+  const char* env = std::getenv("ORDO_TEST_SEED");
+  uint64_t seed = env ? std::strtoull(env, nullptr, 10) : fallback;
+  std::printf("seed %llu (set ORDO_TEST_SEED to replay)\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+inline std::unique_ptr<Database> open_db(const std::string& path, Options options = {}) {
+  auto db = Database::open(path, options);
+  EXPECT_TRUE(db.is_ok()) << db.status().to_string();
+  return db.is_ok() ? std::move(db).value() : nullptr;
+}
+
+using Model = std::map<std::string, std::string>;
+
+// Every entry of `tree` in `txn`, forwards and backwards, against `model`.
+inline void expect_tree_equals(Txn& txn, const Tree& tree, const Model& model) {
+  auto c = txn.cursor(tree);
+  ASSERT_TRUE(c.is_ok()) << c.status().to_string();
+  ASSERT_TRUE(c->first().is_ok());
+  auto it = model.begin();
+  while (c->valid()) {
+    ASSERT_NE(it, model.end()) << "tree has extra key";
+    ASSERT_EQ(c->key().str(), it->first);
+    ASSERT_EQ(c->value().str(), it->second);
+    ++it;
+    ASSERT_TRUE(c->next().is_ok());
+  }
+  ASSERT_EQ(it, model.end()) << "tree lacks " << model.size() << " keys' tail";
+  ASSERT_TRUE(c->last().is_ok());
+  auto rit = model.rbegin();
+  while (c->valid()) {
+    ASSERT_NE(rit, model.rend());
+    ASSERT_EQ(c->key().str(), rit->first);
+    ++rit;
+    ASSERT_TRUE(c->prev().is_ok());
+  }
+  ASSERT_EQ(rit, model.rend());
+}
+
+}  // namespace ordo::testing

@@ -1,0 +1,78 @@
+// Helpers shared by the io tests: per-test temp directories, span sets with a known file
+// image, child processes, environment overrides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ordo/io/backend.h"
+
+namespace ordo::io::testing {
+
+// A fresh directory from mkdtemp under $TMPDIR (or /tmp), removed with its contents on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // path()/name
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Spans with their own buffers, and the file image they produce when written into an
+// empty file (zeros in the gaps).
+struct SpanSet {
+  std::vector<std::vector<std::byte>> buffers;
+  std::vector<WriteSpan> spans;  // shuffled
+  std::vector<std::byte> image;  // bytes [0, end of last span)
+};
+
+// Builds, from `seed`: more than kMaxIovecsPerWrite adjacent small spans, more than
+// 2 * kUringQueueEntries isolated spans, and groups of 2-5 adjacent spans, all starting
+// at `start_offset`, then shuffles them.
+SpanSet make_scattered_spans(uint32_t seed, uint64_t start_offset);
+
+// `size` pseudo-random bytes from `seed`.
+std::vector<std::byte> random_bytes(size_t size, uint32_t seed);
+
+// Reads `size` bytes at `offset` of the file at `path` with pread (short at end of file).
+std::vector<std::byte> pread_file(const std::string& path, uint64_t offset, size_t size);
+
+// st_size of `path`, or -1.
+int64_t file_size(const std::string& path);
+
+// True when io_uring_queue_init works here (checked with liburing directly).
+bool uring_available();
+
+// Runs `body` in a forked child and returns its exit code (body's return value), or
+// 128 + signal number if it died from a signal, or -1 if fork failed.
+int run_in_child(const std::function<int()>& body);
+
+// Sets (or with nullopt unsets) an environment variable; restores it on destruction.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, std::optional<std::string> value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> saved_;
+};
+
+// "Posix" / "Uring" / "Auto", for test parameter names.
+std::string kind_label(BackendKind kind);
+
+}  // namespace ordo::io::testing
