@@ -60,6 +60,7 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(const std::string& path
   } else {
     ORDO_RETURN_IF_ERROR(db->load_existing());
   }
+  db->page_buffers_ = std::make_unique<engine::PageBuffers>(db->page_size_);
   db->uuids_.observe(db->committed_.last_uuid);
   db->id64s_.observe(Id64{db->committed_.last_id64});
   return db;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "meta.h"
+#include "page_buffers.h"
 #include "ordo/database.h"
 #include "ordo/id64.h"
 #include "ordo/io/page_file.h"
@@ -42,6 +43,8 @@ class DatabaseImpl {
   void publish(const engine::Meta& meta);
 
   std::mutex& writer_mutex() { return writer_mu_; }
+  // Dirty-page buffers; used only by the txn holding writer_mutex().
+  engine::PageBuffers& page_buffers() { return *page_buffers_; }
 
   // A failed sync leaves the on-disk state unknown to this handle: every
   // later write txn fails with this status until the database is reopened.
@@ -79,6 +82,7 @@ class DatabaseImpl {
   Status poisoned_;                    // guarded by state_mu_
 
   std::mutex writer_mu_;
+  std::unique_ptr<engine::PageBuffers> page_buffers_;  // created once the page size is known
 
   std::mutex names_mu_;
   std::unordered_map<std::string, uint32_t> tree_ids_;  // guarded by names_mu_

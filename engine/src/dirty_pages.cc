@@ -1,7 +1,5 @@
 #include "dirty_pages.h"
 
-#include <mimalloc.h>
-
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -27,9 +25,10 @@ std::string free_key(uint64_t txn_id, uint32_t chunk) {
 
 }  // namespace
 
-DirtyPages::DirtyPages(const io::PageFile& file, const Meta& snapshot, uint64_t txn_id,
-                       uint64_t reuse_bound)
+DirtyPages::DirtyPages(const io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
+                       uint64_t txn_id, uint64_t reuse_bound)
     : file_(file),
+      buffers_(buffers),
       page_size_(snapshot.page_size),
       txn_id_(txn_id),
       snapshot_high_water_(snapshot.page_high_water),
@@ -39,12 +38,7 @@ DirtyPages::DirtyPages(const io::PageFile& file, const Meta& snapshot, uint64_t 
       next_page_(snapshot.page_high_water) {}
 
 DirtyPages::~DirtyPages() {
-  for (auto& [pg, buf] : dirty_) mi_free(buf);
-}
-
-std::byte* DirtyPages::new_buffer() {
-  // Page-aligned so the buffers also suit direct I/O and fixed io_uring buffers.
-  return static_cast<std::byte*>(mi_zalloc_aligned(page_size_, 4096));
+  for (auto& [pg, buf] : dirty_) buffers_.give(buf);
 }
 
 Result<const std::byte*> DirtyPages::read(PageNo pg) {
@@ -77,7 +71,8 @@ Result<PageNo> DirtyPages::allocate() {
   } else {
     pg = next_page_++;
   }
-  dirty_.emplace(pg, new_buffer());
+  // Contents are undefined: the tree formats every page it allocates.
+  dirty_.emplace(pg, buffers_.take());
   return pg;
 }
 
@@ -86,7 +81,7 @@ void DirtyPages::free_page(PageNo pg) {
   auto it = dirty_.find(pg);
   if (it != dirty_.end()) {
     // Never visible to any snapshot: reusable within this txn at once.
-    mi_free(it->second);
+    buffers_.give(it->second);
     dirty_.erase(it);
     pool_.push_back(pg);
   } else {

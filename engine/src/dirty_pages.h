@@ -16,14 +16,15 @@
 #include "ordo/btree/tree.h"
 #include "ordo/io/backend.h"
 #include "ordo/io/page_file.h"
+#include "page_buffers.h"
 
 namespace ordo::engine {
 
 class DirtyPages : public btree::PageWriter {
  public:
   // `reuse_bound`: free-tree entries of txns <= this may be reused.
-  DirtyPages(const io::PageFile& file, const Meta& snapshot, uint64_t txn_id,
-             uint64_t reuse_bound);
+  DirtyPages(const io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
+             uint64_t txn_id, uint64_t reuse_bound);
   ~DirtyPages() override;
   DirtyPages(const DirtyPages&) = delete;
   DirtyPages& operator=(const DirtyPages&) = delete;
@@ -52,9 +53,8 @@ class DirtyPages : public btree::PageWriter {
  private:
   // Moves the oldest reusable free-tree entry into pool_. False when none.
   Result<bool> reclaim_entry();
-  std::byte* new_buffer();
-
   const io::PageFile& file_;
+  PageBuffers& buffers_;
   const uint32_t page_size_;
   const uint64_t txn_id_;
   const uint64_t snapshot_high_water_;

@@ -13,7 +13,7 @@ WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
                            const engine::Meta& snapshot, uint64_t reuse_bound)
     : TxnImpl(db, snapshot),
       lock_(std::move(lock)),
-      pages_(db.file(), snapshot, snapshot.txn_id + 1, reuse_bound),
+      pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, reuse_bound),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   trees_.resize(1);

@@ -36,7 +36,8 @@ class PageWriter : public PageReader {
   // copies it to a newly allocated page number and frees the old one.
   // Returns the (maybe new) page number; Corruption/Full/IOError on failure.
   virtual Result<PageNo> make_dirty(PageNo page_number) = 0;
-  // A new zero-filled dirty page. Full when no page number is left.
+  // A new dirty page with undefined contents (format it with
+  // NodeEditor::init). Full when no page number is left.
   virtual Result<PageNo> allocate() = 0;
   // Gives a page back: a dirty page is reusable at once; a committed one once
   // no snapshot can reach it.
