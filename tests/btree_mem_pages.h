@@ -2,6 +2,8 @@
 // are immutable; a "txn" copies on write and commit() publishes its pages.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <map>
 #include <memory>
@@ -24,7 +26,11 @@ class MemPages : public PageWriter {
     return static_cast<const std::byte*>(it->second.get());
   }
   bool is_dirty(PageNo pg) const override { return dirty_.count(pg) != 0; }
-  std::byte* writable(PageNo pg) override { return pages_.at(pg).get(); }
+  std::byte* writable(PageNo pg) override {
+    // The tree must copy a page before writing it.
+    if (!is_dirty(pg)) ADD_FAILURE() << "writable() on page " << pg << " that is not dirty";
+    return pages_.at(pg).get();
+  }
   Result<PageNo> make_dirty(PageNo pg) override {
     if (is_dirty(pg)) return pg;
     ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
@@ -47,10 +53,35 @@ class MemPages : public PageWriter {
       freed_.push_back(pg);
     }
   }
+  Result<const std::byte*> read_run(PageNo first, uint64_t pages) override {
+    auto it = runs_.find(first);
+    if (it == runs_.end() || it->second.size() != pages * page_size_) {
+      return Status::corruption("no such run", first);
+    }
+    return static_cast<const std::byte*>(it->second.data());
+  }
+  Result<PageNo> write_run(std::span<const std::span<const std::byte>> parts,
+                           uint64_t pages) override {
+    PageNo first = next_;
+    next_ += pages;
+    std::vector<std::byte> run;
+    for (auto part : parts) run.insert(run.end(), part.begin(), part.end());
+    run.resize(pages * page_size_);
+    runs_[first] = std::move(run);
+    return first;
+  }
+  void free_run(PageNo first, uint64_t pages) override {
+    freed_runs_.push_back(first);
+    (void)pages;
+  }
+  size_t live_runs() const { return runs_.size(); }
+
   // Publishes the txn: old versions of copied pages are dropped.
   void commit() {
     for (PageNo pg : freed_) pages_.erase(pg);
     freed_.clear();
+    for (PageNo pg : freed_runs_) runs_.erase(pg);
+    freed_runs_.clear();
     dirty_.clear();
     ++txn_;
   }
@@ -63,6 +94,8 @@ class MemPages : public PageWriter {
   std::map<PageNo, std::unique_ptr<std::byte[]>> pages_;
   std::set<PageNo> dirty_;
   std::vector<PageNo> freed_;
+  std::map<PageNo, std::vector<std::byte>> runs_;
+  std::vector<PageNo> freed_runs_;
 };
 
 }  // namespace ordo::btree::testing

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
@@ -140,16 +141,104 @@ TEST(TreeTest, KeyAndValueLimits) {
     for (int i = 0; i < 300; ++i) {
       std::string key = std::to_string(rng());
       key.resize(i % 3 == 0 ? max_key_bytes(ps) : (i % 3 == 1 ? 0 : 9), 'k');
-      std::string value(i % 2 ? max_value_bytes(ps) : 0, 'v');
+      std::string value(i % 2 ? max_inline_value_bytes(ps) : 0, 'v');
       ASSERT_TRUE(put(pages, tree, key, value).is_ok()) << ps << " " << i;
       model[key] = value;
     }
     expect_matches(pages, tree, model);
     std::string big_key(max_key_bytes(ps) + 1, 'k');
-    std::string big_value(max_value_bytes(ps) + 1, 'v');
     EXPECT_TRUE(put(pages, tree, big_key, "").is_invalid_argument());
-    EXPECT_TRUE(put(pages, tree, "k", big_value).is_invalid_argument());
   }
+}
+
+TEST(TreeTest, ValueOverTheLimitIsInvalidArgument) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::string big_value(kMaxValueBytes + 1, 'v');
+  Status s = put(pages, tree, "k", big_value);
+  EXPECT_TRUE(s.is_invalid_argument());
+  EXPECT_NE(s.message().find("value"), std::string::npos);
+  EXPECT_EQ(tree.entries, 0u);
+}
+
+TEST(TreeTest, OverflowValuesRoundTripAndTheirRunsAreFreed) {
+  const uint64_t seed = 99;
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::map<std::string, std::string> model;
+  for (int round = 0; round < 10; ++round) {
+    for (int i = 0; i < 100; ++i) {
+      std::string key = std::to_string(rng() % 150);
+      if (rng() % 4 == 0) {
+        bool found;
+        ASSERT_TRUE(remove(pages, tree, key, &found).is_ok());
+        EXPECT_EQ(found, model.erase(key) == 1);
+        continue;
+      }
+      size_t len = rng() % 3 == 0 ? rng() % 100 : 1025 + rng() % 60000;
+      std::string value(len, '\0');
+      for (char& c : value) c = static_cast<char>(rng());
+      ASSERT_TRUE(put(pages, tree, key, value).is_ok());
+      model[key] = value;
+    }
+    ASSERT_TRUE(finalize(pages, tree).is_ok());
+    pages.commit();
+    expect_matches(pages, tree, model);
+    size_t overflow_values = 0;
+    for (auto& [k, v] : model) overflow_values += v.size() > max_inline_value_bytes(4096);
+    EXPECT_EQ(pages.live_runs(), overflow_values);
+    bool found;
+    ByteView v;
+    auto it = model.begin();
+    ASSERT_TRUE(find(pages, tree, it->first, &found, &v).is_ok());
+    ASSERT_TRUE(found);
+    EXPECT_EQ(v.str(), it->second);
+  }
+}
+
+TEST(TreeTest, DeletesMergeUnderfullPages) {
+  const uint64_t seed = 5;
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::map<std::string, std::string> model;
+  for (uint64_t i = 0; i < 50000; ++i) {
+    ASSERT_TRUE(put(pages, tree, be_key(i), std::string(40, 'v')).is_ok());
+    model[be_key(i)] = std::string(40, 'v');
+  }
+  pages.commit();
+  TreeStats before;
+  ASSERT_TRUE(collect_stats(pages, tree, &before).is_ok());
+  // Delete 90% at random: without merging, nearly every leaf would survive.
+  std::vector<uint64_t> order(50000);
+  for (uint64_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (size_t i = 0; i < 45000; ++i) {
+    bool found;
+    ASSERT_TRUE(remove(pages, tree, be_key(order[i]), &found).is_ok());
+    ASSERT_TRUE(found);
+    model.erase(be_key(order[i]));
+    if (i % 5000 == 4999) pages.commit();
+  }
+  TreeStats after;
+  ASSERT_TRUE(collect_stats(pages, tree, &after).is_ok());
+  std::printf("leaves %llu -> %llu, fill %.3f\n", (unsigned long long)before.leaf_pages,
+              (unsigned long long)after.leaf_pages, after.leaf_fill());
+  EXPECT_GT(after.leaf_fill(), 0.25);
+  EXPECT_LT(after.leaf_pages, before.leaf_pages / 3);
+  expect_matches(pages, tree, model);
+  // Down to one key: a single leaf.
+  for (auto it = model.begin(); model.size() > 1;) {
+    bool found;
+    ASSERT_TRUE(remove(pages, tree, it->first, &found).is_ok());
+    it = model.erase(it);
+  }
+  pages.commit();
+  EXPECT_EQ(tree.depth, 1u);
+  EXPECT_EQ(pages.live_pages(), 1u);
 }
 
 TEST(TreeTest, SeekFindsFirstKeyAtOrAfter) {

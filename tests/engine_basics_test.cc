@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <atomic>
 #include <random>
 #include <string>
 #include <thread>
@@ -58,14 +60,18 @@ TEST_F(EngineTest, ReopenFindsExactlyTheCommittedState) {
 TEST_F(EngineTest, EmptyAndMaximalKeysAndValues) {
   auto db = testing::open_db(path());
   const std::string max_key(db->max_key_bytes(), 'k');
-  const std::string max_value(db->max_value_bytes(), 'v');
+  const std::string max_inline(db->max_inline_value_bytes(), 'i');
+  std::string max_value(db->max_value_bytes(), '\0');
+  for (size_t i = 0; i < max_value.size(); i += 4096) max_value[i] = static_cast<char>(i >> 12);
   EXPECT_EQ(db->max_key_bytes(), 1000u);
-  EXPECT_EQ(db->max_value_bytes(), 1024u);
+  EXPECT_EQ(db->max_inline_value_bytes(), 1024u);
+  EXPECT_EQ(db->max_value_bytes(), 128u << 20);
   auto w = db->begin_write();
   Tree t = w->default_tree();
   ASSERT_TRUE(w->put(t, "", "").is_ok());
-  ASSERT_TRUE(w->put(t, max_key, max_value).is_ok());
-  ASSERT_TRUE(w->put(t, "mid", max_value).is_ok());
+  ASSERT_TRUE(w->put(t, max_key, max_inline).is_ok());
+  ASSERT_TRUE(w->put(t, "max", max_value).is_ok());
+  ASSERT_TRUE(w->put(t, "one-past-inline", max_inline + "x").is_ok());
   Status too_big_key = w->put(t, max_key + "x", "v");
   EXPECT_TRUE(too_big_key.is_invalid_argument());
   EXPECT_NE(too_big_key.message().find("key"), std::string::npos) << too_big_key.to_string();
@@ -76,7 +82,12 @@ TEST_F(EngineTest, EmptyAndMaximalKeysAndValues) {
   db = testing::open_db(path());
   auto r = db->begin_read();
   testing::expect_tree_equals(*r, r->default_tree(),
-                              Model{{"", ""}, {max_key, max_value}, {"mid", max_value}});
+                              Model{{"", ""},
+                                    {max_key, max_inline},
+                                    {"max", max_value},
+                                    {"one-past-inline", max_inline + "x"}});
+  auto stats = r->tree_stats(r->default_tree());
+  ASSERT_TRUE(stats.is_ok()) << stats.status().to_string();
 }
 
 TEST_F(EngineTest, IdsKeepRisingAcrossReopenWithTheClockSetBack) {
@@ -293,6 +304,223 @@ TEST_F(EngineTest, FileGrowsInExtents) {
   EXPECT_EQ(info.file_bytes % (1 << 20), 0u);
   EXPECT_GE(info.file_bytes, info.metas[info.current_meta].page_high_water * 4096);
   EXPECT_GT(db->stats().file_growths, 1u);
+}
+
+}  // namespace
+}  // namespace ordo
+
+namespace ordo {
+namespace {
+
+TEST_F(EngineTest, DropRenameAndListTrees) {
+  auto db = testing::open_db(path());
+  {
+    auto w = db->begin_write();
+    for (const char* name : {"a", "b", "c"}) {
+      auto t = w->create_tree(name);
+      ASSERT_TRUE(t.is_ok());
+      for (int i = 0; i < 3000; ++i) {
+        ASSERT_TRUE(w->put(*t, be64(i), std::string(i % 7 == 0 ? 3000 : 50, 'x')).is_ok());
+      }
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  uint64_t free_before = db->info().metas[db->info().current_meta].free_pages;
+  {
+    auto w = db->begin_write();
+    Tree a = *w->open_tree("a");
+    ASSERT_TRUE(w->drop_tree("a").is_ok());
+    EXPECT_TRUE(w->put(a, "k", "v").is_not_found());
+    EXPECT_TRUE(w->drop_tree("a").is_not_found());
+    EXPECT_TRUE(w->drop_tree("").is_invalid_argument());
+    ASSERT_TRUE(w->rename_tree("b", "b2").is_ok());
+    EXPECT_TRUE(w->rename_tree("c", "b2").is_invalid_argument());
+    EXPECT_TRUE(w->rename_tree("zzz", "y").is_not_found());
+    EXPECT_EQ(*w->list_trees(), (std::vector<std::string>{"b2", "c"}));
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  auto r = db->begin_read();
+  EXPECT_EQ(*r->list_trees(), (std::vector<std::string>{"b2", "c"}));
+  EXPECT_TRUE(r->open_tree("a").status().is_not_found());
+  EXPECT_TRUE(r->open_tree("b").status().is_not_found());
+  auto b2 = r->open_tree("b2");
+  ASSERT_TRUE(b2.is_ok());
+  EXPECT_EQ(r->tree_stats(*b2)->entries, 3000u);
+  EXPECT_EQ(r->get(*b2, be64(7))->size(), 3000u);
+  EXPECT_EQ(db->info().metas[db->info().current_meta].tree_count, 2u);
+  // Dropping "a" returned its pages and overflow runs to the free tree.
+  uint64_t free_after = db->info().metas[db->info().current_meta].free_pages;
+  EXPECT_GT(free_after, free_before + 3000 / 7);
+  auto fs = r->free_space();
+  ASSERT_TRUE(fs.is_ok());
+  EXPECT_EQ(fs->free_pages, free_after);
+}
+
+TEST_F(EngineTest, AppendBuildsFullPagesAndRefusesOutOfOrderKeys) {
+  for (double fill : {1.0, 0.7}) {
+    Options o;
+    o.append_fill = fill;
+    std::string p = dir_.file("append" + std::to_string(fill));
+    auto db = testing::open_db(p, o);
+    auto w = db->begin_write();
+    auto t = w->create_tree("t");
+    for (uint64_t i = 0; i < 100000; ++i) {
+      ASSERT_TRUE(w->append(*t, be64(i * 2), std::string(40, 'a')).is_ok());
+    }
+    Status s = w->append(*t, be64(5), "x");
+    EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+    EXPECT_TRUE(w->append(*t, be64(199998), "dup").is_invalid_argument());
+    // A put between appended keys still works.
+    ASSERT_TRUE(w->put(*t, be64(5), "odd").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+    auto r = db->begin_read();
+    auto stats = r->tree_stats(*r->open_tree("t"));
+    ASSERT_TRUE(stats.is_ok());
+    EXPECT_EQ(stats->entries, 100001u);
+    std::printf("append_fill %.1f: leaf fill %.3f\n", fill, stats->leaf_fill);
+    EXPECT_GE(stats->leaf_fill, fill - 0.05);
+    EXPECT_LE(stats->leaf_fill, fill + 0.02);
+    EXPECT_EQ(r->get(*r->open_tree("t"), be64(5))->str(), "odd");
+  }
+}
+
+TEST_F(EngineTest, LargeTxnSpillsUnderItsMemoryBudget) {
+  Options o;
+  o.txn_memory_budget_bytes = 1 << 20;  // 256 pages
+  auto db = testing::open_db(path(), o);
+  std::mt19937_64 rng(testing::test_seed(17));
+  Model model;
+  auto w = db->begin_write();
+  for (int i = 0; i < 60000; ++i) {
+    // Half sequential, half random: spilled leaves are also touched again.
+    std::string k = i % 2 ? be64(i) : be64(rng() % 1000000);
+    std::string v = std::to_string(i);
+    ASSERT_TRUE(w->put(w->default_tree(), k, v).is_ok());
+    model[k] = v;
+  }
+  ASSERT_TRUE(w->commit().is_ok());
+  EXPECT_GT(db->stats().pages_spilled, 0u);
+  db.reset();
+  db = testing::open_db(path(), o);
+  auto r = db->begin_read();
+  testing::expect_tree_equals(*r, r->default_tree(), model);
+  EXPECT_TRUE(r->tree_stats(r->default_tree()).is_ok());
+}
+
+TEST_F(EngineTest, AbortsReturnTheirPages) {
+  auto db = testing::open_db(path());
+  const std::string kb(1024, 'k');
+  {
+    auto w = db->begin_write();
+    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), kb).is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+    auto d = db->begin_write();
+    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(d->del(d->default_tree(), be64(i)).is_ok());
+    ASSERT_TRUE(d->commit().is_ok());
+  }
+  auto meta = [&] { return db->info().metas[db->info().current_meta]; };
+  const uint64_t free_before = meta().free_pages, file_before = db->info().file_bytes;
+  const uint64_t high_water_before = meta().page_high_water;
+  for (int round = 0; round < 50; ++round) {
+    auto w = db->begin_write();
+    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), kb).is_ok());
+    w->abort();
+  }
+  {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  db.reset();
+  db = testing::open_db(path());
+  EXPECT_EQ(meta().free_pages, free_before);
+  EXPECT_EQ(meta().page_high_water, high_water_before);
+  EXPECT_EQ(db->info().file_bytes, file_before);
+  auto r = db->begin_read();
+  EXPECT_EQ(r->tree_stats(r->default_tree())->entries, 0u);
+}
+
+TEST_F(EngineTest, DeletesWithMixedKeySizesNeverFailForSpace) {
+  Options o;
+  o.sync_commits = false;  // 200 commits; durability is not what this checks
+  auto db = testing::open_db(path(), o);
+  std::mt19937_64 rng(testing::test_seed(2));
+  Model model;
+  std::vector<std::string> keys;
+  {
+    auto w = db->begin_write();
+    for (int i = 0; i < 20000; ++i) {
+      std::string k = be64(i);
+      if (i % 3 == 0) k.resize(db->max_key_bytes(), static_cast<char>(i));
+      ASSERT_TRUE(w->put(w->default_tree(), k, "").is_ok());
+      model[k] = "";
+      keys.push_back(k);
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  std::shuffle(keys.begin(), keys.end(), rng);
+  for (size_t b = 0; b < keys.size(); b += 100) {
+    auto w = db->begin_write();
+    for (size_t i = b; i < b + 100; ++i) {
+      Status s = w->del(w->default_tree(), keys[i]);
+      ASSERT_TRUE(s.is_ok()) << s.to_string();
+      model.erase(keys[i]);
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+    if (b % 2000 == 0) {
+      auto r = db->begin_read();
+      auto stats = r->tree_stats(r->default_tree());
+      ASSERT_TRUE(stats.is_ok()) << stats.status().to_string();
+      ASSERT_EQ(stats->entries, model.size());
+    }
+  }
+  auto r = db->begin_read();
+  testing::expect_tree_equals(*r, r->default_tree(), model);
+  EXPECT_EQ(r->tree_stats(r->default_tree())->leaf_pages, 0u);
+}
+
+TEST_F(EngineTest, ReadersBesideAGrowingWriter) {
+  Options o;
+  o.extent_bytes = 1 << 20;  // so the file grows under the readers
+  auto db = testing::open_db(path(), o);
+  std::atomic<bool> stop{false};
+  std::atomic<long> verified{0};
+  auto reader = [&] {
+    while (!stop) {
+      auto r = db->begin_read();
+      ASSERT_TRUE(r.is_ok());
+      auto counter = r->get(r->default_tree(), "counter");
+      uint64_t expect = counter.is_ok() ? std::stoull(counter->str()) : 0;
+      auto t = r->open_tree("values");
+      if (!t.is_ok()) continue;
+      auto c = r->cursor(*t);
+      ASSERT_TRUE(c->first().is_ok());
+      uint64_t n = 0;
+      for (; c->valid(); ++n) {
+        ByteView v = c->value();
+        ASSERT_EQ(v.size(), 4096u);
+        ASSERT_EQ(v[0], static_cast<std::byte>(c->key()[7]));
+        ASSERT_TRUE(c->next().is_ok());
+      }
+      ASSERT_EQ(n, expect * 500);
+      verified++;
+    }
+  };
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 8; ++i) readers.emplace_back(reader);
+  for (uint64_t round = 1; round <= 30; ++round) {
+    auto w = db->begin_write();
+    auto t = w->create_tree("values");
+    for (uint64_t i = 0; i < 500; ++i) {
+      std::string k = be64((round - 1) * 500 + i);
+      ASSERT_TRUE(w->put(*t, k, std::string(4096, k[7])).is_ok());
+    }
+    ASSERT_TRUE(w->put(w->default_tree(), "counter", std::to_string(round)).is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  stop = true;
+  for (auto& th : readers) th.join();
+  EXPECT_GT(verified.load(), 0);
+  EXPECT_GT(db->stats().file_growths, 5u);
 }
 
 }  // namespace

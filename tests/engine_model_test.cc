@@ -18,6 +18,7 @@ using testing::Model;
 struct HeldSnapshot {
   ReadTxn txn;
   std::map<std::string, Model> model;
+  std::vector<std::string> names;
   int commits_left;
 };
 
@@ -39,11 +40,14 @@ std::string random_key(std::mt19937_64& rng, uint32_t max_key) {
   return k;
 }
 
-std::string random_value(std::mt19937_64& rng, uint32_t max_value) {
-  int shape = rng() % 100;
-  if (shape == 0) return "";
-  if (shape == 1) return std::string(max_value, static_cast<char>(rng()));
-  std::string v(rng() % 120, '\0');
+std::string random_value(std::mt19937_64& rng, uint32_t max_inline) {
+  int shape = rng() % 1000;
+  if (shape < 10) return "";
+  if (shape < 20) return std::string(max_inline, static_cast<char>(rng()));
+  size_t len = rng() % 120;
+  if (shape < 30) len = max_inline + 1 + rng() % 20000;  // overflow run
+  if (shape == 30) len = 1 + (rng() % (1 << 20));
+  std::string v(len, '\0');
   for (char& ch : v) ch = static_cast<char>(rng());
   return v;
 }
@@ -55,9 +59,10 @@ TEST_F(ModelTest, RandomTxnsMatchStdMap) {
   auto db = testing::open_db(path);
   ASSERT_NE(db, nullptr);
   std::printf("io backend: %s\n", db->info().io_backend.c_str());
-  const uint32_t max_key = db->max_key_bytes(), max_value = db->max_value_bytes();
-  const std::vector<std::string> names = {"", "alpha", "beta"};
+  const uint32_t max_key = db->max_key_bytes(), max_value = db->max_inline_value_bytes();
+  std::vector<std::string> names = {"", "alpha", "beta"};
   std::map<std::string, Model> committed;
+  std::vector<std::string> committed_names = names;
   std::vector<HeldSnapshot> held;
   long ops = 0;
   const long kOps = 200000;
@@ -121,14 +126,33 @@ TEST_F(ModelTest, RandomTxnsMatchStdMap) {
         }
       }
     }
+    // Now and then a named tree is dropped (and recreated empty next txn) or
+    // renamed (and back under its old name next time it is dropped).
+    if (rng() % 10 == 0) {
+      size_t ti = 1 + rng() % (names.size() - 1);
+      if (rng() % 2 == 0) {
+        ASSERT_TRUE(w->drop_tree(names[ti]).is_ok());
+        working.erase(names[ti]);
+        ASSERT_TRUE(w->get(trees[ti], "x").status().is_not_found());
+      } else {
+        std::string to = names[ti] + "'";
+        ASSERT_TRUE(w->rename_tree(names[ti], to).is_ok());
+        ASSERT_TRUE(w->get(trees[ti], "x").status().is_not_found());
+        working[to] = working[names[ti]];
+        working.erase(names[ti]);
+        names[ti] = to;
+      }
+    }
     if (rng() % 5 == 0) {
       w->abort();
     } else {
       Status s = w->commit();
       ASSERT_TRUE(s.is_ok()) << s.to_string();
       committed = working;
+      committed_names = names;
       for (auto& h : held) h.commits_left--;
     }
+    names = committed_names;
     ++txns;
     // Snapshots held across later commits must not change (free-page reuse
     // must respect them).
@@ -137,7 +161,7 @@ TEST_F(ModelTest, RandomTxnsMatchStdMap) {
         ++it;
         continue;
       }
-      for (const auto& name : names) {
+      for (const auto& name : it->names) {
         Tree t = name.empty() ? it->txn.default_tree() : *it->txn.open_tree(name);
         testing::expect_tree_equals(it->txn, t, it->model[name]);
       }
@@ -146,7 +170,8 @@ TEST_F(ModelTest, RandomTxnsMatchStdMap) {
     if (rng() % 8 == 0) {
       auto r = db->begin_read();
       ASSERT_TRUE(r.is_ok());
-      held.push_back({std::move(r).value(), committed, 1 + static_cast<int>(rng() % 6)});
+      held.push_back(
+          {std::move(r).value(), committed, committed_names, 1 + static_cast<int>(rng() % 6)});
     }
     if (txns % 25 == 0) {
       held.clear();

@@ -124,7 +124,13 @@ ByteView Cursor::key() const {
 
 ByteView Cursor::value() const {
   const Level& leaf = stack_[tree_.depth - 1];
-  return NodeView(leaf.page, pages_->page_size()).value(leaf.index);
+  auto v = internal::leaf_value(*pages_, NodeView(leaf.page, pages_->page_size()), leaf.index,
+                                leaf.page_number);
+  if (!v.is_ok()) {
+    status_ = v.status();
+    return {};
+  }
+  return *v;
 }
 
 }  // namespace ordo::btree

@@ -34,11 +34,28 @@ ByteView NodeView::key(uint32_t i) const {
   return ByteView(p_ + off + hdr, klen);
 }
 
+namespace {
+// Bytes of a leaf cell's value held in the cell itself.
+inline uint64_t inline_value_len(const std::byte* cell) {
+  return (load_u16(cell + 2) & kValueOverflow) ? kOverflowRefBytes : load_u32(cell + 4);
+}
+}  // namespace
+
+bool NodeView::is_overflow(uint32_t i) const {
+  uint32_t off = cell_offset(i, kLeafCellHeader);
+  return off != 0 && (load_u16(p_ + off + 2) & kValueOverflow) != 0;
+}
+
+uint64_t NodeView::value_len(uint32_t i) const {
+  uint32_t off = cell_offset(i, kLeafCellHeader);
+  return off == 0 ? 0 : load_u32(p_ + off + 4);
+}
+
 ByteView NodeView::value(uint32_t i) const {
   uint32_t off = cell_offset(i, kLeafCellHeader);
   if (off == 0) return {};
   uint64_t klen = load_u16(p_ + off);
-  uint64_t vlen = load_u32(p_ + off + 4);
+  uint64_t vlen = inline_value_len(p_ + off);
   if (off + kLeafCellHeader + klen + vlen > page_size_) {
     damaged_ = true;
     return {};
@@ -60,7 +77,7 @@ uint32_t NodeView::cell_size(uint32_t i) const {
   if (is_leaf()) {
     uint32_t off = cell_offset(i, kLeafCellHeader);
     if (off == 0) return 0;
-    return leaf_cell_size(load_u16(p_ + off), load_u32(p_ + off + 4));
+    return leaf_cell_size(load_u16(p_ + off), inline_value_len(p_ + off));
   }
   uint32_t off = cell_offset(i, kBranchCellHeader);
   if (off == 0) return 0;
@@ -117,7 +134,7 @@ Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number)
     uint32_t off = load_u16(page + kHeaderSize + kSlotSize * i);
     uint64_t size = 0;
     if (off >= lowest && off + header <= page_size) {
-      size = leaf ? leaf_cell_size(load_u16(page + off), load_u32(page + off + 4))
+      size = leaf ? leaf_cell_size(load_u16(page + off), inline_value_len(page + off))
                   : branch_cell_size(load_u16(page + off + 16));
     }
     if (size == 0 || off + size > page_size) {
@@ -193,6 +210,17 @@ void NodeEditor::insert_leaf(uint32_t i, ByteView key, ByteView value) {
   if (!value.empty()) {
     std::memcpy(p_ + off + kLeafCellHeader + key.size(), value.data(), value.size());
   }
+}
+
+void NodeEditor::insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_len,
+                                      PageNo first, uint64_t run_checksum) {
+  uint32_t off = make_room(i, leaf_cell_size(key.size(), kOverflowRefBytes));
+  store_u16(p_ + off, static_cast<uint16_t>(key.size()));
+  store_u16(p_ + off + 2, kValueOverflow);
+  store_u32(p_ + off + 4, static_cast<uint32_t>(value_len));
+  if (!key.empty()) std::memcpy(p_ + off + kLeafCellHeader, key.data(), key.size());
+  store_u64(p_ + off + kLeafCellHeader + key.size(), first);
+  store_u64(p_ + off + kLeafCellHeader + key.size() + 8, run_checksum);
 }
 
 void NodeEditor::insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum) {

@@ -35,4 +35,27 @@ inline Status damaged(PageNo page_number) {
   return Status::corruption("cell out of bounds", page_number);
 }
 
+// The value of leaf entry i, following an overflow reference to its run.
+inline Result<ByteView> leaf_value(PageReader& pages, const NodeView& leaf, uint32_t i,
+                                   PageNo leaf_page) {
+  ByteView inline_bytes = leaf.value(i);
+  if (leaf.damaged()) return damaged(leaf_page);
+  if (!leaf.is_overflow(i)) return inline_bytes;
+  const uint64_t len = leaf.value_len(i);
+  const PageNo first = load_u64(inline_bytes.data());
+  if (len > kMaxValueBytes) return Status::corruption("overflow value too long", leaf_page);
+  ORDO_ASSIGN_OR_RETURN(const std::byte* run,
+                        pages.read_run(first, overflow_pages(len, pages.page_size())));
+  if (static_cast<PageType>(run[kOffType]) != PageType::kOverflow) {
+    return Status::corruption("overflow run does not start with an overflow page", first);
+  }
+  return ByteView(run + kHeaderSize, len);
+}
+
+// First page and page count of the overflow run of leaf entry i.
+inline void overflow_run(const NodeView& leaf, uint32_t i, PageNo* first, uint64_t* pages) {
+  *first = load_u64(leaf.value(i).data());
+  *pages = overflow_pages(leaf.value_len(i), leaf.page_size());
+}
+
 }  // namespace ordo::btree::internal

@@ -16,10 +16,10 @@ Status check_key_value(uint32_t page_size, ByteView key, ByteView value) {
                                     " bytes exceeds the maximum of " +
                                     std::to_string(max_key_bytes(page_size)) + " bytes");
   }
-  if (value.size() > max_value_bytes(page_size)) {
+  if (value.size() > kMaxValueBytes) {
     return Status::invalid_argument("value of " + std::to_string(value.size()) +
                                     " bytes exceeds the maximum of " +
-                                    std::to_string(max_value_bytes(page_size)) + " bytes");
+                                    std::to_string(kMaxValueBytes) + " bytes");
   }
   return Status::ok();
 }
@@ -45,11 +45,17 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
   }
   ORDO_ASSIGN_OR_RETURN(NodeView leaf, load_node(pages, pg, true));
   uint32_t pos = leaf.leaf_lower_bound(key, found);
-  if (*found) *value = leaf.value(pos);
   if (leaf.damaged()) {
     *found = false;
     return internal::damaged(pg);
   }
+  if (!*found) return Status::ok();
+  auto v = internal::leaf_value(pages, leaf, pos, pg);
+  if (!v.is_ok()) {
+    *found = false;
+    return v.status();
+  }
+  *value = *v;
   return Status::ok();
 }
 
@@ -68,6 +74,11 @@ Status walk(PageReader& pages, PageNo pg, uint32_t level, uint32_t depth, TreeSt
     stats->leaf_pages++;
     stats->leaf_used_bytes += v.used_bytes();
     stats->entries += v.count();
+    for (uint32_t i = 0; i < v.count(); ++i) {
+      if (!v.is_overflow(i)) continue;
+      ORDO_RETURN_IF_ERROR(internal::leaf_value(pages, v, i, pg).status());
+      stats->overflow_pages += overflow_pages(v.value_len(i), pages.page_size());
+    }
     return Status::ok();
   }
   stats->branch_pages++;

@@ -1,3 +1,6 @@
+#include <xxhash.h>
+
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -151,14 +154,77 @@ std::span<const std::byte> leaf_cell(std::vector<std::byte>& buf, ByteView key, 
   return buf;
 }
 
+// Writes `value` to a new overflow run and builds the leaf cell referring to it.
+Result<std::span<const std::byte>> overflow_cell(PageWriter& pw, std::vector<std::byte>& buf,
+                                                 ByteView key, ByteView value) {
+  const uint32_t ps = pw.page_size();
+  const uint64_t pages = overflow_pages(value.size(), ps);
+  std::byte header[kHeaderSize] = {};
+  header[kOffType] = static_cast<std::byte>(PageType::kOverflow);
+  store_u64(header + kOffTxnId, pw.txn_id());
+  // The run's checksum covers header, value and zero padding: the whole run.
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, header, sizeof header);
+  XXH3_64bits_update(state, value.data(), value.size());
+  static const std::byte kZeros[kMaxPageSize] = {};
+  XXH3_64bits_update(state, kZeros, pages * ps - kHeaderSize - value.size());
+  const uint64_t checksum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  std::span<const std::byte> parts[2] = {{header, sizeof header}, value.span()};
+  ORDO_ASSIGN_OR_RETURN(PageNo first, pw.write_run(parts, pages));
+  buf.resize(leaf_cell_size(key.size(), kOverflowRefBytes));
+  store_u16(buf.data(), static_cast<uint16_t>(key.size()));
+  store_u16(buf.data() + 2, kValueOverflow);
+  store_u32(buf.data() + 4, static_cast<uint32_t>(value.size()));
+  if (!key.empty()) std::memcpy(buf.data() + kLeafCellHeader, key.data(), key.size());
+  store_u64(buf.data() + kLeafCellHeader + key.size(), first);
+  store_u64(buf.data() + kLeafCellHeader + key.size() + 8, checksum);
+  return std::span<const std::byte>(buf);
+}
+
+// Frees the overflow run of leaf entry i, if it has one.
+void free_value(PageWriter& pw, const NodeView& leaf, uint32_t i) {
+  if (!leaf.is_overflow(i)) return;
+  PageNo first;
+  uint64_t pages;
+  internal::overflow_run(leaf, i, &first, &pages);
+  pw.free_run(first, pages);
+}
+
+// The leaf cell for key and value, writing the value to an overflow run when
+// it is too large for the leaf.
+Result<std::span<const std::byte>> make_cell(PageWriter& pw, std::vector<std::byte>& buf,
+                                             ByteView key, ByteView value) {
+  if (value.size() > max_inline_value_bytes(pw.page_size())) {
+    return overflow_cell(pw, buf, key, value);
+  }
+  return leaf_cell(buf, key, value);
+}
+
+// An empty tree's first entry: a root leaf holding `cell`.
+Status start_tree(PageWriter& pw, TreeRoot& tree, std::span<const std::byte> cell) {
+  ORDO_ASSIGN_OR_RETURN(PageNo pg, pw.allocate());
+  NodeEditor ed(pw.writable(pg), pw.page_size());
+  ed.init(PageType::kLeaf, pw.txn_id());
+  ed.insert_cell(0, cell);
+  tree = TreeRoot{pg, 1, 1, 0};
+  return Status::ok();
+}
+
 // Inserts `cell` at `pos` of the page at `level`, splitting upwards as needed.
+// `limit_bytes`: a page may fill up to this many bytes (the page size, or less
+// for appends at a chosen fill factor).
 Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, uint32_t level,
-                         PageNo pg, uint32_t pos, std::span<const std::byte> cell) {
+                         PageNo pg, uint32_t pos, std::span<const std::byte> cell,
+                         uint32_t limit_bytes) {
   std::vector<std::byte> cell_buf(cell.begin(), cell.end());
   std::vector<std::byte> up_buf;
   for (;;) {
     NodeEditor ed(pw.writable(pg), pw.page_size());
-    if (ed.fits(static_cast<uint32_t>(cell_buf.size()))) {
+    const uint32_t size = static_cast<uint32_t>(cell_buf.size());
+    const NodeView v = ed.view();
+    if (ed.fits(size) && (v.count() == 0 || v.used_bytes() + size + kSlotSize <= limit_bytes)) {
       ed.insert_cell(pos, cell_buf);
       return Status::ok();
     }
@@ -187,14 +253,8 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
 Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value) {
   ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
   thread_local std::vector<std::byte> cell_buf;
-  if (tree.root == kNoPage) {
-    ORDO_ASSIGN_OR_RETURN(PageNo pg, pw.allocate());
-    NodeEditor ed(pw.writable(pg), pw.page_size());
-    ed.init(PageType::kLeaf, pw.txn_id());
-    ed.insert_leaf(0, key, value);
-    tree = TreeRoot{pg, 1, 1, 0};
-    return Status::ok();
-  }
+  ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
+  if (tree.root == kNoPage) return start_tree(pw, tree, cell);
   PathEntry path[kMaxDepth];
   ORDO_ASSIGN_OR_RETURN(PageNo leaf_pg, cow_path(pw, tree, key, path));
   NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
@@ -202,18 +262,117 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value) {
   uint32_t pos = leaf.view().leaf_lower_bound(key, &found);
   if (leaf.view().damaged()) return internal::damaged(leaf_pg);
   if (found) {
+    free_value(pw, leaf.view(), pos);
     leaf.remove(pos);
   } else {
     tree.entries++;
   }
-  uint32_t size = leaf_cell_size(key.size(), value.size());
-  if (leaf.fits(size)) {
-    leaf.insert_leaf(pos, key, value);
+  if (leaf.fits(static_cast<uint32_t>(cell.size()))) {
+    leaf.insert_cell(pos, cell);
     return Status::ok();
   }
-  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos,
-                           leaf_cell(cell_buf, key, value));
+  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size());
 }
+
+Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, double fill) {
+  ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
+  if (tree.root != kNoPage) {
+    // Order check before anything changes.
+    PageNo pg = tree.root;
+    for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
+      ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, false));
+      pg = v.child(v.count() - 1);
+      if (v.damaged()) return internal::damaged(pg);
+    }
+    ORDO_ASSIGN_OR_RETURN(NodeView leaf, internal::load_node(pw, pg, true));
+    if (leaf.count() > 0 && leaf.key(leaf.count() - 1).compare(key) >= 0) {
+      return Status::invalid_argument("append: key does not sort after the last key of the tree");
+    }
+    if (leaf.damaged()) return internal::damaged(pg);
+  }
+  thread_local std::vector<std::byte> cell_buf;
+  ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
+  if (tree.root == kNoPage) return start_tree(pw, tree, cell);
+  PathEntry path[kMaxDepth];
+  ORDO_ASSIGN_OR_RETURN(PageNo leaf_pg, cow_path(pw, tree, key, path));
+  const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
+  tree.entries++;
+  const uint32_t limit = static_cast<uint32_t>(pw.page_size() * std::clamp(fill, 0.5, 1.0));
+  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit);
+}
+
+namespace {
+
+Status free_subtree(PageWriter& pw, PageNo pg, uint32_t level, uint32_t depth) {
+  const bool leaf = level + 1 == depth;
+  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, leaf));
+  ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
+  for (uint32_t i = 0; i < v.count(); ++i) {
+    if (leaf) {
+      free_value(pw, v, i);
+    } else {
+      ORDO_RETURN_IF_ERROR(free_subtree(pw, v.child(i), level + 1, depth));
+    }
+  }
+  pw.free_page(pg);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status drop(PageWriter& pw, TreeRoot& tree) {
+  if (tree.root != kNoPage) {
+    if (tree.depth == 0 || tree.depth > kMaxDepth) {
+      return Status::corruption("tree depth out of range", tree.root);
+    }
+    ORDO_RETURN_IF_ERROR(free_subtree(pw, tree.root, 0, tree.depth));
+  }
+  tree = TreeRoot{};
+  return Status::ok();
+}
+
+namespace {
+
+// Merges the page at `level` (under path[level-1]) with a neighbour when it is
+// under a quarter full and both fit one page. Returns true when it merged, so
+// the parent lost an entry and may itself be underfull.
+Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t level,
+                                PageNo pg, bool leaf) {
+  const uint32_t ps = pw.page_size();
+  if (level == 0 || NodeView(pw.writable(pg), ps).used_bytes() >= ps / 4) return false;
+  const PageNo parent = path[level - 1].page;
+  NodeEditor pe(pw.writable(parent), ps);
+  const uint32_t idx = path[level - 1].index;
+  const uint32_t n = pe.view().count();
+  if (n < 2) return false;
+  const uint32_t right_idx = idx + 1 < n ? idx + 1 : idx;
+  const uint32_t sib_idx = right_idx == idx ? idx - 1 : idx + 1;
+  ORDO_ASSIGN_OR_RETURN(PageNo sib, cow(pw, pe.view().child(sib_idx), leaf));
+  pe.set_child(sib_idx, sib, 0);
+  const PageNo left_pg = pe.view().child(right_idx - 1);
+  const PageNo right_pg = pe.view().child(right_idx);
+  NodeEditor left(pw.writable(left_pg), ps);
+  NodeView right(pw.writable(right_pg), ps);
+  const ByteView separator = pe.view().key(right_idx);
+  uint64_t need = left.view().used_bytes() + right.cell_bytes() + kSlotSize * right.count();
+  if (!leaf) need += separator.size();  // right's entry 0 takes the separator as its key
+  if (need > ps) return false;
+  std::vector<std::byte> cell;
+  for (uint32_t i = 0; i < right.count(); ++i) {
+    uint32_t at = left.view().count();
+    if (!leaf && i == 0) {
+      left.insert_branch(at, separator, right.child(0), right.child_checksum(0));
+      continue;
+    }
+    uint32_t off = load_u16(right.data() + kHeaderSize + kSlotSize * i);
+    left.insert_cell(at, std::span<const std::byte>(right.data() + off, right.cell_size(i)));
+  }
+  pw.free_page(right_pg);
+  pe.remove(right_idx);
+  return true;
+}
+
+}  // namespace
 
 Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
   ByteView ignored;
@@ -225,24 +384,31 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
   bool present = false;
   uint32_t pos = leaf.view().leaf_lower_bound(key, &present);
   if (!present || leaf.view().damaged()) return internal::damaged(pg);
+  free_value(pw, leaf.view(), pos);
   leaf.remove(pos);
   tree.entries--;
 
-  // Free pages left empty, bottom-up.
-  uint32_t level = tree.depth - 1;
-  while (NodeView(pw.writable(pg), pw.page_size()).count() == 0) {
-    pw.free_page(pg);
-    if (level == 0) {
-      tree = TreeRoot{};
-      return Status::ok();
+  // Bottom-up: free empty pages, merge underfull ones with a neighbour.
+  for (uint32_t level = tree.depth - 1;; --level) {
+    if (NodeView(pw.writable(pg), pw.page_size()).count() == 0) {
+      pw.free_page(pg);
+      if (level == 0) {
+        tree = TreeRoot{};
+        return Status::ok();
+      }
+      NodeEditor(pw.writable(path[level - 1].page), pw.page_size()).remove(path[level - 1].index);
+    } else {
+      ORDO_ASSIGN_OR_RETURN(bool merged,
+                            merge_with_sibling(pw, path, level, pg, level + 1 == tree.depth));
+      if (!merged) break;
     }
-    --level;
-    pg = path[level].page;
-    NodeEditor(pw.writable(pg), pw.page_size()).remove(path[level].index);
+    if (level == 0) break;
+    pg = path[level - 1].page;
   }
   // A root branch with a single child is replaced by that child.
+  // The child may be a sibling this txn never copied: read, do not write.
   while (tree.depth > 1) {
-    NodeView root(pw.writable(tree.root), pw.page_size());
+    ORDO_ASSIGN_OR_RETURN(NodeView root, internal::load_node(pw, tree.root, false));
     if (root.count() != 1) break;
     PageNo child = root.child(0);
     uint64_t checksum = root.child_checksum(0);
@@ -256,15 +422,19 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
 
 namespace {
 
+// Leaves are only read: a leaf the txn already wrote out early (spilled)
+// stays where it is.
 Status finalize_page(PageWriter& pw, PageNo pg) {
+  ORDO_ASSIGN_OR_RETURN(const std::byte* page, pw.read(pg));
+  if (!NodeView(page, pw.page_size()).is_branch()) return Status::ok();
   NodeEditor ed(pw.writable(pg), pw.page_size());
   NodeView v = ed.view();
-  if (!v.is_branch()) return Status::ok();
   for (uint32_t i = 0; i < v.count(); ++i) {
     PageNo child = v.child(i);
     if (!pw.is_dirty(child)) continue;
     ORDO_RETURN_IF_ERROR(finalize_page(pw, child));
-    ed.set_child_checksum(i, page_checksum(pw.writable(child), pw.page_size()));
+    ORDO_ASSIGN_OR_RETURN(const std::byte* child_page, pw.read(child));
+    ed.set_child_checksum(i, page_checksum(child_page, pw.page_size()));
   }
   return Status::ok();
 }
@@ -274,7 +444,8 @@ Status finalize_page(PageWriter& pw, PageNo pg) {
 Status finalize(PageWriter& pw, TreeRoot& tree) {
   if (tree.root == kNoPage || !pw.is_dirty(tree.root)) return Status::ok();
   ORDO_RETURN_IF_ERROR(finalize_page(pw, tree.root));
-  tree.root_checksum = page_checksum(pw.writable(tree.root), pw.page_size());
+  ORDO_ASSIGN_OR_RETURN(const std::byte* root, pw.read(tree.root));
+  tree.root_checksum = page_checksum(root, pw.page_size());
   return Status::ok();
 }
 

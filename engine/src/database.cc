@@ -79,6 +79,8 @@ Stats Database::stats() const {
   s.commits = c.commits.load();
   s.pages_written = c.pages_written.load();
   s.pages_reused = c.pages_reused.load();
+  s.pages_spilled = c.pages_spilled.load();
+  s.overflow_pages_written = c.overflow_pages_written.load();
   s.bytes_written = f.bytes_written;
   s.write_calls = f.write_calls;
   s.syncs = f.syncs;
@@ -88,6 +90,10 @@ Stats Database::stats() const {
 
 uint32_t Database::page_size_bytes() const { return impl_->page_size(); }
 uint32_t Database::max_key_bytes() const { return btree::max_key_bytes(impl_->page_size()); }
-uint32_t Database::max_value_bytes() const { return btree::max_value_bytes(impl_->page_size()); }
+uint64_t Database::max_value_bytes() const { return kMaxValueBytes; }
+uint32_t Database::max_inline_value_bytes() const {
+  return btree::max_inline_value_bytes(impl_->page_size());
+}
+static_assert(kMaxValueBytes == btree::kMaxValueBytes);
 
 }  // namespace ordo

@@ -39,6 +39,12 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(const std::string& path
     return Status::invalid_argument("page size " + std::to_string(options.page_size_bytes) +
                                     " is not a power of two from 4096 to 65536");
   }
+  if (options.txn_memory_budget_bytes < (1ull << 20)) {
+    return Status::invalid_argument("txn_memory_budget_bytes must be at least 1 MiB");
+  }
+  if (!(options.append_fill >= 0.5 && options.append_fill <= 1.0)) {
+    return Status::invalid_argument("append_fill must be between 0.5 and 1.0");
+  }
   if (options.id_node > 1023) {
     return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
                                     " exceeds 1023");

@@ -61,6 +61,8 @@ class DatabaseImpl {
     std::atomic<uint64_t> commits{0};
     std::atomic<uint64_t> pages_written{0};
     std::atomic<uint64_t> pages_reused{0};
+    std::atomic<uint64_t> pages_spilled{0};
+    std::atomic<uint64_t> overflow_pages_written{0};
   };
   Counters& counters() { return counters_; }
 

@@ -1,6 +1,7 @@
 #include "dirty_pages.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -25,33 +26,55 @@ std::string free_key(uint64_t txn_id, uint32_t chunk) {
 
 }  // namespace
 
-DirtyPages::DirtyPages(const io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
-                       uint64_t txn_id, uint64_t reuse_bound)
+DirtyPages::DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
+                       uint64_t txn_id, uint64_t reuse_bound, uint64_t budget_bytes)
     : file_(file),
       buffers_(buffers),
       page_size_(snapshot.page_size),
       txn_id_(txn_id),
       snapshot_high_water_(snapshot.page_high_water),
       reuse_bound_(reuse_bound),
+      budget_pages_(std::max<uint64_t>(budget_bytes / snapshot.page_size, 64)),
       free_tree_(snapshot.free_tree),
       free_pages_(snapshot.free_pages),
       next_page_(snapshot.page_high_water) {}
 
 DirtyPages::~DirtyPages() {
-  for (auto& [pg, buf] : dirty_) buffers_.give(buf);
+  for (auto& [pg, buf] : dirty_) buffers_.give(buf.data);
 }
 
 Result<const std::byte*> DirtyPages::read(PageNo pg) {
   auto it = dirty_.find(pg);
-  if (it != dirty_.end()) return static_cast<const std::byte*>(it->second);
+  if (it != dirty_.end()) return static_cast<const std::byte*>(it->second.data);
+  if (spilled_.count(pg) != 0) return read_committed(file_, page_size_, next_page_, pg);
   return read_committed(file_, page_size_, snapshot_high_water_, pg);
+}
+
+Result<const std::byte*> DirtyPages::read_run(PageNo first, uint64_t pages) {
+  // Runs of this txn lie past the snapshot's high-water mark and are on disk.
+  return read_committed_run(file_, page_size_, next_page_, first, pages);
+}
+
+std::byte* DirtyPages::writable(PageNo pg) {
+  auto it = dirty_.find(pg);
+  if (it == dirty_.end()) {
+    // A spilled page is touched again: read it back.
+    const std::byte* on_disk = file_.data(pg * page_size_, page_size_);
+    assert(spilled_.count(pg) != 0 && on_disk != nullptr);
+    std::byte* buf = buffers_.take();
+    std::memcpy(buf, on_disk, page_size_);
+    spilled_.erase(pg);
+    it = dirty_.emplace(pg, Buffer{buf, 0}).first;
+  }
+  it->second.touched = ++touch_clock_;
+  return it->second.data;
 }
 
 Result<PageNo> DirtyPages::make_dirty(PageNo pg) {
   if (is_dirty(pg)) return pg;
   ORDO_ASSIGN_OR_RETURN(const std::byte* src, read(pg));
   ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
-  std::byte* dst = dirty_.at(copy);
+  std::byte* dst = dirty_.at(copy).data;
   std::memcpy(dst, src, page_size_);
   btree::store_u64(dst + btree::kOffTxnId, txn_id_);
   free_page(pg);
@@ -72,7 +95,7 @@ Result<PageNo> DirtyPages::allocate() {
     pg = next_page_++;
   }
   // Contents are undefined: the tree formats every page it allocates.
-  dirty_.emplace(pg, buffers_.take());
+  dirty_.emplace(pg, Buffer{buffers_.take(), ++touch_clock_});
   return pg;
 }
 
@@ -81,12 +104,83 @@ void DirtyPages::free_page(PageNo pg) {
   auto it = dirty_.find(pg);
   if (it != dirty_.end()) {
     // Never visible to any snapshot: reusable within this txn at once.
-    buffers_.give(it->second);
+    buffers_.give(it->second.data);
     dirty_.erase(it);
+    pool_.push_back(pg);
+  } else if (spilled_.erase(pg) != 0) {
     pool_.push_back(pg);
   } else {
     freed_.push_back(pg);
   }
+}
+
+Result<PageNo> DirtyPages::write_run(std::span<const std::span<const std::byte>> parts,
+                                     uint64_t pages) {
+  // A run needs adjacent pages: always past the high-water mark.
+  const PageNo first = next_page_;
+  next_page_ += pages;
+  ORDO_RETURN_IF_ERROR(file_.grow_to(next_page_ * page_size_));
+  std::vector<io::WriteSpan> spans;
+  uint64_t offset = first * page_size_;
+  for (auto part : parts) {
+    if (part.empty()) continue;
+    spans.push_back({offset, part.data(), part.size()});
+    offset += part.size();
+  }
+  static const std::byte kZeros[btree::kMaxPageSize] = {};
+  const uint64_t end = next_page_ * page_size_;
+  if (offset < end) spans.push_back({offset, kZeros, end - offset});
+  ORDO_RETURN_IF_ERROR(file_.write(spans, false));
+  own_runs_.emplace(first, pages);
+  overflow_pages_written_ += pages;
+  return first;
+}
+
+void DirtyPages::free_run(PageNo first, uint64_t pages) {
+  // A run of this txn was never visible: its pages are reusable at once.
+  const bool own = own_runs_.erase(first) != 0;
+  for (uint64_t i = 0; i < pages; ++i) {
+    ++page_set_changes_;
+    (own ? pool_ : freed_).push_back(first + i);
+  }
+}
+
+Status DirtyPages::maybe_spill() {
+  return dirty_.size() > budget_pages_ ? spill() : Status::ok();
+}
+
+Status DirtyPages::spill() {
+  // The least recently touched leaves go, down to half the budget. Branches
+  // stay: they are few and every operation passes through them.
+  std::vector<std::pair<uint64_t, PageNo>> leaves;
+  for (const auto& [pg, buf] : dirty_) {
+    if (static_cast<btree::PageType>(buf.data[btree::kOffType]) == btree::PageType::kLeaf) {
+      leaves.emplace_back(buf.touched, pg);
+    }
+  }
+  const uint64_t target = budget_pages_ / 2;
+  const uint64_t excess = dirty_.size() > target ? dirty_.size() - target : 0;
+  const size_t n = std::min<size_t>(leaves.size(), excess);
+  if (n == 0) return Status::ok();
+  std::nth_element(leaves.begin(), leaves.begin() + (n - 1), leaves.end());
+  leaves.resize(n);
+  PageNo highest = 0;
+  std::vector<io::WriteSpan> spans;
+  spans.reserve(n);
+  for (const auto& [touched, pg] : leaves) {
+    spans.push_back({pg * page_size_, dirty_.at(pg).data, page_size_});
+    highest = std::max(highest, pg);
+  }
+  ORDO_RETURN_IF_ERROR(file_.grow_to((highest + 1) * page_size_));
+  ORDO_RETURN_IF_ERROR(file_.write(spans, false));
+  for (const auto& [touched, pg] : leaves) {
+    auto it = dirty_.find(pg);
+    buffers_.give(it->second.data);
+    dirty_.erase(it);
+    spilled_.insert(pg);
+  }
+  pages_spilled_ += n;
+  return Status::ok();
 }
 
 Result<bool> DirtyPages::reclaim_entry() {
@@ -126,7 +220,8 @@ Result<bool> DirtyPages::reclaim_entry() {
 
 Status DirtyPages::record_free_pages() {
   recording_ = true;
-  const size_t per_chunk = btree::max_value_bytes(page_size_) / 8;
+  // Chunks stay inline in the leaf, so the free tree never needs overflow runs.
+  const size_t per_chunk = btree::max_inline_value_bytes(page_size_) / 8;
   uint32_t chunks_written = 0;
   std::vector<std::byte> value;
   // Editing the free tree may take pages from the pool and free others, which
@@ -163,7 +258,7 @@ Status DirtyPages::record_free_pages() {
 std::vector<io::WriteSpan> DirtyPages::write_spans() const {
   std::vector<io::WriteSpan> spans;
   spans.reserve(dirty_.size());
-  for (const auto& [pg, buf] : dirty_) spans.push_back({pg * page_size_, buf, page_size_});
+  for (const auto& [pg, buf] : dirty_) spans.push_back({pg * page_size_, buf.data, page_size_});
   return spans;
 }
 

@@ -5,10 +5,16 @@
 // DESIGN.md: freed by a txn <= reuse_bound), then new pages past the
 // high-water mark. Pages this txn frees are recorded in the free tree at
 // commit, keyed by this txn's id.
+//
+// Memory: dirty pages past the txn's budget are spilled: the least recently
+// touched leaves are written to their (new, unreachable) page numbers and
+// dropped from memory; touching one again reads it back. Overflow runs are
+// written as soon as they are made and never held in memory.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "meta.h"
@@ -23,8 +29,9 @@ namespace ordo::engine {
 class DirtyPages : public btree::PageWriter {
  public:
   // `reuse_bound`: free-tree entries of txns <= this may be reused.
-  DirtyPages(const io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
-             uint64_t txn_id, uint64_t reuse_bound);
+  // `budget_bytes`: dirty page memory before spilling.
+  DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot, uint64_t txn_id,
+             uint64_t reuse_bound, uint64_t budget_bytes);
   ~DirtyPages() override;
   DirtyPages(const DirtyPages&) = delete;
   DirtyPages& operator=(const DirtyPages&) = delete;
@@ -32,11 +39,21 @@ class DirtyPages : public btree::PageWriter {
   uint32_t page_size() const override { return page_size_; }
   uint64_t txn_id() const override { return txn_id_; }
   Result<const std::byte*> read(btree::PageNo pg) override;
-  bool is_dirty(btree::PageNo pg) const override { return dirty_.count(pg) != 0; }
-  std::byte* writable(btree::PageNo pg) override { return dirty_.at(pg); }
+  Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
+  bool is_dirty(btree::PageNo pg) const override {
+    return dirty_.count(pg) != 0 || spilled_.count(pg) != 0;
+  }
+  std::byte* writable(btree::PageNo pg) override;
   Result<btree::PageNo> make_dirty(btree::PageNo pg) override;
   Result<btree::PageNo> allocate() override;
   void free_page(btree::PageNo pg) override;
+  Result<btree::PageNo> write_run(std::span<const std::span<const std::byte>> parts,
+                                  uint64_t pages) override;
+  void free_run(btree::PageNo first, uint64_t pages) override;
+
+  // Spills when dirty pages exceed the budget. Call only where no page
+  // pointer is held (between tree operations).
+  Status maybe_spill();
 
   // Commit: writes every page freed by this txn, and every reusable page it
   // did not use, into the free tree under this txn's id.
@@ -46,32 +63,45 @@ class DirtyPages : public btree::PageWriter {
   uint64_t free_page_count() const { return free_pages_; }
   uint64_t next_page() const { return next_page_; }
   uint64_t pages_reused() const { return pages_reused_; }
-  size_t dirty_count() const { return dirty_.size(); }
-  // One span per dirty page; the I/O backend sorts and coalesces them.
+  uint64_t pages_spilled() const { return pages_spilled_; }
+  uint64_t overflow_pages_written() const { return overflow_pages_written_; }
+  // One span per in-memory dirty page; the I/O backend sorts and coalesces them.
   std::vector<io::WriteSpan> write_spans() const;
 
  private:
+  struct Buffer {
+    std::byte* data;
+    uint64_t touched;  // value of touch_clock_ at the last access
+  };
   // Moves the oldest reusable free-tree entry into pool_. False when none.
   Result<bool> reclaim_entry();
-  const io::PageFile& file_;
+  Status spill();
+
+  io::PageFile& file_;
   PageBuffers& buffers_;
   const uint32_t page_size_;
   const uint64_t txn_id_;
   const uint64_t snapshot_high_water_;
   const uint64_t reuse_bound_;
+  const uint64_t budget_pages_;
 
-  std::unordered_map<btree::PageNo, std::byte*> dirty_;
+  std::unordered_map<btree::PageNo, Buffer> dirty_;
+  std::unordered_set<btree::PageNo> spilled_;   // ours, on disk, not in memory
+  std::unordered_map<btree::PageNo, uint64_t> own_runs_;  // first page -> pages
   std::vector<btree::PageNo> pool_;   // reusable now; back() is taken first
   std::vector<btree::PageNo> freed_;  // committed pages this txn replaced
   btree::TreeRoot free_tree_;
   uint64_t free_pages_;
   uint64_t next_page_;
+  uint64_t touch_clock_ = 0;
   uint64_t pages_reused_ = 0;
+  uint64_t pages_spilled_ = 0;
+  uint64_t overflow_pages_written_ = 0;
   bool in_free_tree_op_ = false;  // no reclaiming while editing the free tree
   bool recording_ = false;        // commit phase: no reclaiming from the free tree
-  bool pool_locked_ = false;
-  uint64_t page_set_changes_ = 0;  // pages taken from pool_ or freed, ever      // allocate past the high-water mark only
+  bool pool_locked_ = false;      // allocate past the high-water mark only
   bool reclaim_exhausted_ = false;
+  uint64_t page_set_changes_ = 0;  // pages taken from pool_ or freed, ever
 };
 
 }  // namespace ordo::engine

@@ -23,6 +23,22 @@ inline Result<const std::byte*> read_committed(const io::PageFile& file, uint32_
   return p;
 }
 
+// The contiguous bytes of an overflow run, checked to lie inside the snapshot.
+inline Result<const std::byte*> read_committed_run(const io::PageFile& file, uint32_t page_size,
+                                                   uint64_t high_water, btree::PageNo first,
+                                                   uint64_t pages) {
+  if (first < kFirstDataPage || pages == 0 || first >= high_water ||
+      pages > high_water - first) {
+    return Status::corruption("overflow run of " + std::to_string(pages) +
+                                  " pages lies outside the database (high-water mark " +
+                                  std::to_string(high_water) + ")",
+                              first);
+  }
+  const std::byte* p = file.data(first * page_size, pages * page_size);
+  if (p == nullptr) return Status::corruption("overflow run lies beyond the end of the file", first);
+  return p;
+}
+
 class SnapshotPages : public btree::PageReader {
  public:
   SnapshotPages(const io::PageFile& file, uint32_t page_size, uint64_t high_water)
@@ -30,6 +46,9 @@ class SnapshotPages : public btree::PageReader {
   uint32_t page_size() const override { return page_size_; }
   Result<const std::byte*> read(btree::PageNo pg) override {
     return read_committed(file_, page_size_, high_water_, pg);
+  }
+  Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override {
+    return read_committed_run(file_, page_size_, high_water_, first, pages);
   }
 
  private:

@@ -1,6 +1,8 @@
 // Txn, ReadTxn and Cursor: the read side of the API.
+#include <algorithm>
 #include <string>
 
+#include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
 #include "txn_impl.h"
 
@@ -101,6 +103,32 @@ Result<TreeStats> Txn::tree_stats(const Tree& tree) {
   return out;
 }
 
+uint64_t TxnImpl::reuse_bound() const {
+  uint64_t oldest = db_.oldest_reader();
+  uint64_t last = snapshot_.txn_id == 0 ? 0 : snapshot_.txn_id - 1;
+  return std::min(oldest, last);
+}
+
+Result<FreeSpace> Txn::free_space() {
+  ORDO_REQUIRE_LIVE();
+  FreeSpace out;
+  const uint64_t bound = impl_->reuse_bound();
+  btree::Cursor c(impl_->pages(), impl_->free_tree_root());
+  Status s = c.first();
+  while (s.is_ok() && c.valid()) {
+    if (c.key().size() != 12 || c.value().size() % 8 != 0) {
+      return Status::corruption("free tree entry has a bad size", impl_->free_tree_root().root);
+    }
+    uint64_t pages = c.value().size() / 8;
+    out.entries++;
+    out.free_pages += pages;
+    if (btree::load_be64(c.key().data()) > bound) out.pending_pages += pages;
+    s = c.next();
+  }
+  ORDO_RETURN_IF_ERROR(s);
+  return out;
+}
+
 Cursor::Cursor(std::unique_ptr<CursorImpl> impl) : impl_(std::move(impl)) {}
 Cursor::Cursor(Cursor&&) noexcept = default;
 Cursor& Cursor::operator=(Cursor&&) noexcept = default;
@@ -113,6 +141,7 @@ Status Cursor::prev() { return impl_->cursor.prev(); }
 bool Cursor::valid() const { return impl_->cursor.valid(); }
 ByteView Cursor::key() const { return impl_->cursor.key(); }
 ByteView Cursor::value() const { return impl_->cursor.value(); }
+Status Cursor::status() const { return impl_->cursor.status(); }
 
 }  // namespace ordo
 

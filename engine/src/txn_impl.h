@@ -25,6 +25,9 @@ class TxnImpl {
   // The tree's root as this txn sees it; NotFound when it does not exist.
   virtual Result<btree::TreeRoot> root_of(const Tree& tree);
   virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
+  virtual const btree::TreeRoot& free_tree_root() { return snapshot_.free_tree; }
+  // Free-tree entries of txns above this are not reusable yet.
+  virtual uint64_t reuse_bound() const;
 
   // The catalog entry for `name`; NotFound when absent.
   Result<btree::TreeRoot> lookup_catalog(std::string_view name);
@@ -58,9 +61,13 @@ class WriteTxnImpl : public TxnImpl {
   uint64_t txn_id() const override { return snapshot_.txn_id + 1; }
   Result<btree::TreeRoot> root_of(const Tree& tree) override;
   const btree::TreeRoot& catalog_root() const override { return catalog_; }
+  const btree::TreeRoot& free_tree_root() override { return pages_.free_tree(); }
 
   Result<Tree> create_tree(std::string_view name);
+  Status drop_tree(std::string_view name);
+  Status rename_tree(std::string_view from, std::string_view to);
   Status put(const Tree& tree, ByteView key, ByteView value);
+  Status append(const Tree& tree, ByteView key, ByteView value);
   Status del(const Tree& tree, ByteView key);
   Status commit();
   bool finished() const { return finished_; }
@@ -70,6 +77,7 @@ class WriteTxnImpl : public TxnImpl {
   struct TreeState {
     bool loaded = false;
     bool dirty = false;
+    bool dropped = false;  // dropped or renamed away in this txn
     std::string name;
     btree::TreeRoot root;
   };

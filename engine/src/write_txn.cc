@@ -13,7 +13,8 @@ WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
                            const engine::Meta& snapshot, uint64_t reuse_bound)
     : TxnImpl(db, snapshot),
       lock_(std::move(lock)),
-      pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, reuse_bound),
+      pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, reuse_bound,
+             db.options().txn_memory_budget_bytes),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   trees_.resize(1);
@@ -36,6 +37,9 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
   if (finished_) return Status::invalid_argument("write txn already committed or aborted");
   if (tree.id >= trees_.size()) trees_.resize(tree.id + 1);
   TreeState& st = trees_[tree.id];
+  if (st.loaded && st.dropped) {
+    return Status::not_found("no tree named '" + tree.name + "' (dropped or renamed)");
+  }
   if (!st.loaded) {
     auto root = lookup_catalog(tree.name);
     if (!root.is_ok()) return note(root.status());
@@ -64,19 +68,64 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   engine::encode_tree_root(btree::TreeRoot{}, empty);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
   TreeState& st = trees_[tree.id];
-  st = TreeState{true, true, std::string(name), btree::TreeRoot{}};
+  st = TreeState{true, true, false, std::string(name), btree::TreeRoot{}};
   tree_count_++;
   return tree;
 }
 
+Status WriteTxnImpl::drop_tree(std::string_view name) {
+  ORDO_RETURN_IF_ERROR(check_tree_name(name));
+  Tree tree{db_.tree_id(name), std::string(name)};
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
+  ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
+  bool found = false;
+  ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, name, &found)));
+  st->dropped = true;
+  st->dirty = false;
+  tree_count_--;
+  return Status::ok();
+}
+
+Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
+  ORDO_RETURN_IF_ERROR(check_tree_name(to));
+  Tree old_tree{db_.tree_id(from), std::string(from)};
+  ORDO_ASSIGN_OR_RETURN(TreeState * old_state, state_of(old_tree));
+  Tree new_tree{db_.tree_id(to), std::string(to)};
+  auto existing = state_of(new_tree);
+  if (existing.is_ok()) {
+    return Status::invalid_argument("cannot rename to '" + std::string(to) + "': it exists");
+  }
+  if (!existing.status().is_not_found()) return existing.status();
+  btree::TreeRoot root = old_state->root;
+  bool found = false;
+  ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, from, &found)));
+  std::byte bytes[engine::kTreeRootBytes];
+  engine::encode_tree_root(root, bytes);
+  ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, to, ByteView(bytes, sizeof bytes))));
+  old_state->dropped = true;
+  old_state->dirty = false;
+  trees_[new_tree.id] = TreeState{true, true, false, std::string(to), root};
+  return Status::ok();
+}
+
 Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
   return note(btree::put(pages_, st->root, key, value));
 }
 
+Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
+  st->dirty = true;
+  return note(btree::append(pages_, st->root, key, value, db_.options().append_fill));
+}
+
 Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
   if (!found) return Status::not_found("key not found");
@@ -152,6 +201,8 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   c.commits++;
   c.pages_written += spans.size() + 1;
   c.pages_reused += pages_.pages_reused();
+  c.pages_spilled += pages_.pages_spilled();
+  c.overflow_pages_written += pages_.overflow_pages_written();
   return Status::ok();
 }
 
@@ -174,6 +225,20 @@ Status WriteTxn::put(const Tree& tree, ByteView key, ByteView value) {
 Status WriteTxn::del(const Tree& tree, ByteView key) {
   if (!impl_) return ended();
   return writer().del(tree, key);
+}
+Status WriteTxn::append(const Tree& tree, ByteView key, ByteView value) {
+  if (!impl_) return ended();
+  return writer().append(tree, key, value);
+}
+Status WriteTxn::drop_tree(std::string_view name) {
+  if (!impl_) return ended();
+  if (name.empty()) return Status::invalid_argument("the default tree cannot be dropped");
+  return writer().drop_tree(name);
+}
+Status WriteTxn::rename_tree(std::string_view from, std::string_view to) {
+  if (!impl_) return ended();
+  if (from.empty()) return Status::invalid_argument("the default tree cannot be renamed");
+  return writer().rename_tree(from, to);
 }
 Uuid WriteTxn::next_id() { return db_->uuid_generator().next(); }
 Id64 WriteTxn::next_id64() { return db_->id64_generator().next(); }

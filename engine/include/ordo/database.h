@@ -18,8 +18,10 @@
 //
 // Keys and values are byte strings (ByteView). Keys compare as unsigned bytes.
 // Limits (page size P, 4096 by default): key at most P/4 - 24 bytes (1000 at
-// 4 KiB), value at most P/4 bytes (1024 at 4 KiB); larger is InvalidArgument.
-// Tree names: 1 to P/4 - 24 bytes.
+// 4 KiB); value at most kMaxValueBytes (128 MiB); larger is InvalidArgument.
+// Values up to P/4 bytes live in the leaf; larger ones in a run of overflow
+// pages. Tree names: 1 to P/4 - 24 bytes; the number of trees is limited only
+// by the file size.
 //
 // Errors: every fallible call returns Status or Result<T> (status.h); no
 // exception crosses this API.
@@ -38,6 +40,9 @@
 #include "ordo/uuid.h"
 
 namespace ordo {
+
+// Largest value in bytes (128 MiB).
+inline constexpr uint64_t kMaxValueBytes = 128ull << 20;
 
 class Database;
 class TxnImpl;
@@ -61,6 +66,15 @@ struct TreeStats {
   uint64_t leaf_pages = 0;
   uint64_t branch_pages = 0;
   double leaf_fill = 0;  // leaf bytes in use / leaf bytes, 0..1
+};
+
+// Pages in the free tree, from a walk of it.
+struct FreeSpace {
+  uint64_t free_pages = 0;     // all pages recorded as free
+  // Of those, pages the next write txn may not reuse yet: freed by the last
+  // commit, or still reachable from a live read snapshot.
+  uint64_t pending_pages = 0;
+  uint64_t entries = 0;        // free-tree entries (freeing txn, chunk)
 };
 
 // One of the two meta pages as found on disk.
@@ -98,6 +112,8 @@ struct Stats {
   uint64_t syncs = 0;          // fdatasync calls
   uint64_t file_growths = 0;   // extent preallocations
   uint64_t pages_reused = 0;   // allocations served from the free tree
+  uint64_t pages_spilled = 0;  // dirty pages written before commit (memory budget)
+  uint64_t overflow_pages_written = 0;  // pages of large values
 };
 
 // Ordered iteration over one tree. Positioning calls return Corruption when
@@ -117,7 +133,11 @@ class Cursor {
   Status prev();
   bool valid() const;
   ByteView key() const;
+  // An overflow value whose pages are damaged reads as empty and sets
+  // status() to Corruption.
   ByteView value() const;
+  // Ok, or the Corruption met by value().
+  Status status() const;
 
  private:
   friend class Txn;
@@ -150,6 +170,8 @@ class Txn {
   Result<Cursor> cursor(const Tree& tree);
   // Walks the whole tree; Corruption names the first damaged page.
   Result<TreeStats> tree_stats(const Tree& tree);
+  // Walks the free tree.
+  Result<FreeSpace> free_space();
 
  protected:
   Txn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
@@ -178,8 +200,21 @@ class WriteTxn : public Txn {
   // after a failed commit; NotFound for an unknown tree; Corruption on a
   // damaged page; Full when the file cannot grow.
   Status put(const Tree& tree, ByteView key, ByteView value);
-  // Removes `key`; NotFound when absent.
+  // Removes `key`; NotFound when absent. Pages left underfull merge with a
+  // neighbour; freed pages go to the free tree.
   Status del(const Tree& tree, ByteView key);
+
+  // Bulk load: appends `key`, which must sort after every key in the tree
+  // (else InvalidArgument, and nothing changes), filling pages bottom-up to
+  // Options::append_fill. Much faster than put for sorted input.
+  Status append(const Tree& tree, ByteView key, ByteView value);
+
+  // Removes the tree and frees all its pages. NotFound when absent;
+  // InvalidArgument for the default tree. Handles to it then fail NotFound.
+  Status drop_tree(std::string_view name);
+  // Renames a tree. NotFound when `from` is absent; InvalidArgument when `to`
+  // exists or is not a valid name. Handles to the old name fail NotFound.
+  Status rename_tree(std::string_view from, std::string_view to);
 
   // A time-ordered RFC 9562 UUIDv7, strictly greater than every ID issued by
   // this database before, even across reopen with the clock set back.
@@ -222,7 +257,8 @@ class Database {
   Stats stats() const;        // thread-safe
   uint32_t page_size_bytes() const;
   uint32_t max_key_bytes() const;
-  uint32_t max_value_bytes() const;
+  uint64_t max_value_bytes() const;    // kMaxValueBytes
+  uint32_t max_inline_value_bytes() const;  // larger values go to overflow pages
 
  private:
   explicit Database(std::unique_ptr<DatabaseImpl> impl);

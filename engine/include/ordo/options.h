@@ -52,6 +52,16 @@ struct Options {
   // that several databases can mint IDs that never collide.
   uint32_t id_node = 0;
 
+  // Memory a write txn may hold in dirty pages, in bytes. Past it, dirty
+  // leaf pages the txn is not working on are written early (spilled) to their
+  // new page numbers and dropped from memory, so a txn of any size runs in
+  // bounded memory. At least 1 MiB.
+  uint64_t txn_memory_budget_bytes = 256ull << 20;
+
+  // Fill factor of pages built by WriteTxn::append, 0.5 to 1.0: lower leaves
+  // room for later inserts between appended keys.
+  double append_fill = 1.0;
+
   // Time source of the ID generators (Unix ms). nullptr: the system clock.
   // Tests inject a ManualClock; it must outlive the Database.
   Clock* clock = nullptr;

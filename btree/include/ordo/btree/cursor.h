@@ -31,7 +31,11 @@ class Cursor {
 
   bool valid() const { return valid_; }
   ByteView key() const;
+  // An overflow value whose run is damaged yields an empty view and sets
+  // status() to Corruption.
   ByteView value() const;
+  // Corruption met by value(); ok otherwise.
+  const Status& status() const { return status_; }
 
  private:
   struct Level {
@@ -51,6 +55,7 @@ class Cursor {
   TreeRoot tree_;
   Level stack_[kMaxDepth];
   bool valid_ = false;
+  mutable Status status_;
 };
 
 }  // namespace ordo::btree

@@ -41,8 +41,13 @@ class NodeView {
 
   // Key of entry i. For a branch, entry 0's key is empty.
   ByteView key(uint32_t i) const;
-  // Leaf only: value of entry i.
+  // Leaf only: the value bytes held in the cell of entry i: the value, or for
+  // an overflow value its 16-byte reference (first page, run checksum).
   ByteView value(uint32_t i) const;
+  // Leaf only: whether entry i's value lives in an overflow run.
+  bool is_overflow(uint32_t i) const;
+  // Leaf only: the length of entry i's value in bytes (wherever it lives).
+  uint64_t value_len(uint32_t i) const;
   // Branch only: child page number and its checksum.
   PageNo child(uint32_t i) const;
   uint64_t child_checksum(uint32_t i) const;
@@ -72,8 +77,10 @@ Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number)
 // The same, plus ascending keys (entry 0 of a branch excepted).
 Status check_node_order(const std::byte* page, uint32_t page_size, PageNo page_number);
 
-inline uint32_t leaf_cell_size(size_t key_len, size_t value_len) {
-  return kLeafCellHeader + static_cast<uint32_t>(key_len + value_len);
+// `inline_len`: the value bytes stored in the cell (kOverflowRefBytes for an
+// overflow value).
+inline uint32_t leaf_cell_size(size_t key_len, size_t inline_len) {
+  return kLeafCellHeader + static_cast<uint32_t>(key_len + inline_len);
 }
 inline uint32_t branch_cell_size(size_t key_len) {
   return kBranchCellHeader + static_cast<uint32_t>(key_len);
@@ -92,6 +99,10 @@ class NodeEditor {
   bool fits(uint32_t cell_size) const { return view().free_bytes() >= cell_size + kSlotSize; }
   // REQUIRES: fits(leaf_cell_size(key, value)).
   void insert_leaf(uint32_t i, ByteView key, ByteView value);
+  // A leaf entry whose value lives in the overflow run at `first`.
+  // REQUIRES: fits(leaf_cell_size(key, kOverflowRefBytes)).
+  void insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_len, PageNo first,
+                            uint64_t run_checksum);
   // REQUIRES: fits(branch_cell_size(key)).
   void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum);
   // Inserts a raw cell image (a leaf or branch cell copied from another page).

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "ordo/btree/page_format.h"
 #include "ordo/status.h"
@@ -21,6 +22,9 @@ class PageReader {
   // ends or, in a write txn, until the page is freed. Corruption when the page
   // number lies outside the snapshot's pages.
   virtual Result<const std::byte*> read(PageNo page_number) = 0;
+  // The bytes of the overflow run of `pages` adjacent pages starting at
+  // `first`, contiguous. Corruption when the run lies outside the snapshot.
+  virtual Result<const std::byte*> read_run(PageNo first, uint64_t pages) = 0;
 };
 
 // Copy-on-write access for the one write txn.
@@ -42,6 +46,12 @@ class PageWriter : public PageReader {
   // Gives a page back: a dirty page is reusable at once; a committed one once
   // no snapshot can reach it.
   virtual void free_page(PageNo page_number) = 0;
+  // Stores an overflow run of `pages` adjacent new pages holding the bytes of
+  // `parts` in order, zero-padded. Returns the first page. Full/IOError.
+  virtual Result<PageNo> write_run(std::span<const std::span<const std::byte>> parts,
+                                   uint64_t pages) = 0;
+  // Gives back a run written by write_run (in this or an earlier txn).
+  virtual void free_run(PageNo first, uint64_t pages) = 0;
 };
 
 }  // namespace ordo::btree

@@ -12,7 +12,12 @@
 //    20    4 reserved (0)
 // Then a slot array of `count` u16 cell offsets in key order; cells are packed
 // from the end of the page downwards.
-//   leaf cell:   u16 key_len, u16 value_flags (0), u32 value_len, key, value
+//   leaf cell:   u16 key_len, u16 value_flags, u32 value_len, key, value
+//                value_flags bit 0 (kValueOverflow): the value lives in an
+//                overflow run and the cell holds 16 bytes instead of it:
+//                u64 first page of the run, u64 XXH3-64 of the whole run.
+// An overflow run is ceil((24 + value_len) / page size) adjacent pages: a
+// 24-byte header (type kOverflow, txn id; other fields 0), the value, zeros.
 //   branch cell: u64 child page number, u64 child XXH3-64 checksum, u16 key_len, key
 // A branch's entry 0 has no lower bound: its key is stored empty and ignored.
 #pragma once
@@ -30,7 +35,11 @@ enum class PageType : uint8_t {
   kMeta = 1,
   kBranch = 2,
   kLeaf = 3,
+  kOverflow = 4,
 };
+
+inline constexpr uint16_t kValueOverflow = 1;
+inline constexpr uint32_t kOverflowRefBytes = 16;
 
 inline constexpr uint32_t kMinPageSize = 4096;
 inline constexpr uint32_t kMaxPageSize = 65536;
@@ -54,8 +63,15 @@ inline constexpr uint32_t kMaxDepth = 32;
 // Largest key in bytes for a page size: any two maximal cells plus slots fit
 // in one page, so a split always succeeds. 1000 bytes at 4 KiB pages.
 constexpr uint32_t max_key_bytes(uint32_t page_size) { return page_size / 4 - 24; }
-// Largest value in bytes stored in a leaf. 1024 bytes at 4 KiB pages.
-constexpr uint32_t max_value_bytes(uint32_t page_size) { return page_size / 4; }
+// Largest value in bytes stored in the leaf itself (1024 bytes at 4 KiB
+// pages); larger values go to an overflow run.
+constexpr uint32_t max_inline_value_bytes(uint32_t page_size) { return page_size / 4; }
+// Largest value in bytes (128 MiB).
+inline constexpr uint64_t kMaxValueBytes = 128ull << 20;
+// Pages of the overflow run holding a value of `value_len` bytes.
+constexpr uint64_t overflow_pages(uint64_t value_len, uint32_t page_size) {
+  return (kHeaderSize + value_len + page_size - 1) / page_size;
+}
 
 constexpr bool valid_page_size(uint32_t page_size) {
   return page_size >= kMinPageSize && page_size <= kMaxPageSize &&
@@ -63,11 +79,11 @@ constexpr bool valid_page_size(uint32_t page_size) {
 }
 
 static_assert(kLeafCellHeader + kSlotSize + max_key_bytes(kMinPageSize) +
-                      max_value_bytes(kMinPageSize) <=
+                      max_inline_value_bytes(kMinPageSize) <=
                   (kMinPageSize - kHeaderSize) / 2,
               "two maximal leaf cells must fit one page");
 static_assert(kLeafCellHeader + kSlotSize + max_key_bytes(kMaxPageSize) +
-                      max_value_bytes(kMaxPageSize) <=
+                      max_inline_value_bytes(kMaxPageSize) <=
                   (kMaxPageSize - kHeaderSize) / 2,
               "two maximal leaf cells must fit one page");
 

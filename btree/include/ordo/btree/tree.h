@@ -40,9 +40,18 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, 
 // Corruption on a damaged page; Full/IOError from page allocation.
 Status put(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value);
 
-// Removes `key`; *found tells whether it existed. Empty pages are freed and
-// a root branch with one child is collapsed.
+// Removes `key`; *found tells whether it existed. A page left under a quarter
+// full merges with a neighbour when the two fit one page; empty pages are
+// freed and a root branch with one child is collapsed.
 Status remove(PageWriter& pages, TreeRoot& tree, ByteView key, bool* found);
+
+// Appends `key`, which must sort after every key of the tree (else
+// InvalidArgument before anything changes). Pages fill to `fill` (0.5..1.0)
+// of the page size, then a new page starts, at every level.
+Status append(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value, double fill);
+
+// Frees every page of the tree (and its overflow runs); leaves it empty.
+Status drop(PageWriter& pages, TreeRoot& tree);
 
 // Computes, bottom-up over the txn's dirty pages, every branch entry's child
 // checksum and the root checksum. Call once before the pages are written.
@@ -56,6 +65,7 @@ struct TreeStats {
   uint32_t depth = 0;
   uint64_t leaf_pages = 0;
   uint64_t branch_pages = 0;
+  uint64_t overflow_pages = 0;
   uint64_t leaf_used_bytes = 0;  // header, slots and cells of all leaves
   uint32_t page_size_bytes = 0;
   // Leaf bytes in use over leaf bytes allocated, 0..1 (0 for an empty tree).
