@@ -3,6 +3,7 @@ set(ENGINE_TEST_SOURCES
   engine_basics_test.cc
   engine_bad_file_test.cc
   engine_crash_test.cc
+  engine_space_test.cc
   io_test_util.cc
 )
 # The engine suite runs once per I/O backend.

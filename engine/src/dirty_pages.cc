@@ -82,7 +82,8 @@ Result<PageNo> DirtyPages::make_dirty(PageNo pg) {
 }
 
 Result<PageNo> DirtyPages::allocate() {
-  if (pool_.empty() && !recording_ && !in_free_tree_op_ && !reclaim_exhausted_) {
+  // Never while the free tree is being edited: reclaiming edits it too.
+  if (pool_.empty() && !pool_locked_ && !in_free_tree_op_ && !reclaim_exhausted_) {
     ORDO_ASSIGN_OR_RETURN(bool got, reclaim_entry());
     if (!got) reclaim_exhausted_ = true;
   }
@@ -205,21 +206,24 @@ Result<bool> DirtyPages::reclaim_entry() {
                                 free_tree_.root);
     }
   }
+  // The entry's pages go to the pool first, so that deleting the entry (a
+  // copy-on-write of free-tree pages) can use them rather than new pages.
+  // Lowest page numbers are taken first, so reused pages stay adjacent.
+  std::sort(pages.begin(), pages.end(), std::greater<>());
+  pool_.insert(pool_.begin(), pages.begin(), pages.end());
+  ++page_set_changes_;
+  const bool was_in_op = in_free_tree_op_;
   in_free_tree_op_ = true;
   bool found = false;
   Status s = btree::remove(*this, free_tree_, key, &found);
-  in_free_tree_op_ = false;
+  in_free_tree_op_ = was_in_op;
   ORDO_RETURN_IF_ERROR(s);
-  // Lowest page numbers first, so reused pages stay adjacent and writes coalesce.
-  std::sort(pages.begin(), pages.end(), std::greater<>());
-  pool_.insert(pool_.begin(), pages.begin(), pages.end());
   free_pages_ -= std::min<uint64_t>(free_pages_, pages.size());
   pages_reused_ += pages.size();
   return true;
 }
 
 Status DirtyPages::record_free_pages() {
-  recording_ = true;
   // Chunks stay inline in the leaf, so the free tree never needs overflow runs.
   const size_t per_chunk = btree::max_inline_value_bytes(page_size_) / 8;
   uint32_t chunks_written = 0;
@@ -230,10 +234,17 @@ Status DirtyPages::record_free_pages() {
   for (int round = 0;; ++round) {
     if (round == 8) pool_locked_ = true;
     if (round == 16) return Status::corruption("free tree update did not converge");
+    // Pages for this round's free-tree edits come from reusable ones where
+    // possible; a page taken from the end here would be freed later and
+    // add to the free tree for good. Reclaim before, never during, the edits.
+    while (!pool_locked_ && !reclaim_exhausted_ && pool_.size() < kRecordReservePages) {
+      ORDO_ASSIGN_OR_RETURN(bool got, reclaim_entry());
+      if (!got) reclaim_exhausted_ = true;
+    }
     std::vector<PageNo> all(freed_);
     all.insert(all.end(), pool_.begin(), pool_.end());
-    const size_t before = all.size();
     const uint64_t changes_before = page_set_changes_;
+    in_free_tree_op_ = true;
     std::sort(all.begin(), all.end());
     uint32_t chunks = static_cast<uint32_t>((all.size() + per_chunk - 1) / per_chunk);
     for (uint32_t c = 0; c < chunks; ++c) {
@@ -248,8 +259,9 @@ Status DirtyPages::record_free_pages() {
       ORDO_RETURN_IF_ERROR(btree::remove(*this, free_tree_, free_key(txn_id_, c), &found));
     }
     chunks_written = chunks;
+    in_free_tree_op_ = false;
     if (page_set_changes_ == changes_before) {
-      free_pages_ += before;
+      free_pages_ += all.size();
       return Status::ok();
     }
   }

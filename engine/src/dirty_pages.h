@@ -75,6 +75,8 @@ class DirtyPages : public btree::PageWriter {
   };
   // Moves the oldest reusable free-tree entry into pool_. False when none.
   Result<bool> reclaim_entry();
+  // Reusable pages gathered before each round of the commit's free-tree update.
+  static constexpr size_t kRecordReservePages = 16;
   Status spill();
 
   io::PageFile& file_;
@@ -98,7 +100,6 @@ class DirtyPages : public btree::PageWriter {
   uint64_t pages_spilled_ = 0;
   uint64_t overflow_pages_written_ = 0;
   bool in_free_tree_op_ = false;  // no reclaiming while editing the free tree
-  bool recording_ = false;        // commit phase: no reclaiming from the free tree
   bool pool_locked_ = false;      // allocate past the high-water mark only
   bool reclaim_exhausted_ = false;
   uint64_t page_set_changes_ = 0;  // pages taken from pool_ or freed, ever

@@ -91,7 +91,9 @@ class WriteTxnImpl : public TxnImpl {
   engine::DirtyPages pages_;
   btree::TreeRoot catalog_;
   uint64_t tree_count_;
-  std::vector<TreeState> trees_;
+  // Trees this txn touched, by Tree::id: per-txn cost follows the trees
+  // touched, not the trees in the database.
+  std::unordered_map<uint32_t, TreeState> trees_;
   Status failed_;
   bool finished_ = false;
 };

@@ -17,9 +17,9 @@ WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
              db.options().txn_memory_budget_bytes),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
-  trees_.resize(1);
-  trees_[0].loaded = true;
-  trees_[0].root = snapshot.default_tree;
+  TreeState& default_tree = trees_[0];
+  default_tree.loaded = true;
+  default_tree.root = snapshot.default_tree;
 }
 
 Status WriteTxnImpl::note(Status s) {
@@ -35,7 +35,6 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
                                     failed_.to_string());
   }
   if (finished_) return Status::invalid_argument("write txn already committed or aborted");
-  if (tree.id >= trees_.size()) trees_.resize(tree.id + 1);
   TreeState& st = trees_[tree.id];
   if (st.loaded && st.dropped) {
     return Status::not_found("no tree named '" + tree.name + "' (dropped or renamed)");
@@ -144,8 +143,7 @@ Status WriteTxnImpl::commit() {
   engine::Meta meta = snapshot_;
   meta.txn_id = txn_id();
   std::byte root_bytes[engine::kTreeRootBytes];
-  for (uint32_t id = 0; id < trees_.size(); ++id) {
-    TreeState& st = trees_[id];
+  for (auto& [id, st] : trees_) {
     if (!st.loaded || !st.dirty) continue;
     ORDO_RETURN_IF_ERROR(btree::finalize(pages_, st.root));
     if (id == 0) {

@@ -1,0 +1,63 @@
+#include "bench_dir.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+namespace ordo::bench {
+namespace fs = std::filesystem;
+
+Result<BenchDir> BenchDir::open(const std::string& dir, bool keep) {
+  if (!dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Status::io_error("cannot create directory " + dir, ec.value());
+    return BenchDir(dir, /*owns_dir=*/false, keep);
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  pattern += "/ordo-bench-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::io_error("mkdtemp " + pattern, errno);
+  }
+  return BenchDir(pattern, /*owns_dir=*/true, keep);
+}
+
+BenchDir::BenchDir(std::string dir, bool owns_dir, bool keep)
+    : dir_(std::move(dir)), owns_dir_(owns_dir), keep_(keep) {}
+
+BenchDir::BenchDir(BenchDir&& other) noexcept
+    : dir_(std::move(other.dir_)),
+      owns_dir_(other.owns_dir_),
+      keep_(other.keep_),
+      files_(std::move(other.files_)) {
+  other.owns_dir_ = false;
+  other.keep_ = true;  // the moved-from object removes nothing
+  other.files_.clear();
+}
+
+BenchDir::~BenchDir() {
+  if (keep_) return;
+  std::error_code ec;  // best effort: a leftover temp file is not worth a failure
+  if (owns_dir_) {
+    fs::remove_all(dir_, ec);
+    return;
+  }
+  for (const std::string& file : files_) fs::remove(file, ec);
+}
+
+Result<std::string> BenchDir::new_file(std::string_view name) {
+  std::string path = (fs::path(dir_) / name).string();
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path, ec))) {
+    return Status::invalid_argument(path + " already exists: remove it or choose another --path");
+  }
+  files_.push_back(path);
+  return path;
+}
+
+}  // namespace ordo::bench

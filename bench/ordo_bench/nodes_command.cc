@@ -1,0 +1,80 @@
+#include "nodes_command.h"
+
+#include <fmt/core.h>
+
+#include <optional>
+#include <utility>
+
+#include "bench_dir.h"
+#include "nodes_report.h"
+
+namespace ordo::bench {
+namespace {
+
+constexpr int kExitError = 1;
+
+void report_failure(std::string_view what, const std::string& path, const Status& status) {
+  fmt::print(stderr, "ordo-bench: {} FAILED for {}: {}\n", what, path, status.to_string());
+}
+
+std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind kind) {
+  Result<std::string> path = dir.new_file(fmt::format("nodes-{}.ordo", id_kind_name(kind)));
+  if (!path.is_ok()) {
+    report_failure("setup", dir.path(), path.status());
+    return std::nullopt;
+  }
+  fmt::print(stderr, "ordo-bench: nodes, {} ids, {} nodes -> {}\n", id_kind_name(kind),
+             config.nodes, *path);
+  Result<LoadResult> load = load_nodes(*path, config, kind);
+  if (!load.is_ok()) {
+    report_failure("load", *path, load.status());
+    return std::nullopt;
+  }
+  Result<FileUsage> usage = file_usage(*path);
+  if (!usage.is_ok()) {
+    report_failure("stat", *path, usage.status());
+    return std::nullopt;
+  }
+  Result<VerifyResult> verified = verify_nodes(*path, config, load->ids);
+  if (!verified.is_ok()) {
+    report_failure("verification", *path, verified.status());
+    return std::nullopt;
+  }
+  NodesRun run;
+  run.ids = kind;
+  run.path = *path;
+  run.nodes = config.nodes;
+  run.seconds = load->seconds;
+  run.curve = std::move(load->curve);
+  run.usage = *usage;
+  run.tree = *verified;
+  run.stats = load->stats;
+  run.info = load->info;
+  run.memory = load->memory;
+  return run;
+}
+
+}  // namespace
+
+int run_nodes_command(const NodesCommand& command) {
+  Result<BenchDir> dir = BenchDir::open(command.dir, command.keep);
+  if (!dir.is_ok()) {
+    report_failure("setup", command.dir, dir.status());
+    return kExitError;
+  }
+  std::vector<NodesRun> runs;
+  for (IdKind kind : command.kinds) {
+    std::optional<NodesRun> run = run_one(*dir, command.config, kind);
+    if (!run) return kExitError;
+    runs.push_back(std::move(*run));
+  }
+  if (command.json) {
+    fmt::print("{}\n", nodes_json(command.config, runs, command.keep));
+    if (command.keep) fmt::print(stderr, "ordo-bench: kept the files in {}\n", dir->path());
+  } else {
+    print_nodes_text(command.config, runs, command.keep);
+  }
+  return 0;
+}
+
+}  // namespace ordo::bench

@@ -1,0 +1,93 @@
+// The timed part of the nodes workload.
+#include <chrono>
+#include <random>
+#include <utility>
+
+#include "node_record.h"
+#include "nodes_workload.h"
+
+namespace ordo::bench {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double seconds_between(SteadyClock::time_point from, SteadyClock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// Records one curve point per `window` nodes, and one for a last partial window.
+class CurveRecorder {
+ public:
+  CurveRecorder(uint64_t window, uint64_t total, SteadyClock::time_point start)
+      : window_(window), total_(total), last_time_(start) {}
+
+  void after_node(uint64_t done) {
+    if (done % window_ != 0 && done != total_) return;
+    const SteadyClock::time_point now = SteadyClock::now();
+    const double s = seconds_between(last_time_, now);
+    curve_.push_back({done, s > 0 ? static_cast<double>(done - last_at_) / s : 0});
+    last_at_ = done;
+    last_time_ = now;
+  }
+
+  std::vector<CurvePoint> take() { return std::move(curve_); }
+
+ private:
+  const uint64_t window_;
+  const uint64_t total_;
+  uint64_t last_at_ = 0;
+  SteadyClock::time_point last_time_;
+  std::vector<CurvePoint> curve_;
+};
+
+Status put_node(WriteTxn& txn, const Tree& nodes, const Tree& children, uint64_t i, const Uuid& id,
+                const Uuid& parent) {
+  const std::string name = node_name(i);
+  const auto value = node_value(parent, name);
+  ORDO_RETURN_IF_ERROR(txn.put(nodes, id.view(), ByteView(value.data(), value.size())));
+  return txn.put(children, child_key(parent, name), id.view());
+}
+
+Result<LoadResult> load(Database& db, const NodesConfig& config, IdKind kind) {
+  LoadResult result;
+  result.ids.reserve(config.nodes);
+  std::mt19937_64 rng(config.seed);
+
+  ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db.begin_write());
+  ORDO_ASSIGN_OR_RETURN(const Tree nodes, txn.create_tree("nodes"));
+  ORDO_ASSIGN_OR_RETURN(const Tree children, txn.create_tree("children"));
+
+  const SteadyClock::time_point start = SteadyClock::now();
+  CurveRecorder curve(config.window_nodes, config.nodes, start);
+  for (uint64_t i = 0; i < config.nodes; ++i) {
+    const Uuid id = kind == IdKind::kSeq ? txn.next_id() : random_node_id(rng);
+    const Uuid parent = i == 0 ? Uuid{} : result.ids[parent_index(i, config.fanout)];
+    result.ids.push_back(id);
+    ORDO_RETURN_IF_ERROR(put_node(txn, nodes, children, i, id, parent));
+    const uint64_t done = i + 1;
+    if (done % config.commit_every == 0 || done == config.nodes) {
+      ORDO_RETURN_IF_ERROR(txn.commit());
+      if (done != config.nodes) {
+        ORDO_ASSIGN_OR_RETURN(txn, db.begin_write());
+      }
+    }
+    curve.after_node(done);
+  }
+  result.seconds = seconds_between(start, SteadyClock::now());
+  result.curve = curve.take();
+  result.stats = db.stats();
+  result.info = db.info();
+  result.memory = process_memory();
+  return result;
+}
+
+}  // namespace
+
+std::string_view id_kind_name(IdKind kind) { return kind == IdKind::kSeq ? "seq" : "random"; }
+
+Result<LoadResult> load_nodes(const std::string& path, const NodesConfig& config, IdKind kind) {
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path));
+  return load(*db, config, kind);
+}
+
+}  // namespace ordo::bench

@@ -1,0 +1,175 @@
+#include "nodes_report.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace ordo::bench {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr int kLabelWidth = 24;
+constexpr int kColumnWidth = 16;
+
+// random / seq for one figure, when both runs are present.
+struct Ratios {
+  double nodes_per_s = 0;
+  double file_bytes = 0;
+  double used_bytes = 0;
+};
+
+std::optional<Ratios> random_over_seq(const std::vector<NodesRun>& runs) {
+  const NodesRun* seq = nullptr;
+  const NodesRun* random = nullptr;
+  for (const NodesRun& run : runs) (run.ids == IdKind::kSeq ? seq : random) = &run;
+  if (seq == nullptr || random == nullptr || seq->nodes_per_s() <= 0 ||
+      seq->usage.file_bytes == 0 || seq->tree.used_bytes == 0) {
+    return std::nullopt;
+  }
+  return Ratios{
+      random->nodes_per_s() / seq->nodes_per_s(),
+      static_cast<double>(random->usage.file_bytes) / static_cast<double>(seq->usage.file_bytes),
+      static_cast<double>(random->tree.used_bytes) / static_cast<double>(seq->tree.used_bytes)};
+}
+
+// One line of the table: `cell(run)` (anything fmt formats) for each run.
+template <typename Cell>
+void row(const std::vector<NodesRun>& runs, std::string_view label, Cell cell) {
+  fmt::print("{:<{}}", label, kLabelWidth);
+  for (const NodesRun& run : runs) fmt::print("{:>{}}", cell(run), kColumnWidth);
+  fmt::print("\n");
+}
+
+void print_figures(const std::vector<NodesRun>& runs) {
+  row(runs, "", [](const NodesRun& r) { return std::string(id_kind_name(r.ids)); });
+  row(runs, "seconds", [](const NodesRun& r) { return fmt::format("{:.3f}", r.seconds); });
+  row(runs, "nodes/s", [](const NodesRun& r) { return fmt::format("{:.0f}", r.nodes_per_s()); });
+  row(runs, "file bytes", [](const NodesRun& r) { return r.usage.file_bytes; });
+  row(runs, "allocated bytes", [](const NodesRun& r) { return r.usage.allocated_bytes; });
+  row(runs, "used bytes (pages)", [](const NodesRun& r) { return r.tree.used_bytes; });
+  row(runs, "bytes/node",
+      [](const NodesRun& r) { return fmt::format("{:.1f}", r.bytes_per_node()); });
+  row(runs, "used bytes/node",
+      [](const NodesRun& r) { return fmt::format("{:.1f}", r.used_bytes_per_node()); });
+  row(runs, "leaf fill (nodes)",
+      [](const NodesRun& r) { return fmt::format("{:.1f}%", r.tree.nodes.leaf_fill * 100); });
+  row(runs, "leaf fill (children)",
+      [](const NodesRun& r) { return fmt::format("{:.1f}%", r.tree.children.leaf_fill * 100); });
+  row(runs, "depth (nodes)", [](const NodesRun& r) { return r.tree.nodes.depth; });
+  row(runs, "leaf pages (nodes)", [](const NodesRun& r) { return r.tree.nodes.leaf_pages; });
+  row(runs, "commits", [](const NodesRun& r) { return r.stats.commits; });
+  row(runs, "syncs", [](const NodesRun& r) { return r.stats.syncs; });
+  row(runs, "pages written", [](const NodesRun& r) { return r.stats.pages_written; });
+  row(runs, "bytes written", [](const NodesRun& r) { return r.stats.bytes_written; });
+  row(runs, "write calls", [](const NodesRun& r) { return r.stats.write_calls; });
+  row(runs, "file growths", [](const NodesRun& r) { return r.stats.file_growths; });
+  row(runs, "pages reused", [](const NodesRun& r) { return r.stats.pages_reused; });
+  row(runs, "pages spilled", [](const NodesRun& r) { return r.stats.pages_spilled; });
+  row(runs, "rss anon bytes", [](const NodesRun& r) { return r.memory.rss_anon_bytes; });
+  row(runs, "rss file bytes", [](const NodesRun& r) { return r.memory.rss_file_bytes; });
+  row(runs, "io backend", [](const NodesRun& r) { return r.info.io_backend; });
+}
+
+void print_curve(const NodesConfig& config, const std::vector<NodesRun>& runs) {
+  fmt::print("\nnodes/s per {}-node window\n", config.window_nodes);
+  fmt::print("{:>{}}", "at", kLabelWidth);
+  for (const NodesRun& run : runs) fmt::print("{:>{}}", id_kind_name(run.ids), kColumnWidth);
+  fmt::print("\n");
+  for (size_t p = 0; p < runs.front().curve.size(); ++p) {
+    fmt::print("{:>{}}", runs.front().curve[p].at, kLabelWidth);
+    for (const NodesRun& run : runs) {
+      const bool has = p < run.curve.size();
+      fmt::print("{:>{}}", has ? fmt::format("{:.0f}", run.curve[p].nodes_per_s) : "-",
+                 kColumnWidth);
+    }
+    fmt::print("\n");
+  }
+}
+
+json run_json(const NodesConfig& config, const NodesRun& r) {
+  json j;
+  j["engine"] = "ordo";
+  j["ids"] = std::string(id_kind_name(r.ids));
+  j["nodes"] = r.nodes;
+  j["seconds"] = r.seconds;
+  j["nodes_per_s"] = r.nodes_per_s();
+  j["curve"] = json::array();
+  for (const CurvePoint& p : r.curve)
+    j["curve"].push_back({{"at", p.at}, {"nodes_per_s", p.nodes_per_s}});
+  j["file_bytes"] = r.usage.file_bytes;
+  j["allocated_bytes"] = r.usage.allocated_bytes;
+  j["bytes_per_node"] = r.bytes_per_node();
+  j["leaf_fill"] = r.tree.nodes.leaf_fill;
+  // Extra figures.
+  j["path"] = r.path;
+  if (r.ids == IdKind::kRandom) j["seed"] = config.seed;
+  j["used_bytes"] = r.tree.used_bytes;
+  j["used_bytes_per_node"] = r.used_bytes_per_node();
+  j["page_size_bytes"] = r.info.page_size_bytes;
+  j["nodes_depth"] = r.tree.nodes.depth;
+  j["nodes_leaf_pages"] = r.tree.nodes.leaf_pages;
+  j["nodes_branch_pages"] = r.tree.nodes.branch_pages;
+  j["children_leaf_fill"] = r.tree.children.leaf_fill;
+  j["commits"] = r.stats.commits;
+  j["syncs"] = r.stats.syncs;
+  j["pages_written"] = r.stats.pages_written;
+  j["bytes_written"] = r.stats.bytes_written;
+  j["write_calls"] = r.stats.write_calls;
+  j["file_growths"] = r.stats.file_growths;
+  j["pages_reused"] = r.stats.pages_reused;
+  j["pages_spilled"] = r.stats.pages_spilled;
+  j["overflow_pages_written"] = r.stats.overflow_pages_written;
+  j["rss_anon_bytes"] = r.memory.rss_anon_bytes;
+  j["rss_file_bytes"] = r.memory.rss_file_bytes;
+  j["peak_rss_bytes"] = r.memory.peak_rss_bytes;
+  j["io_backend"] = r.info.io_backend;
+  return j;
+}
+
+}  // namespace
+
+void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept) {
+  if (runs.empty()) return;
+  fmt::print("nodes: {} nodes, fan-out {}, durable commit every {} nodes", config.nodes,
+             config.fanout, config.commit_every);
+  const bool has_random = std::any_of(runs.begin(), runs.end(),
+                                      [](const NodesRun& r) { return r.ids == IdKind::kRandom; });
+  if (has_random) fmt::print(", random-ID seed {}", config.seed);
+  fmt::print("\n\n");
+  print_figures(runs);
+  print_curve(config, runs);
+  if (const std::optional<Ratios> ratios = random_over_seq(runs)) {
+    fmt::print("\nrandom/seq: nodes/s {:.3f}x, file bytes {:.3f}x, used bytes {:.3f}x\n",
+               ratios->nodes_per_s, ratios->file_bytes, ratios->used_bytes);
+  }
+  if (kept) {
+    fmt::print("\n");
+    for (const NodesRun& run : runs) fmt::print("kept {}\n", run.path);
+  }
+}
+
+std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept) {
+  json j;
+  j["workload"] = "nodes";
+  j["engine"] = "ordo";
+  j["nodes"] = config.nodes;
+  j["fanout"] = config.fanout;
+  j["commit_every"] = config.commit_every;
+  j["window_nodes"] = config.window_nodes;
+  j["durable"] = true;
+  j["seed"] = config.seed;
+  j["kept"] = kept;
+  j["runs"] = json::array();
+  for (const NodesRun& run : runs) j["runs"].push_back(run_json(config, run));
+  if (const std::optional<Ratios> ratios = random_over_seq(runs)) {
+    j["ratios"] = {{"random_over_seq_nodes_per_s", ratios->nodes_per_s},
+                   {"random_over_seq_file_bytes", ratios->file_bytes},
+                   {"random_over_seq_used_bytes", ratios->used_bytes}};
+  }
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace ordo::bench

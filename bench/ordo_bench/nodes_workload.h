@@ -1,0 +1,91 @@
+// The nodes workload of BENCHMARKING.md: create N nodes in a hierarchy of
+// fan-out F, each a 64-byte record in tree "nodes" (ID -> parent ID, name,
+// padding) plus an entry in tree "children" ((parent ID, name) -> ID),
+// committing durably every C nodes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ordo/database.h"
+#include "ordo/uuid.h"
+#include "system_figures.h"
+
+namespace ordo::bench {
+
+enum class IdKind {
+  kSeq,     // WriteTxn::next_id(): UUIDv7, time-ordered
+  kRandom,  // UUIDv4-like from a seeded std::mt19937_64
+};
+
+// "seq" or "random".
+std::string_view id_kind_name(IdKind kind);
+
+struct NodesConfig {
+  uint64_t nodes = 1'000'000;
+  uint64_t fanout = 20;
+  uint64_t commit_every = 10'000;
+  uint64_t window_nodes = 100'000;  // width of one point of the curve
+  uint64_t seed = 42;               // of the random IDs
+};
+
+// Load speed over one window of nodes, ending at node count `at`.
+struct CurvePoint {
+  uint64_t at = 0;
+  double nodes_per_s = 0;
+};
+
+// The timed load and what the engine and the process looked like at its end.
+struct LoadResult {
+  std::vector<Uuid> ids;  // node i's ID at index i
+  double seconds = 0;     // first put to the end of the last commit
+  std::vector<CurvePoint> curve;
+  Stats stats;
+  DatabaseInfo info;
+  ProcessMemory memory;
+};
+
+// Creates the database at `path` (default, durable options), loads it and
+// closes it. Any engine error is returned as is.
+Result<LoadResult> load_nodes(const std::string& path, const NodesConfig& config, IdKind kind);
+
+// The file as reopened after the load.
+struct VerifyResult {
+  TreeStats nodes;
+  TreeStats children;
+  uint64_t used_bytes = 0;  // pages in use x page size
+};
+
+// Reopens `path` read-only and checks that both trees hold exactly
+// ids.size() entries and that a sample of node records reads back with the
+// right parent. Corruption naming the first mismatch otherwise.
+Result<VerifyResult> verify_nodes(const std::string& path, const NodesConfig& config,
+                                  const std::vector<Uuid>& ids);
+
+// One run: one ID kind on one fresh file.
+struct NodesRun {
+  IdKind ids = IdKind::kSeq;
+  std::string path;
+  uint64_t nodes = 0;
+  double seconds = 0;
+  std::vector<CurvePoint> curve;
+  FileUsage usage;
+  VerifyResult tree;
+  Stats stats;
+  DatabaseInfo info;
+  ProcessMemory memory;
+
+  double nodes_per_s() const { return seconds > 0 ? static_cast<double>(nodes) / seconds : 0; }
+  // Apparent file size per node; includes the preallocated, unused extent.
+  double bytes_per_node() const {
+    return nodes > 0 ? static_cast<double>(usage.file_bytes) / static_cast<double>(nodes) : 0;
+  }
+  // Pages in use per node: the figure that preallocation does not blur.
+  double used_bytes_per_node() const {
+    return nodes > 0 ? static_cast<double>(tree.used_bytes) / static_cast<double>(nodes) : 0;
+  }
+};
+
+}  // namespace ordo::bench

@@ -1,0 +1,111 @@
+// `ordo info FILE [--json]`: what the file header and both meta pages say.
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "commands.h"
+#include "open_database.h"
+
+namespace ordo::tool {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json meta_json(const MetaInfo& meta, int page, bool current) {
+  json j;
+  j["meta_page"] = page;
+  j["current"] = current;
+  j["valid"] = meta.valid;
+  j["problem"] = meta.problem;
+  j["txn_id"] = meta.txn_id;
+  j["page_high_water"] = meta.page_high_water;
+  j["free_pages"] = meta.free_pages;
+  j["tree_count"] = meta.tree_count;
+  j["file_bytes"] = meta.file_bytes;
+  return j;
+}
+
+json info_json(const std::string& path, const DatabaseInfo& info) {
+  json j;
+  j["path"] = path;
+  j["file_bytes"] = info.file_bytes;
+  j["page_size_bytes"] = info.page_size_bytes;
+  j["format_version"] = info.format_version;
+  j["io_backend"] = info.io_backend;
+  j["txn_id"] = info.txn_id;
+  j["current_meta"] = info.current_meta;
+  j["pages_used"] = info.pages_used;
+  j["used_bytes"] = info.pages_used * info.page_size_bytes;
+  j["uuid_high_water"] = info.id_high_water.to_string();
+  j["id64_high_water"] = info.id64_high_water.value;
+  j["metas"] = json::array();
+  for (int i = 0; i < 2; ++i) {
+    j["metas"].push_back(meta_json(info.metas[i], i, i == info.current_meta));
+  }
+  return j;
+}
+
+constexpr int kLabelWidth = 20;
+constexpr int kMetaWidth = 24;
+
+void line(std::string_view label, const std::string& value) {
+  fmt::print("{:<{}}{}\n", label, kLabelWidth, value);
+}
+
+void meta_line(std::string_view label, const std::string& meta0, const std::string& meta1) {
+  fmt::print("{:<{}}{:<{}}{}\n", label, kLabelWidth, meta0, kMetaWidth, meta1);
+}
+
+template <typename Field>
+void meta_row(std::string_view label, const DatabaseInfo& info, Field field) {
+  meta_line(label, fmt::format("{}", field(info.metas[0])),
+            fmt::format("{}", field(info.metas[1])));
+}
+
+void print_text(const std::string& path, const DatabaseInfo& info) {
+  line("file", path);
+  line("file bytes", fmt::format("{}", info.file_bytes));
+  line("page size bytes", fmt::format("{}", info.page_size_bytes));
+  line("format version", fmt::format("{}", info.format_version));
+  line("io backend", info.io_backend);
+  line("txn id", fmt::format("{}", info.txn_id));
+  line("current meta", fmt::format("{}", info.current_meta));
+  line("pages used",
+       fmt::format("{} ({} bytes)", info.pages_used, info.pages_used * info.page_size_bytes));
+  line("uuid high-water", info.id_high_water.to_string());
+  line("id64 high-water",
+       fmt::format("{} ({:#018x})", info.id64_high_water.value, info.id64_high_water.value));
+  fmt::print("\n");
+  auto title = [&](int i) {
+    return fmt::format("meta {}{}", i, i == info.current_meta ? " *" : "");
+  };
+  meta_line("", title(0), title(1));
+  meta_row("valid", info, [](const MetaInfo& m) { return m.valid ? "yes" : "no"; });
+  meta_row("txn id", info, [](const MetaInfo& m) { return m.txn_id; });
+  meta_row("page high-water", info, [](const MetaInfo& m) { return m.page_high_water; });
+  meta_row("free pages", info, [](const MetaInfo& m) { return m.free_pages; });
+  meta_row("tree count", info, [](const MetaInfo& m) { return m.tree_count; });
+  meta_row("file bytes", info, [](const MetaInfo& m) { return m.file_bytes; });
+  for (int i = 0; i < 2; ++i) {
+    if (!info.metas[i].problem.empty()) {
+      fmt::print("meta {} problem: {}\n", i, info.metas[i].problem);
+    }
+  }
+}
+
+}  // namespace
+
+int run_info(const std::string& path, bool json_output) {
+  std::unique_ptr<Database> db = open_for_inspection(path);
+  if (db == nullptr) return kExitError;
+  const DatabaseInfo info = db->info();
+  if (json_output) {
+    print_line(info_json(path, info).dump(2, ' ', false, json::error_handler_t::replace));
+  } else {
+    print_text(path, info);
+  }
+  return kExitOk;
+}
+
+}  // namespace ordo::tool
