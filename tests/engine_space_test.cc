@@ -86,6 +86,57 @@ TEST_F(ChurnTest, AHeldReaderHoldsPagesUntilReleased) {
   EXPECT_LE(after_release, while_held + while_held / 50);
 }
 
+// A read-only handle (as another process would have, e.g. `ordo stat`)
+// pins its snapshot through a reader slot in the file: the writer must not
+// reuse pages that snapshot reaches, however many times it rewrites them.
+TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
+  io::testing::TempDir dir;
+  const std::string path = dir.file("slots.ordo");
+  Options wo;
+  wo.sync_commits = false;
+  auto writer = testing::open_db(path, wo);
+  testing::Model model;
+  {
+    auto w = writer->begin_write();
+    for (uint64_t i = 0; i < 5000; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v0-" + std::to_string(i)).is_ok());
+      model[key_of(i)] = "v0-" + std::to_string(i);
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  Options ro;
+  ro.read_only = true;
+  auto reader_db = testing::open_db(path, ro);
+  auto snapshot = reader_db->begin_read();
+  ASSERT_TRUE(snapshot.is_ok()) << snapshot.status().to_string();
+  for (int round = 1; round <= 30; ++round) {
+    auto w = writer->begin_write();
+    for (uint64_t i = 0; i < 5000; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v" + std::to_string(round)).is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  testing::expect_tree_equals(*snapshot, snapshot->default_tree(), model);
+  // A new read txn of the read-only handle sees the writer's newest commit.
+  auto fresh = reader_db->begin_read();
+  ASSERT_TRUE(fresh.is_ok());
+  EXPECT_EQ(fresh->get(fresh->default_tree(), key_of(9))->str(), "v30");
+  EXPECT_EQ(reader_db->info().txn_id, writer->info().txn_id);
+  // Once the old snapshot ends, its pages are reused again.
+  snapshot = Status::invalid_argument("released");
+  const uint64_t high_water = writer->info().metas[writer->info().current_meta].page_high_water;
+  for (int round = 31; round <= 40; ++round) {
+    auto w = writer->begin_write();
+    for (uint64_t i = 0; i < 5000; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v" + std::to_string(round)).is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  fresh = Status::invalid_argument("released");
+  EXPECT_LE(writer->info().metas[writer->info().current_meta].page_high_water,
+            high_water + high_water / 20);
+}
+
 // Readers in several threads check an invariant every write txn keeps: the
 // values of all keys sum to the same total. Built also with ThreadSanitizer.
 TEST(ConcurrencyTest, ReadersSeeTheSumInvariantWhileTheWriterCommits) {

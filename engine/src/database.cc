@@ -16,7 +16,7 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path, const 
 }
 
 Result<ReadTxn> Database::begin_read() {
-  engine::Meta snapshot = impl_->register_reader();
+  ORDO_ASSIGN_OR_RETURN(engine::Meta snapshot, impl_->register_reader());
   return ReadTxn(std::make_unique<ReadTxnImpl>(*impl_, snapshot), impl_.get());
 }
 
@@ -40,6 +40,7 @@ Result<WriteTxn> Database::begin_write() {
 }
 
 DatabaseInfo Database::info() const {
+  (void)impl_->refresh_committed();  // read-only: show the newest commit on disk
   DatabaseInfo info;
   const io::PageFile& file = impl_->file();
   engine::Meta m = impl_->committed();

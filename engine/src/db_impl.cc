@@ -108,33 +108,7 @@ Status DatabaseImpl::load_existing() {
                                     std::to_string(len) + " bytes, no ordo header)");
   }
   MetaProblem problems[2];
-  problems[0] = engine::decode_meta(p0, &slots_[0], &slot_problems_[0]);
-  // Slot 1 sits one page in; without a valid slot 0, try every page size.
-  problems[1] = MetaProblem::kNoMagic;
-  slot_problems_[1] = "beyond the end of the file";
-  for (uint32_t ps = btree::kMinPageSize; ps <= btree::kMaxPageSize; ps *= 2) {
-    if (problems[0] == MetaProblem::kNone && ps != slots_[0].page_size) continue;
-    const std::byte* p1 = file_->data(ps, btree::kMinPageSize);
-    if (p1 == nullptr) continue;
-    Meta m;
-    std::string text;
-    MetaProblem pr = engine::decode_meta(p1, &m, &text);
-    if (pr == MetaProblem::kNone && m.page_size != ps) {
-      pr = MetaProblem::kBadPageSize;
-      text = "page size field disagrees with the meta's position";
-    }
-    if (pr == MetaProblem::kNone || problems[1] == MetaProblem::kNoMagic) {
-      problems[1] = pr;
-      slots_[1] = m;
-      slot_problems_[1] = text;
-    }
-    if (pr == MetaProblem::kNone) break;
-  }
-  if (problems[0] == MetaProblem::kNone && problems[1] == MetaProblem::kNone &&
-      slots_[0].page_size != slots_[1].page_size) {
-    problems[1] = MetaProblem::kBadPageSize;
-    slot_problems_[1] = "page size differs from meta 0";
-  }
+  read_meta_slots(slots_, slot_problems_, problems);
   int pick = -1;
   for (int i = 0; i < 2; ++i) {
     if (problems[i] != MetaProblem::kNone) continue;
@@ -170,21 +144,118 @@ Status DatabaseImpl::load_existing() {
   return Status::ok();
 }
 
+void DatabaseImpl::read_meta_slots(Meta slots[2], std::string texts[2],
+                                   MetaProblem problems[2]) const {
+  const std::byte* p0 = file_->data(0, btree::kMinPageSize);
+  if (p0 == nullptr) {
+    problems[0] = problems[1] = MetaProblem::kNoMagic;
+    texts[0] = texts[1] = "beyond the end of the file";
+    return;
+  }
+  problems[0] = engine::decode_meta(p0, &slots[0], &texts[0]);
+  // Slot 1 sits one page in; without a valid slot 0, try every page size.
+  problems[1] = MetaProblem::kNoMagic;
+  texts[1] = "beyond the end of the file";
+  for (uint32_t ps = btree::kMinPageSize; ps <= btree::kMaxPageSize; ps *= 2) {
+    if (problems[0] == MetaProblem::kNone && ps != slots[0].page_size) continue;
+    const std::byte* p1 = file_->data(ps, btree::kMinPageSize);
+    if (p1 == nullptr) continue;
+    Meta m;
+    std::string text;
+    MetaProblem pr = engine::decode_meta(p1, &m, &text);
+    if (pr == MetaProblem::kNone && m.page_size != ps) {
+      pr = MetaProblem::kBadPageSize;
+      text = "page size field disagrees with the meta's position";
+    }
+    if (pr == MetaProblem::kNone || problems[1] == MetaProblem::kNoMagic) {
+      problems[1] = pr;
+      slots[1] = m;
+      texts[1] = text;
+    }
+    if (pr == MetaProblem::kNone) break;
+  }
+  if (problems[0] == MetaProblem::kNone && problems[1] == MetaProblem::kNone &&
+      slots[0].page_size != slots[1].page_size) {
+    problems[1] = MetaProblem::kBadPageSize;
+    texts[1] = "page size differs from meta 0";
+  }
+}
+
+Result<Meta> DatabaseImpl::newest_meta_from_file() {
+  ORDO_RETURN_IF_ERROR(file_->refresh());
+  Meta slots[2];
+  std::string texts[2];
+  MetaProblem problems[2];
+  read_meta_slots(slots, texts, problems);
+  int pick = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (problems[i] != MetaProblem::kNone || slots[i].page_size != page_size_) continue;
+    if (pick < 0 || slots[i].txn_id > slots[pick].txn_id) pick = i;
+  }
+  if (pick < 0) {
+    return Status::corruption("both meta pages are invalid: meta 0: " + texts[0] +
+                              "; meta 1: " + texts[1]);
+  }
+  if (slots[pick].page_high_water * page_size_ > file_->file_bytes()) {
+    return Status::corruption("file is shorter than the last commit (txn " +
+                              std::to_string(slots[pick].txn_id) + ") needs");
+  }
+  return slots[pick];
+}
+
 Meta DatabaseImpl::committed() const {
   std::lock_guard<std::mutex> g(state_mu_);
   return committed_;
 }
 
-Meta DatabaseImpl::register_reader() {
-  std::lock_guard<std::mutex> g(state_mu_);
-  readers_[committed_.txn_id]++;
-  return committed_;
+Result<Meta> DatabaseImpl::register_reader() {
+  if (!options_.read_only) {
+    std::lock_guard<std::mutex> g(state_mu_);
+    readers_[committed_.txn_id]++;
+    return committed_;
+  }
+  // Another process may be writing: pin the newest snapshot through a reader
+  // slot, then make sure no writer could have started reusing its pages
+  // before the slot was taken (that needs two commits past it).
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
+    {
+      std::lock_guard<std::mutex> g(state_mu_);
+      if (readers_[meta.txn_id]++ == 0) {
+        Status s = file_->lock_reader_slot(meta.txn_id);
+        if (!s.is_ok()) {
+          readers_.erase(meta.txn_id);
+          return s;
+        }
+      }
+    }
+    auto again = newest_meta_from_file();
+    if (again.is_ok() && again->txn_id <= meta.txn_id + 1) {
+      std::lock_guard<std::mutex> g(state_mu_);
+      if (meta.txn_id > committed_.txn_id) committed_ = meta;
+      return meta;
+    }
+    unregister_reader(meta.txn_id);
+    if (!again.is_ok()) return again.status();
+  }
+  return Status::busy("could not pin a snapshot: the writer commits faster than it can be read");
 }
 
 void DatabaseImpl::unregister_reader(uint64_t txn_id) {
   std::lock_guard<std::mutex> g(state_mu_);
   auto it = readers_.find(txn_id);
-  if (it != readers_.end() && --it->second == 0) readers_.erase(it);
+  if (it != readers_.end() && --it->second == 0) {
+    readers_.erase(it);
+    if (options_.read_only) (void)file_->unlock_reader_slot(txn_id);
+  }
+}
+
+Status DatabaseImpl::refresh_committed() {
+  if (!options_.read_only) return Status::ok();
+  ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
+  std::lock_guard<std::mutex> g(state_mu_);
+  if (meta.txn_id > committed_.txn_id) committed_ = meta;
+  return Status::ok();
 }
 
 uint64_t DatabaseImpl::oldest_reader() const {

@@ -33,11 +33,16 @@ class DatabaseImpl {
   // The last committed meta. Thread-safe.
   engine::Meta committed() const;
 
-  // Reader table: a read txn registers its snapshot for its whole life.
-  engine::Meta register_reader();
+  // Reader table: a read txn registers its snapshot for its whole life. A
+  // read-only handle reads the newest meta from the file and also takes a
+  // reader slot there, for a writer in another process to see.
+  Result<engine::Meta> register_reader();
   void unregister_reader(uint64_t txn_id);
   // Oldest snapshot any reader holds, or UINT64_MAX when none.
   uint64_t oldest_reader() const;
+
+  // Read-only handles: catch up with commits made by another process.
+  Status refresh_committed();
 
   // Makes `meta` the committed state seen by later txns.
   void publish(const engine::Meta& meta);
@@ -73,6 +78,11 @@ class DatabaseImpl {
   DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file);
   Status create_new();
   Status load_existing();
+  // Decodes both meta slots from the mapping as they are now.
+  void read_meta_slots(engine::Meta slots[2], std::string texts[2],
+                       engine::MetaProblem problems[2]) const;
+  // The newest valid meta on disk (after mapping any growth).
+  Result<engine::Meta> newest_meta_from_file();
 
   Options options_;
   std::unique_ptr<io::PageFile> file_;

@@ -193,6 +193,10 @@ Result<bool> DirtyPages::reclaim_entry() {
   if (key.size() != 12) return Status::corruption("free tree key has a bad size", free_tree_.root);
   uint64_t freed_by = btree::load_be64(cursor.key().data());
   if (freed_by > reuse_bound_) return false;
+  // A reader in another process on a snapshot older than freed_by can still
+  // reach these pages.
+  ORDO_ASSIGN_OR_RETURN(bool held, file_.reader_slot_below(freed_by));
+  if (held) return false;
   ByteView value = cursor.value();
   if (value.size() % 8 != 0) {
     return Status::corruption("free tree entry has a bad size", free_tree_.root);

@@ -26,9 +26,10 @@ struct Options {
   // Create the file when missing (ignored with read_only).
   bool create_if_missing = true;
 
-  // Open for reading only: no lock is taken, begin_write() is InvalidArgument.
-  // Works while another process holds the file open for writing; such a
-  // reader sees the commits made before it opened (refresh by reopening).
+  // Open for reading only: no writer lock is taken, begin_write() is
+  // InvalidArgument. Works while another process writes: each read txn reads
+  // the newest commit on disk and pins it with a reader slot (a shared byte
+  // lock in the file), so the writer does not reuse pages it can reach.
   bool read_only = false;
 
   IoBackend io_backend = IoBackend::kAuto;

@@ -107,6 +107,19 @@ class PageFile {
   // fdatasync. Returns InvalidArgument on a read-only file, else as IoBackend::sync.
   Status sync();
 
+  // Reader slots across processes. A read-only handle marks the snapshot it
+  // reads with a shared open-file-description lock on byte
+  // kReaderSlotBase + txn_id (no data lives there); the writer asks whether
+  // any other handle still reads a snapshot older than a txn before reusing
+  // pages that txn freed. Locks vanish with the process, even on SIGKILL.
+  // A slot locked twice through one PageFile is one lock: callers count.
+  // Returns IOError when fcntl fails; InvalidArgument for txn_id >= 2^62.
+  Status lock_reader_slot(uint64_t txn_id);
+  Status unlock_reader_slot(uint64_t txn_id);
+  // True when another handle holds a slot for a txn id below `txn_id`.
+  Result<bool> reader_slot_below(uint64_t txn_id) const;
+  static constexpr uint64_t kReaderSlotBase = uint64_t{1} << 62;
+
   // "io_uring", "posix", or "none" when read-only.
   std::string_view backend_name() const;
 
