@@ -11,3 +11,8 @@ ordo_test(engine_test SOURCES ${ENGINE_TEST_SOURCES} LIBS ordo_engine ordo_btree
   LABELS engine ENV ORDO_IO=posix PREFIX "posix.")
 gtest_discover_tests(engine_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "uring."
   PROPERTIES LABELS engine ENVIRONMENT ORDO_IO=uring)
+
+# docs/FORMAT.md against the layout constants.
+ordo_test(format_test SOURCES format_test.cc LIBS ordo_engine ordo_btree LABELS format)
+target_include_directories(format_test PRIVATE ${PROJECT_SOURCE_DIR}/engine/src)
+target_compile_definitions(format_test PRIVATE ORDO_FORMAT_MD="${PROJECT_SOURCE_DIR}/docs/FORMAT.md")

@@ -34,8 +34,35 @@ namespace ordo::engine {
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'R', 'D', 'O', 0x0d, 0x0a, 0x1a};
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr uint32_t kMetaBytes = 192;
-inline constexpr uint32_t kMetaChecksumOffset = 184;
 inline constexpr uint32_t kTreeRootBytes = 32;
+
+// Meta field offsets in bytes; docs/FORMAT.md has the same table.
+inline constexpr uint32_t kMetaOffMagic = 0;
+inline constexpr uint32_t kMetaOffVersion = 8;
+inline constexpr uint32_t kMetaOffPageSize = 12;
+inline constexpr uint32_t kMetaOffTxnId = 16;
+inline constexpr uint32_t kMetaOffHighWater = 24;
+inline constexpr uint32_t kMetaOffFileBytes = 32;
+inline constexpr uint32_t kMetaOffDefaultTree = 40;
+inline constexpr uint32_t kMetaOffCatalog = 72;
+inline constexpr uint32_t kMetaOffFreeTree = 104;
+inline constexpr uint32_t kMetaOffLastUuid = 136;
+inline constexpr uint32_t kMetaOffLastId64 = 152;
+inline constexpr uint32_t kMetaOffTreeCount = 160;
+inline constexpr uint32_t kMetaOffFreePages = 168;
+inline constexpr uint32_t kMetaOffReserved = 176;
+inline constexpr uint32_t kMetaChecksumOffset = 184;
+static_assert(kMetaChecksumOffset + 8 == kMetaBytes);
+
+// Tree root encoding offsets (32 bytes).
+inline constexpr uint32_t kRootOffPage = 0;
+inline constexpr uint32_t kRootOffChecksum = 8;
+inline constexpr uint32_t kRootOffEntries = 16;
+inline constexpr uint32_t kRootOffDepth = 24;
+inline constexpr uint32_t kRootOffFlags = 28;
+static_assert(kMetaOffCatalog == kMetaOffDefaultTree + kTreeRootBytes);
+static_assert(kMetaOffFreeTree == kMetaOffCatalog + kTreeRootBytes);
+static_assert(kMetaOffLastUuid == kMetaOffFreeTree + kTreeRootBytes);
 inline constexpr uint64_t kFirstDataPage = 2;
 
 struct Meta {

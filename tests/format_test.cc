@@ -1,0 +1,112 @@
+// docs/FORMAT.md and the code must state the same layout: this reads the
+// tables of the document and compares them with the constants.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "meta.h"
+#include "ordo/btree/page_format.h"
+
+namespace ordo {
+namespace {
+
+struct Row {
+  uint32_t offset;
+  uint32_t size;
+};
+
+// The (offset, size) rows of the first table after `heading` in FORMAT.md.
+std::vector<Row> table_after(const std::string& heading) {
+  std::ifstream in(ORDO_FORMAT_MD);
+  EXPECT_TRUE(in.good()) << "cannot read " << ORDO_FORMAT_MD;
+  std::string line;
+  bool in_section = false;
+  std::vector<Row> rows;
+  std::regex row(R"(^\|\s*(\d+)\s*\|\s*(\d+)\s*\|)");
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) == 0) {
+      if (in_section && !rows.empty()) break;
+      in_section = line.find(heading) != std::string::npos;
+      continue;
+    }
+    std::smatch m;
+    if (in_section && std::regex_search(line, m, row)) {
+      rows.push_back({static_cast<uint32_t>(std::stoul(m[1])),
+                      static_cast<uint32_t>(std::stoul(m[2]))});
+    } else if (in_section && !rows.empty() && line.empty()) {
+      break;
+    }
+  }
+  return rows;
+}
+
+void expect_rows(const std::vector<Row>& doc, const std::vector<Row>& code) {
+  ASSERT_EQ(doc.size(), code.size());
+  for (size_t i = 0; i < doc.size(); ++i) {
+    EXPECT_EQ(doc[i].offset, code[i].offset) << "row " << i;
+    EXPECT_EQ(doc[i].size, code[i].size) << "row " << i;
+  }
+}
+
+TEST(FormatTest, MetaTableMatchesTheCode) {
+  using namespace engine;
+  expect_rows(table_after("Pages 0 and 1"),
+              {{kMetaOffMagic, 8},
+               {kMetaOffVersion, 4},
+               {kMetaOffPageSize, 4},
+               {kMetaOffTxnId, 8},
+               {kMetaOffHighWater, 8},
+               {kMetaOffFileBytes, 8},
+               {kMetaOffDefaultTree, kTreeRootBytes},
+               {kMetaOffCatalog, kTreeRootBytes},
+               {kMetaOffFreeTree, kTreeRootBytes},
+               {kMetaOffLastUuid, 16},
+               {kMetaOffLastId64, 8},
+               {kMetaOffTreeCount, 8},
+               {kMetaOffFreePages, 8},
+               {kMetaOffReserved, 8},
+               {kMetaChecksumOffset, 8}});
+}
+
+TEST(FormatTest, TreeRootTableMatchesTheCode) {
+  using namespace engine;
+  expect_rows(table_after("Tree root encoding"), {{kRootOffPage, 8},
+                                                  {kRootOffChecksum, 8},
+                                                  {kRootOffEntries, 8},
+                                                  {kRootOffDepth, 4},
+                                                  {kRootOffFlags, 4}});
+}
+
+TEST(FormatTest, PageHeaderTableMatchesTheCode) {
+  using namespace btree;
+  auto rows = table_after("Tree pages");
+  expect_rows(rows, {{kOffType, 1},
+                     {kOffFlags, 1},
+                     {kOffCount, 2},
+                     {kOffCellStart, 4},
+                     {kOffTxnId, 8},
+                     {kOffCellBytes, 4},
+                     {kOffCellBytes + 4, 4}});
+  EXPECT_EQ(rows.back().offset + rows.back().size, kHeaderSize);
+}
+
+TEST(FormatTest, LimitsStatedInTheDocumentMatchTheCode) {
+  std::ifstream in(ORDO_FORMAT_MD);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  EXPECT_EQ(btree::max_key_bytes(4096), 1000u);
+  EXPECT_NE(doc.str().find("P/4 − 24 bytes (1000 at 4 KiB)"), std::string::npos);
+  EXPECT_EQ(btree::max_inline_value_bytes(4096), 1024u);
+  EXPECT_NE(doc.str().find("P/4 bytes (1024 at 4 KiB)"), std::string::npos);
+  EXPECT_EQ(btree::kMaxValueBytes, 128u << 20);
+  EXPECT_NE(doc.str().find("at most 128 MiB"), std::string::npos);
+  EXPECT_EQ(btree::kMaxDepth, 32u);
+  EXPECT_NE(doc.str().find("Depth: at most 32"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ordo
