@@ -1,6 +1,7 @@
 // Database: open, begin txns, report.
 #include <algorithm>
 
+#include "database_opener.h"
 #include "db_impl.h"
 #include "ordo/btree/page_format.h"
 #include "txn_impl.h"
@@ -11,7 +12,14 @@ Database::Database(std::unique_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) 
 Database::~Database() = default;
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path, const Options& options) {
-  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<DatabaseImpl> impl, DatabaseImpl::open(path, options));
+  return DatabaseOpener::open(path, options, nullptr);
+}
+
+Result<std::unique_ptr<Database>> DatabaseOpener::open(const std::string& path,
+                                                       const Options& options,
+                                                       BackendFactory factory) {
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<DatabaseImpl> impl,
+                        DatabaseImpl::open(path, options, std::move(factory)));
   return std::unique_ptr<Database>(new Database(std::move(impl)));
 }
 

@@ -33,8 +33,9 @@ io::BackendKind to_io(IoBackend b) {
 
 }  // namespace
 
-Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(const std::string& path,
-                                                         const Options& options) {
+Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
+    const std::string& path, const Options& options,
+    std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory) {
   if (options.page_size_bytes != 0 && !btree::valid_page_size(options.page_size_bytes)) {
     return Status::invalid_argument("page size " + std::to_string(options.page_size_bytes) +
                                     " is not a power of two from 4096 to 65536");
@@ -56,6 +57,7 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(const std::string& path
   fo.extent_bytes = options.extent_bytes;
   fo.max_extent_bytes = options.max_extent_bytes;
   fo.map_reserve_bytes = options.map_reserve_bytes;
+  fo.backend_factory = std::move(backend_factory);
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<io::PageFile> file, io::PageFile::open(path, fo));
   std::unique_ptr<DatabaseImpl> db(new DatabaseImpl(options, std::move(file)));
   if (db->file_->file_bytes() == 0) {

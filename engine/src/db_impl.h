@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,8 +23,10 @@ namespace ordo {
 
 class DatabaseImpl {
  public:
-  static Result<std::unique_ptr<DatabaseImpl>> open(const std::string& path,
-                                                    const Options& options);
+  // `backend_factory`: tests only; null uses Options::io_backend.
+  static Result<std::unique_ptr<DatabaseImpl>> open(
+      const std::string& path, const Options& options,
+      std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory);
 
   const Options& options() const { return options_; }
   uint32_t page_size() const { return page_size_; }

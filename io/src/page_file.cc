@@ -80,7 +80,9 @@ Result<std::unique_ptr<PageFile>> PageFile::open(const std::string& path,
     ORDO_RETURN_IF_ERROR(with_context(file->map_up_to(opened.length_bytes), path));
   }
   if (!options.read_only) {
-    Result<std::unique_ptr<IoBackend>> backend = make_backend(file->fd_, options.backend);
+    Result<std::unique_ptr<IoBackend>> backend = options.backend_factory
+                                                     ? options.backend_factory(file->fd_)
+                                                     : make_backend(file->fd_, options.backend);
     if (!backend.is_ok()) return with_context(backend.status(), path);
     file->backend_ = std::move(backend).value();
   }

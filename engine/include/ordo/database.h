@@ -49,6 +49,7 @@ class TxnImpl;
 class WriteTxnImpl;
 class DatabaseImpl;
 class CursorImpl;
+class DatabaseOpener;
 
 // Names one tree of a database. Cheap to copy; valid for the Database that
 // issued it, in any later txn (a txn that cannot see the tree reports
@@ -261,6 +262,7 @@ class Database {
   uint32_t max_inline_value_bytes() const;  // larger values go to overflow pages
 
  private:
+  friend class DatabaseOpener;  // engine-internal: opens with a test I/O backend
   explicit Database(std::unique_ptr<DatabaseImpl> impl);
   std::unique_ptr<DatabaseImpl> impl_;
 };

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "ordo/io/backend.h"
 
@@ -24,6 +26,9 @@ struct FileOptions {
   // Address space reserved for the read mapping, which is also the largest file size
   // (rounded up to the system page size). Reserving costs no memory. Must be > 0.
   uint64_t map_reserve_bytes = 256ull << 30;
+  // Tests only: builds the write backend for the file's descriptor instead of
+  // `backend` (the fault-injecting backend of crash tests).
+  std::function<Result<std::unique_ptr<IoBackend>>(int fd)> backend_factory;
 };
 
 // Counters of what a PageFile did since open, for Database::stats() and benchmarks.

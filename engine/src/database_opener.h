@@ -1,0 +1,20 @@
+// Engine-internal entry points for tests: open a database whose writes go
+// through a given I/O backend (the fault-injecting one of the crash tests).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ordo/database.h"
+#include "ordo/io/file_options.h"
+
+namespace ordo {
+
+class DatabaseOpener {
+ public:
+  using BackendFactory = decltype(io::FileOptions::backend_factory);
+  static Result<std::unique_ptr<Database>> open(const std::string& path, const Options& options,
+                                                BackendFactory factory);
+};
+
+}  // namespace ordo
