@@ -22,7 +22,10 @@ inline uint64_t test_seed(uint64_t fallback) {
   return seed;
 }
 
+// Opens with checksum verification on, so every test also checks that each
+// commit's checksums are right.
 inline std::unique_ptr<Database> open_db(const std::string& path, Options options = {}) {
+  options.verify_checksums = true;
   auto db = Database::open(path, options);
   EXPECT_TRUE(db.is_ok()) << db.status().to_string();
   return db.is_ok() ? std::move(db).value() : nullptr;

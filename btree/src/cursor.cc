@@ -7,9 +7,9 @@
 
 namespace ordo::btree {
 
-Status Cursor::load_level(uint32_t level, PageNo pg, Edge edge) {
+Status Cursor::load_level(uint32_t level, PageNo pg, uint64_t expected_checksum, Edge edge) {
   bool leaf = level + 1 == tree_.depth;
-  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(*pages_, pg, leaf));
+  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(*pages_, pg, leaf, expected_checksum));
   if (v.count() == 0) return Status::corruption("empty page inside a tree", pg);
   stack_[level] = {v.data(), pg, edge == Edge::kFirst ? 0 : v.count() - 1, v.count()};
   return Status::ok();
@@ -20,8 +20,9 @@ Status Cursor::descend_from(uint32_t level, Edge edge) {
     const Level& up = stack_[l - 1];
     NodeView v(up.page, pages_->page_size());
     PageNo child = v.child(up.index);
+    uint64_t checksum = v.child_checksum(up.index);
     if (v.damaged()) return internal::damaged(up.page_number);
-    ORDO_RETURN_IF_ERROR(load_level(l, child, edge));
+    ORDO_RETURN_IF_ERROR(load_level(l, child, checksum, edge));
   }
   return Status::ok();
 }
@@ -32,7 +33,7 @@ Status Cursor::first() {
   if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
     return Status::corruption("tree depth out of range", tree_.root);
   }
-  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, Edge::kFirst));
+  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, tree_.root_checksum, Edge::kFirst));
   ORDO_RETURN_IF_ERROR(descend_from(1, Edge::kFirst));
   valid_ = true;
   return Status::ok();
@@ -44,7 +45,7 @@ Status Cursor::last() {
   if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
     return Status::corruption("tree depth out of range", tree_.root);
   }
-  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, Edge::kLast));
+  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, tree_.root_checksum, Edge::kLast));
   ORDO_RETURN_IF_ERROR(descend_from(1, Edge::kLast));
   valid_ = true;
   return Status::ok();
@@ -57,12 +58,14 @@ Status Cursor::seek(ByteView key) {
     return Status::corruption("tree depth out of range", tree_.root);
   }
   PageNo pg = tree_.root;
+  uint64_t expected = tree_.root_checksum;
   for (uint32_t l = 0; l < tree_.depth; ++l) {
-    ORDO_RETURN_IF_ERROR(load_level(l, pg, Edge::kFirst));
+    ORDO_RETURN_IF_ERROR(load_level(l, pg, expected, Edge::kFirst));
     NodeView v(stack_[l].page, pages_->page_size());
     if (l + 1 < tree_.depth) {
       stack_[l].index = v.branch_child_index(key);
       pg = v.child(stack_[l].index);
+      expected = v.child_checksum(stack_[l].index);
     } else {
       bool found;
       stack_[l].index = v.leaf_lower_bound(key, &found);

@@ -1,6 +1,8 @@
 // Helpers shared by the tree algorithms.
 #pragma once
 
+#include <xxhash.h>
+
 #include <string>
 
 #include "ordo/btree/node.h"
@@ -23,9 +25,21 @@ inline Status check_header(const NodeView& v, PageNo page_number, bool expect_le
   return Status::ok();
 }
 
-// Reads a page expected at a given level and checks its header.
-inline Result<NodeView> load_node(PageReader& pages, PageNo page_number, bool expect_leaf) {
+// Reads a page expected at a given level and checks its header, and with
+// verification on, its checksum against `expected_checksum` (from the parent
+// entry or the tree root record).
+inline Result<NodeView> load_node(PageReader& pages, PageNo page_number, bool expect_leaf,
+                                  uint64_t expected_checksum) {
   ORDO_ASSIGN_OR_RETURN(const std::byte* p, pages.read(page_number));
+  if (pages.verify_checksums() && !pages.is_dirty(page_number)) {
+    uint64_t actual = page_checksum(p, pages.page_size());
+    if (actual != expected_checksum) {
+      return Status::corruption("checksum mismatch: parent records " +
+                                    std::to_string(expected_checksum) + ", page has " +
+                                    std::to_string(actual),
+                                page_number);
+    }
+  }
   NodeView v(p, pages.page_size());
   ORDO_RETURN_IF_ERROR(check_header(v, page_number, expect_leaf));
   return v;
@@ -44,10 +58,16 @@ inline Result<ByteView> leaf_value(PageReader& pages, const NodeView& leaf, uint
   const uint64_t len = leaf.value_len(i);
   const PageNo first = load_u64(inline_bytes.data());
   if (len > kMaxValueBytes) return Status::corruption("overflow value too long", leaf_page);
-  ORDO_ASSIGN_OR_RETURN(const std::byte* run,
-                        pages.read_run(first, overflow_pages(len, pages.page_size())));
+  const uint64_t run_pages = overflow_pages(len, pages.page_size());
+  ORDO_ASSIGN_OR_RETURN(const std::byte* run, pages.read_run(first, run_pages));
   if (static_cast<PageType>(run[kOffType]) != PageType::kOverflow) {
     return Status::corruption("overflow run does not start with an overflow page", first);
+  }
+  if (pages.verify_checksums() && !pages.is_dirty(leaf_page)) {
+    const uint64_t expected = load_u64(inline_bytes.data() + 8);
+    if (XXH3_64bits(run, run_pages * pages.page_size()) != expected) {
+      return Status::corruption("overflow run checksum mismatch", first);
+    }
   }
   return ByteView(run + kHeaderSize, len);
 }

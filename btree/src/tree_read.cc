@@ -37,13 +37,16 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
                               tree.root);
   }
   PageNo pg = tree.root;
+  uint64_t expected = tree.root_checksum;
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
-    ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, false));
-    PageNo child = v.child(v.branch_child_index(key));
+    ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, false, expected));
+    const uint32_t idx = v.branch_child_index(key);
+    PageNo child = v.child(idx);
+    expected = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
     pg = child;
   }
-  ORDO_ASSIGN_OR_RETURN(NodeView leaf, load_node(pages, pg, true));
+  ORDO_ASSIGN_OR_RETURN(NodeView leaf, load_node(pages, pg, true, expected));
   uint32_t pos = leaf.leaf_lower_bound(key, found);
   if (leaf.damaged()) {
     *found = false;
@@ -66,9 +69,10 @@ double TreeStats::leaf_fill() const {
 
 namespace {
 
-Status walk(PageReader& pages, PageNo pg, uint32_t level, uint32_t depth, TreeStats* stats) {
+Status walk(PageReader& pages, PageNo pg, uint64_t expected, uint32_t level, uint32_t depth,
+            TreeStats* stats) {
   bool expect_leaf = level + 1 == depth;
-  ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, expect_leaf));
+  ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, expect_leaf, expected));
   ORDO_RETURN_IF_ERROR(check_node_order(v.data(), pages.page_size(), pg));
   if (expect_leaf) {
     stats->leaf_pages++;
@@ -83,7 +87,7 @@ Status walk(PageReader& pages, PageNo pg, uint32_t level, uint32_t depth, TreeSt
   }
   stats->branch_pages++;
   for (uint32_t i = 0; i < v.count(); ++i) {
-    ORDO_RETURN_IF_ERROR(walk(pages, v.child(i), level + 1, depth, stats));
+    ORDO_RETURN_IF_ERROR(walk(pages, v.child(i), v.child_checksum(i), level + 1, depth, stats));
   }
   return Status::ok();
 }
@@ -99,7 +103,7 @@ Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeStats* stats) 
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
-  ORDO_RETURN_IF_ERROR(walk(pages, tree.root, 0, tree.depth, stats));
+  ORDO_RETURN_IF_ERROR(walk(pages, tree.root, tree.root_checksum, 0, tree.depth, stats));
   if (stats->entries != tree.entries) {
     return Status::corruption("tree holds " + std::to_string(stats->entries) +
                                   " entries but its root records " +

@@ -22,11 +22,10 @@ struct PathEntry {
 
 // Makes `pg` writable, checking a committed page fully before copying it so a
 // damaged page is reported, never built upon.
-Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf) {
+Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf, uint64_t expected_checksum) {
   if (pw.is_dirty(pg)) return pg;
-  ORDO_ASSIGN_OR_RETURN(const std::byte* p, pw.read(pg));
-  ORDO_RETURN_IF_ERROR(check_node(p, pw.page_size(), pg));
-  ORDO_RETURN_IF_ERROR(check_header(NodeView(p, pw.page_size()), pg, expect_leaf));
+  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, expect_leaf, expected_checksum));
+  ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
   return pw.make_dirty(pg);
 }
 
@@ -37,15 +36,16 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
-  ORDO_ASSIGN_OR_RETURN(PageNo pg, cow(pw, tree.root, tree.depth == 1));
+  ORDO_ASSIGN_OR_RETURN(PageNo pg, cow(pw, tree.root, tree.depth == 1, tree.root_checksum));
   tree.root = pg;
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
     NodeEditor ed(pw.writable(pg), pw.page_size());
     NodeView v = ed.view();
     uint32_t idx = v.branch_child_index(key);
     PageNo child = v.child(idx);
+    uint64_t checksum = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
-    ORDO_ASSIGN_OR_RETURN(PageNo copy, cow(pw, child, level + 2 == tree.depth));
+    ORDO_ASSIGN_OR_RETURN(PageNo copy, cow(pw, child, level + 2 == tree.depth, checksum));
     if (copy != child) ed.set_child(idx, copy, 0);
     path[level] = {pg, idx};
     pg = copy;
@@ -279,12 +279,14 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   if (tree.root != kNoPage) {
     // Order check before anything changes.
     PageNo pg = tree.root;
+    uint64_t expected = tree.root_checksum;
     for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
-      ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, false));
+      ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, false, expected));
       pg = v.child(v.count() - 1);
+      expected = v.child_checksum(v.count() - 1);
       if (v.damaged()) return internal::damaged(pg);
     }
-    ORDO_ASSIGN_OR_RETURN(NodeView leaf, internal::load_node(pw, pg, true));
+    ORDO_ASSIGN_OR_RETURN(NodeView leaf, internal::load_node(pw, pg, true, expected));
     if (leaf.count() > 0 && leaf.key(leaf.count() - 1).compare(key) >= 0) {
       return Status::invalid_argument("append: key does not sort after the last key of the tree");
     }
@@ -303,15 +305,16 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
 
 namespace {
 
-Status free_subtree(PageWriter& pw, PageNo pg, uint32_t level, uint32_t depth) {
+Status free_subtree(PageWriter& pw, PageNo pg, uint64_t expected, uint32_t level,
+                    uint32_t depth) {
   const bool leaf = level + 1 == depth;
-  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, leaf));
+  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, leaf, expected));
   ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
   for (uint32_t i = 0; i < v.count(); ++i) {
     if (leaf) {
       free_value(pw, v, i);
     } else {
-      ORDO_RETURN_IF_ERROR(free_subtree(pw, v.child(i), level + 1, depth));
+      ORDO_RETURN_IF_ERROR(free_subtree(pw, v.child(i), v.child_checksum(i), level + 1, depth));
     }
   }
   pw.free_page(pg);
@@ -325,7 +328,7 @@ Status drop(PageWriter& pw, TreeRoot& tree) {
     if (tree.depth == 0 || tree.depth > kMaxDepth) {
       return Status::corruption("tree depth out of range", tree.root);
     }
-    ORDO_RETURN_IF_ERROR(free_subtree(pw, tree.root, 0, tree.depth));
+    ORDO_RETURN_IF_ERROR(free_subtree(pw, tree.root, tree.root_checksum, 0, tree.depth));
   }
   tree = TreeRoot{};
   return Status::ok();
@@ -347,7 +350,8 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
   if (n < 2) return false;
   const uint32_t right_idx = idx + 1 < n ? idx + 1 : idx;
   const uint32_t sib_idx = right_idx == idx ? idx - 1 : idx + 1;
-  ORDO_ASSIGN_OR_RETURN(PageNo sib, cow(pw, pe.view().child(sib_idx), leaf));
+  ORDO_ASSIGN_OR_RETURN(PageNo sib,
+                        cow(pw, pe.view().child(sib_idx), leaf, pe.view().child_checksum(sib_idx)));
   pe.set_child(sib_idx, sib, 0);
   const PageNo left_pg = pe.view().child(right_idx - 1);
   const PageNo right_pg = pe.view().child(right_idx);
@@ -408,7 +412,8 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
   // A root branch with a single child is replaced by that child.
   // The child may be a sibling this txn never copied: read, do not write.
   while (tree.depth > 1) {
-    ORDO_ASSIGN_OR_RETURN(NodeView root, internal::load_node(pw, tree.root, false));
+    ORDO_ASSIGN_OR_RETURN(NodeView root,
+                          internal::load_node(pw, tree.root, false, tree.root_checksum));
     if (root.count() != 1) break;
     PageNo child = root.child(0);
     uint64_t checksum = root.child_checksum(0);

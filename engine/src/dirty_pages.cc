@@ -27,7 +27,8 @@ std::string free_key(uint64_t txn_id, uint32_t chunk) {
 }  // namespace
 
 DirtyPages::DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
-                       uint64_t txn_id, uint64_t reuse_bound, uint64_t budget_bytes)
+                       uint64_t txn_id, uint64_t reuse_bound, uint64_t budget_bytes,
+                       bool verify)
     : file_(file),
       buffers_(buffers),
       page_size_(snapshot.page_size),
@@ -35,6 +36,7 @@ DirtyPages::DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& sna
       snapshot_high_water_(snapshot.page_high_water),
       reuse_bound_(reuse_bound),
       budget_pages_(std::max<uint64_t>(budget_bytes / snapshot.page_size, 64)),
+      verify_(verify),
       free_tree_(snapshot.free_tree),
       free_pages_(snapshot.free_pages),
       next_page_(snapshot.page_high_water) {}

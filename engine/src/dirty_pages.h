@@ -31,7 +31,8 @@ class DirtyPages : public btree::PageWriter {
   // `reuse_bound`: free-tree entries of txns <= this may be reused.
   // `budget_bytes`: dirty page memory before spilling.
   DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot, uint64_t txn_id,
-             uint64_t reuse_bound, uint64_t budget_bytes);
+             uint64_t reuse_bound, uint64_t budget_bytes, bool verify);
+  bool verify_checksums() const override { return verify_; }
   ~DirtyPages() override;
   DirtyPages(const DirtyPages&) = delete;
   DirtyPages& operator=(const DirtyPages&) = delete;
@@ -86,6 +87,7 @@ class DirtyPages : public btree::PageWriter {
   const uint64_t snapshot_high_water_;
   const uint64_t reuse_bound_;
   const uint64_t budget_pages_;
+  const bool verify_;
 
   std::unordered_map<btree::PageNo, Buffer> dirty_;
   std::unordered_set<btree::PageNo> spilled_;   // ours, on disk, not in memory

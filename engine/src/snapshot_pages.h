@@ -41,8 +41,9 @@ inline Result<const std::byte*> read_committed_run(const io::PageFile& file, uin
 
 class SnapshotPages : public btree::PageReader {
  public:
-  SnapshotPages(const io::PageFile& file, uint32_t page_size, uint64_t high_water)
-      : file_(file), page_size_(page_size), high_water_(high_water) {}
+  SnapshotPages(const io::PageFile& file, uint32_t page_size, uint64_t high_water, bool verify)
+      : file_(file), page_size_(page_size), high_water_(high_water), verify_(verify) {}
+  bool verify_checksums() const override { return verify_; }
   uint32_t page_size() const override { return page_size_; }
   Result<const std::byte*> read(btree::PageNo pg) override {
     return read_committed(file_, page_size_, high_water_, pg);
@@ -55,6 +56,7 @@ class SnapshotPages : public btree::PageReader {
   const io::PageFile& file_;
   uint32_t page_size_;
   uint64_t high_water_;
+  bool verify_;
 };
 
 }  // namespace ordo::engine

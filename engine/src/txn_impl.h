@@ -44,7 +44,9 @@ class TxnImpl {
 class ReadTxnImpl : public TxnImpl {
  public:
   ReadTxnImpl(DatabaseImpl& db, const engine::Meta& snapshot)
-      : TxnImpl(db, snapshot), pages_(db.file(), snapshot.page_size, snapshot.page_high_water) {}
+      : TxnImpl(db, snapshot),
+        pages_(db.file(), snapshot.page_size, snapshot.page_high_water,
+               db.options().verify_checksums) {}
   ~ReadTxnImpl() override { db_.unregister_reader(snapshot_.txn_id); }
   btree::PageReader& pages() override { return pages_; }
 

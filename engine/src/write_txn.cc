@@ -14,7 +14,7 @@ WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
     : TxnImpl(db, snapshot),
       lock_(std::move(lock)),
       pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, reuse_bound,
-             db.options().txn_memory_budget_bytes),
+             db.options().txn_memory_budget_bytes, db.options().verify_checksums),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   TreeState& default_tree = trees_[0];

@@ -53,6 +53,12 @@ struct Options {
   // that several databases can mint IDs that never collide.
   uint32_t id_node = 0;
 
+  // Check every page read against the XXH3 checksum its parent holds (and
+  // overflow runs against theirs): a damaged or misdirected page is then
+  // Corruption instead of wrong data. Costs one hash per page visited.
+  // `ordo check` always verifies.
+  bool verify_checksums = false;
+
   // Memory a write txn may hold in dirty pages, in bytes. Past it, dirty
   // leaf pages the txn is not working on are written early (spilled) to their
   // new page numbers and dropped from memory, so a txn of any size runs in

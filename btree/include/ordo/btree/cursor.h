@@ -47,7 +47,7 @@ class Cursor {
   enum class Edge { kFirst, kLast };
 
   // Loads stack_[level] from page `pg` and sets its index to the edge.
-  Status load_level(uint32_t level, PageNo pg, Edge edge);
+  Status load_level(uint32_t level, PageNo pg, uint64_t expected_checksum, Edge edge);
   // Refills levels below `level` following the current indexes to `edge`.
   Status descend_from(uint32_t level, Edge edge);
 

@@ -25,6 +25,12 @@ class PageReader {
   // The bytes of the overflow run of `pages` adjacent pages starting at
   // `first`, contiguous. Corruption when the run lies outside the snapshot.
   virtual Result<const std::byte*> read_run(PageNo first, uint64_t pages) = 0;
+  // Whether every page read is checked against the checksum its parent (or
+  // the tree root record) holds; a mismatch is Corruption.
+  virtual bool verify_checksums() const { return false; }
+  // True when this txn already owns a private (dirty) copy of the page; its
+  // parent's checksum is then not yet computed, so it is not verified.
+  virtual bool is_dirty(PageNo page_number) const { return false; }
 };
 
 // Copy-on-write access for the one write txn.
@@ -32,8 +38,7 @@ class PageWriter : public PageReader {
  public:
   // Id of the writing txn, stamped into every page it writes.
   virtual uint64_t txn_id() const = 0;
-  // True when this txn already owns a private (dirty) copy of the page.
-  virtual bool is_dirty(PageNo page_number) const = 0;
+  bool is_dirty(PageNo page_number) const override = 0;
   // Writable bytes of a page that is dirty. REQUIRES: is_dirty(page_number).
   virtual std::byte* writable(PageNo page_number) = 0;
   // Makes the page writable: returns it unchanged when already dirty, else
