@@ -4,13 +4,22 @@ set(ENGINE_TEST_SOURCES
   engine_bad_file_test.cc
   engine_crash_test.cc
   engine_space_test.cc
+  engine_check_test.cc
   io_test_util.cc
+)
+# Readers in other threads beside the writer: label `concurrency` (the TSan run).
+set(ENGINE_CONCURRENCY_TESTS
+  ConcurrencyTest.*
+  EngineTest.ConcurrentReadersSeeWholeCommits
+  EngineTest.ReadersBesideAGrowingWriter
+  EngineTest.ReadSnapshotIgnoresLaterCommits
 )
 # The engine suite runs once per I/O backend.
 ordo_test(engine_test SOURCES ${ENGINE_TEST_SOURCES} LIBS ordo_engine ordo_btree ordo_io PkgConfig::URING PkgConfig::XXHASH
-  LABELS engine ENV ORDO_IO=posix PREFIX "posix.")
+  LABELS engine ENV ORDO_IO=posix PREFIX "posix." CONCURRENCY ${ENGINE_CONCURRENCY_TESTS})
 gtest_discover_tests(engine_test DISCOVERY_TIMEOUT 60 TEST_PREFIX "uring."
   PROPERTIES LABELS engine ENVIRONMENT ORDO_IO=uring)
+ordo_label_tests(engine_test PREFIX "uring." LABELS concurrency TESTS ${ENGINE_CONCURRENCY_TESTS})
 
 # docs/FORMAT.md against the layout constants.
 ordo_test(format_test SOURCES format_test.cc LIBS ordo_engine ordo_btree LABELS format)

@@ -34,6 +34,7 @@ class TxnImpl {
   Status check_tree_name(std::string_view name) const;
 
   DatabaseImpl& db() { return db_; }
+  const engine::Meta& snapshot() const { return snapshot_; }
 
  protected:
   DatabaseImpl& db_;

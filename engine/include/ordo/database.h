@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -76,6 +77,26 @@ struct FreeSpace {
   // commit, or still reachable from a live read snapshot.
   uint64_t pending_pages = 0;
   uint64_t entries = 0;        // free-tree entries (freeing txn, chunk)
+};
+
+// One problem found by Txn::check().
+struct CheckProblem {
+  uint64_t page_number = 0;  // the page concerned (0 and 1 are the meta pages)
+  std::string what;
+};
+
+// What Txn::check() found.
+struct CheckReport {
+  bool clean() const { return problems.empty(); }
+  std::vector<CheckProblem> problems;  // in walk order; at most kMaxProblems
+  bool truncated = false;              // more problems than were kept
+  uint64_t high_water_pages = 0;       // pages below the high-water mark
+  uint64_t tree_pages = 0;             // leaf and branch pages, every tree
+  uint64_t overflow_pages = 0;
+  uint64_t free_pages = 0;             // listed in the free tree
+  uint64_t trees = 0;                  // default tree plus named trees walked
+  uint64_t entries = 0;                // keys in all trees
+  static constexpr size_t kMaxProblems = 1000;
 };
 
 // One of the two meta pages as found on disk.
@@ -173,6 +194,17 @@ class Txn {
   Result<TreeStats> tree_stats(const Tree& tree);
   // Walks the free tree.
   Result<FreeSpace> free_space();
+
+  // Checks this snapshot whole: every page of every tree, the catalog and the
+  // free tree against its parent's checksum, page types and depth, key order
+  // and the key bounds set by parents, overflow runs, catalog entries, entry
+  // and page counts, and that every page below the high-water mark is
+  // reachable exactly once or free exactly once (no leak, no double use).
+  // Problems go into the report; the Status is non-ok only when the check
+  // itself could not run. `progress(pages_done, pages_total)` is called every
+  // few thousand pages. Work: one read and one hash of every page.
+  Result<CheckReport> check(
+      const std::function<void(uint64_t pages_done, uint64_t pages_total)>& progress = {});
 
  protected:
   Txn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
