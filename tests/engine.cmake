@@ -5,6 +5,7 @@ set(ENGINE_TEST_SOURCES
   engine_crash_test.cc
   engine_space_test.cc
   engine_check_test.cc
+  engine_commit_test.cc
   io_test_util.cc
 )
 # Readers in other threads beside the writer: label `concurrency` (the TSan run).

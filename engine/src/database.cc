@@ -62,6 +62,7 @@ DatabaseInfo Database::info() const {
   info.id_high_water = m.last_uuid;
   info.id64_high_water = Id64{m.last_id64};
   info.io_backend = std::string(file.backend_name());
+  info.recovery = impl_->recovery_note();
   for (int i = 0; i < 2; ++i) {
     MetaInfo& out = info.metas[i];
     const std::byte* p = file.data(static_cast<uint64_t>(i) * m.page_size, btree::kMinPageSize);

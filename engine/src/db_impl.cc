@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "ordo/btree/page_format.h"
+#include "recovery.h"
 
 namespace ordo {
 
@@ -128,6 +129,23 @@ Status DatabaseImpl::load_existing() {
     }
     return Status::corruption("both meta pages are invalid: meta 0: " + slot_problems_[0] +
                               "; meta 1: " + slot_problems_[1]);
+  }
+  // Trust the newest meta only if every page its txn wrote reads back intact
+  // (a one-sync commit cut short by a crash); else use the other one.
+  const int other = 1 - pick;
+  const bool other_valid = problems[other] == MetaProblem::kNone &&
+                           slots_[other].txn_id < slots_[pick].txn_id &&
+                           slots_[pick].page_high_water * slots_[pick].page_size <= len;
+  if (slots_[pick].page_high_water * slots_[pick].page_size <= len) {
+    Status intact = engine::verify_last_commit(
+        *file_, slots_[pick], other_valid ? slots_[other].page_high_water : engine::kFirstDataPage);
+    if (!intact.is_ok()) {
+      if (!other_valid) return intact;
+      recovery_note_ = "txn " + std::to_string(slots_[pick].txn_id) +
+                       " was not durable (" + intact.to_string() + "); using txn " +
+                       std::to_string(slots_[other].txn_id);
+      pick = other;
+    }
   }
   const Meta& m = slots_[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {

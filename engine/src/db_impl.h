@@ -76,6 +76,8 @@ class DatabaseImpl {
 
   const engine::Meta& meta_slot(int i) const { return slots_[i]; }
   const std::string& meta_problem(int i) const { return slot_problems_[i]; }
+  // Set when open fell back to the older meta; empty otherwise.
+  const std::string& recovery_note() const { return recovery_note_; }
 
  private:
   DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file);
@@ -109,6 +111,7 @@ class DatabaseImpl {
   // Both meta slots as found at open (for info()).
   engine::Meta slots_[2];
   std::string slot_problems_[2];
+  std::string recovery_note_;
 };
 
 }  // namespace ordo

@@ -175,9 +175,12 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   meta.file_bytes = file.file_bytes();
 
   const bool sync = db_.options().sync_commits;
+  const bool two_sync = db_.options().commit_protocol == CommitProtocol::kTwoSync;
   std::vector<io::WriteSpan> spans = pages_.write_spans();
   if (!spans.empty()) {
-    Status s = file.write(spans, sync);
+    // One-sync: the pages are written (into the page cache, so readers in
+    // other processes never see the meta first) but synced with the meta.
+    Status s = file.write(spans, sync && two_sync);
     if (!s.is_ok()) {
       if (s.is_io_error()) db_.poison(s);
       return s;

@@ -123,6 +123,9 @@ struct DatabaseInfo {
   Uuid id_high_water;             // last UUIDv7 issued by a committed txn
   Id64 id64_high_water;           // last 64-bit ID issued by a committed txn
   std::string io_backend;         // "io_uring", "posix", or "none" (read-only)
+  // Non-empty when open found the newest commit incomplete (a crash during a
+  // one-sync commit) and used the one before; says which and why.
+  std::string recovery;
 };
 
 // Counters since open, for benchmarks and tests.

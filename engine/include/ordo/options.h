@@ -17,6 +17,16 @@ enum class IoBackend {
   kPosix,  // pwritev + fdatasync
 };
 
+// How a commit makes itself durable (docs/FORMAT.md, "Commit protocol").
+enum class CommitProtocol {
+  // Pages, fdatasync, meta page, fdatasync.
+  kTwoSync,
+  // Pages, meta page, one fdatasync. Open then trusts the newest meta only
+  // when every page its txn wrote verifies against its checksum, else uses
+  // the previous meta; that check reads only the last txn's pages.
+  kOneSync,
+};
+
 struct Options {
   // Page size in bytes for a new file: a power of two from 4096 to 65536.
   // For an existing file, 0 accepts the file's page size and any other value
@@ -43,6 +53,8 @@ struct Options {
   // Address space reserved for the read mapping; also the largest file size.
   // Reserving costs no memory.
   uint64_t map_reserve_bytes = 256ull << 30;
+
+  CommitProtocol commit_protocol = CommitProtocol::kTwoSync;
 
   // false skips every fdatasync: commits are atomic but not durable across a
   // power failure or OS crash (a process crash loses nothing). For bulk loads

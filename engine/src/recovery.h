@@ -1,0 +1,24 @@
+// Recovery check for the one-sync commit protocol: the newest meta is
+// trusted only when every page its txn wrote reads back intact.
+#pragma once
+
+#include <cstdint>
+
+#include "meta.h"
+#include "ordo/io/page_file.h"
+#include "ordo/status.h"
+
+namespace ordo::engine {
+
+// Verifies the pages the txn of `meta` wrote: from each root (default tree,
+// catalog, free tree, and named trees the catalog changes of that txn name),
+// descends only into pages stamped with the txn's id, and checks every child
+// of such a page against the checksum its entry records (which catches a torn
+// page whose header still shows an older txn). Overflow runs starting at or
+// past `previous_high_water` (written by this txn) are checked too.
+// Work is proportional to the pages the txn wrote times the fan-out, never to
+// the file. Returns Corruption naming the first page that fails.
+Status verify_last_commit(const io::PageFile& file, const Meta& meta,
+                          uint64_t previous_high_water);
+
+}  // namespace ordo::engine
