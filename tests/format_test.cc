@@ -68,7 +68,7 @@ TEST(FormatTest, MetaTableMatchesTheCode) {
                {kMetaOffLastId64, 8},
                {kMetaOffTreeCount, 8},
                {kMetaOffFreePages, 8},
-               {kMetaOffReserved, 8},
+               {kMetaOffFlags, 8},
                {kMetaChecksumOffset, 8}});
 }
 

@@ -136,7 +136,8 @@ Status DatabaseImpl::load_existing() {
   const bool other_valid = problems[other] == MetaProblem::kNone &&
                            slots_[other].txn_id < slots_[pick].txn_id &&
                            slots_[pick].page_high_water * slots_[pick].page_size <= len;
-  if (slots_[pick].page_high_water * slots_[pick].page_size <= len) {
+  if ((slots_[pick].flags & engine::kMetaFlagOneSync) != 0 &&
+      slots_[pick].page_high_water * slots_[pick].page_size <= len) {
     Status intact = engine::verify_last_commit(
         *file_, slots_[pick], other_valid ? slots_[other].page_high_water : engine::kFirstDataPage);
     if (!intact.is_ok()) {

@@ -46,6 +46,7 @@ void encode_meta(const Meta& m, std::byte* page) {
   store_u64(page + kMetaOffLastId64, m.last_id64);
   store_u64(page + kMetaOffTreeCount, m.tree_count);
   store_u64(page + kMetaOffFreePages, m.free_pages);
+  store_u64(page + kMetaOffFlags, m.flags);
   store_u64(page + kMetaChecksumOffset, XXH3_64bits(page, kMetaChecksumOffset));
 }
 
@@ -89,6 +90,7 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
   m->last_id64 = load_u64(p + kMetaOffLastId64);
   m->tree_count = load_u64(p + kMetaOffTreeCount);
   m->free_pages = load_u64(p + kMetaOffFreePages);
+  m->flags = load_u64(p + kMetaOffFlags);
   if (m->page_high_water < kFirstDataPage ||
       m->page_high_water > m->file_bytes / m->page_size ||
       !tree_root_sane(m->default_tree, m->page_high_water) ||

@@ -14,7 +14,7 @@
 //   152   8 ID high-water mark: last 64-bit ID issued
 //   160   8 named tree count
 //   168   8 free page count (pages recorded in the free tree)
-//   176   8 reserved (0)
+//   176   8 flags: bit 0 = written by a one-sync commit
 //   184   8 XXH3-64 of bytes 0..183
 // The rest of the page is zero.
 // TreeRoot encoding (32 bytes): root page u64, root checksum u64, entries
@@ -50,7 +50,9 @@ inline constexpr uint32_t kMetaOffLastUuid = 136;
 inline constexpr uint32_t kMetaOffLastId64 = 152;
 inline constexpr uint32_t kMetaOffTreeCount = 160;
 inline constexpr uint32_t kMetaOffFreePages = 168;
-inline constexpr uint32_t kMetaOffReserved = 176;
+inline constexpr uint32_t kMetaOffFlags = 176;
+// Meta flag: written by a one-sync commit, so open must verify that txn's pages.
+inline constexpr uint64_t kMetaFlagOneSync = 1;
 inline constexpr uint32_t kMetaChecksumOffset = 184;
 static_assert(kMetaChecksumOffset + 8 == kMetaBytes);
 
@@ -77,6 +79,7 @@ struct Meta {
   uint64_t last_id64 = 0;
   uint64_t tree_count = 0;
   uint64_t free_pages = 0;
+  uint64_t flags = 0;  // kMetaFlag*
 };
 
 void encode_tree_root(const btree::TreeRoot& root, std::byte* out);

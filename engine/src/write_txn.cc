@@ -164,6 +164,8 @@ Status WriteTxnImpl::commit() {
   meta.tree_count = tree_count_;
   meta.last_uuid = db_.uuid_generator().last();
   meta.last_id64 = db_.id64_generator().last().value;
+  meta.flags = db_.options().commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync
+                                                                         : 0;
   return write_and_publish(meta);
 }
 
