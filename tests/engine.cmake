@@ -26,3 +26,9 @@ ordo_label_tests(engine_test PREFIX "uring." LABELS concurrency TESTS ${ENGINE_C
 ordo_test(format_test SOURCES format_test.cc LIBS ordo_engine ordo_btree LABELS format)
 target_include_directories(format_test PRIVATE ${PROJECT_SOURCE_DIR}/engine/src)
 target_compile_definitions(format_test PRIVATE ORDO_FORMAT_MD="${PROJECT_SOURCE_DIR}/docs/FORMAT.md")
+
+# Fuzz corpus and regressions replayed in every build (tests/fuzz).
+add_subdirectory(fuzz)
+ordo_test(fuzz_replay_test SOURCES fuzz/fuzz_replay_test.cc LIBS ordo_fuzz_body LABELS fuzz)
+target_include_directories(fuzz_replay_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
+target_compile_definitions(fuzz_replay_test PRIVATE ORDO_FUZZ_DIR="${CMAKE_CURRENT_SOURCE_DIR}/fuzz")

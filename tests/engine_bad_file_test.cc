@@ -26,6 +26,8 @@ class BadFileTest : public ::testing::Test {
   void make_db() {
     Options o;
     o.extent_bytes = 1 << 20;
+    // Two-sync: damage to the last commit is reported rather than rolled back.
+    o.commit_protocol = CommitProtocol::kTwoSync;
     auto db = testing::open_db(path(), o);
     for (int t = 0; t < 3; ++t) {
       auto w = db->begin_write();
@@ -161,8 +163,10 @@ TEST_F(BadFileTest, DamagedTreePageIsCorruptionOnRead) {
 }
 
 TEST_F(BadFileTest, FlippedCellByteIsCaughtOnlyWithVerification) {
+  Options two_sync;
+  two_sync.commit_protocol = CommitProtocol::kTwoSync;
   {
-    auto db = testing::open_db(path());
+    auto db = testing::open_db(path(), two_sync);
     auto w = db->begin_write();
     for (int i = 0; i < 3000; ++i) {
       ASSERT_TRUE(w->put(w->default_tree(), std::to_string(i), std::string(50, 'v')).is_ok());

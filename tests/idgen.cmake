@@ -2,4 +2,8 @@
 ordo_test(idgen_test
   SOURCES idgen_uuid_test.cc idgen_id64_test.cc
   LIBS ordo_idgen
-  LABELS idgen)
+  LABELS idgen
+  CONCURRENCY
+    IdgenId64.MonotonicAcrossFourThreads
+    IdgenUuidV7.MonotonicAcrossFourThreads
+    IdgenUuidV7.NoDuplicatesAcrossEightThreads)

@@ -7,6 +7,7 @@ ordo_test(io_test
     io_test_util.cc
   LIBS ordo_io PkgConfig::URING
   LABELS io
+  CONCURRENCY *PageFileTest.DataIsSafeWhileTheWriterGrows/*
 )
 # White-box tests of the write planner include io/src headers.
 target_include_directories(io_test PRIVATE ${PROJECT_SOURCE_DIR}/io/src)

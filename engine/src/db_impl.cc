@@ -130,24 +130,7 @@ Status DatabaseImpl::load_existing() {
     return Status::corruption("both meta pages are invalid: meta 0: " + slot_problems_[0] +
                               "; meta 1: " + slot_problems_[1]);
   }
-  // Trust the newest meta only if every page its txn wrote reads back intact
-  // (a one-sync commit cut short by a crash); else use the other one.
-  const int other = 1 - pick;
-  const bool other_valid = problems[other] == MetaProblem::kNone &&
-                           slots_[other].txn_id < slots_[pick].txn_id &&
-                           slots_[pick].page_high_water * slots_[pick].page_size <= len;
-  if ((slots_[pick].flags & engine::kMetaFlagOneSync) != 0 &&
-      slots_[pick].page_high_water * slots_[pick].page_size <= len) {
-    Status intact = engine::verify_last_commit(
-        *file_, slots_[pick], other_valid ? slots_[other].page_high_water : engine::kFirstDataPage);
-    if (!intact.is_ok()) {
-      if (!other_valid) return intact;
-      recovery_note_ = "txn " + std::to_string(slots_[pick].txn_id) +
-                       " was not durable (" + intact.to_string() + "); using txn " +
-                       std::to_string(slots_[other].txn_id);
-      pick = other;
-    }
-  }
+  ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots_, problems, pick, &recovery_note_));
   const Meta& m = slots_[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
     return Status::invalid_argument("page size mismatch: the file uses " +
@@ -210,8 +193,15 @@ Result<Meta> DatabaseImpl::newest_meta_from_file() {
   read_meta_slots(slots, texts, problems);
   int pick = -1;
   for (int i = 0; i < 2; ++i) {
-    if (problems[i] != MetaProblem::kNone || slots[i].page_size != page_size_) continue;
+    if (problems[i] != MetaProblem::kNone || slots[i].page_size != page_size_) {
+      problems[i] = MetaProblem::kBadFields;
+      continue;
+    }
     if (pick < 0 || slots[i].txn_id > slots[pick].txn_id) pick = i;
+  }
+  if (pick >= 0) {
+    std::string note;
+    ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots, problems, pick, &note));
   }
   if (pick < 0) {
     return Status::corruption("both meta pages are invalid: meta 0: " + texts[0] +
@@ -222,6 +212,38 @@ Result<Meta> DatabaseImpl::newest_meta_from_file() {
                               std::to_string(slots[pick].txn_id) + ") needs");
   }
   return slots[pick];
+}
+
+Result<int> DatabaseImpl::trusted_slot(const Meta slots[2], const MetaProblem problems[2], int pick,
+                                       std::string* note) {
+  // A one-sync commit is trusted only if every page its txn wrote reads back
+  // intact; else the other meta is used. Checked once per txn id.
+  std::lock_guard<std::mutex> g(verify_mu_);
+  const Meta& newest = slots[pick];
+  if ((newest.flags & engine::kMetaFlagOneSync) == 0 || newest.txn_id == verified_txn_) {
+    return pick;
+  }
+  const int other = 1 - pick;
+  const bool other_valid = problems[other] == MetaProblem::kNone &&
+                           slots[other].txn_id < newest.txn_id &&
+                           slots[other].page_size == newest.page_size;
+  // The file growth of a one-sync txn becomes durable with its one sync, as
+  // the meta does: a meta past the end of the file was not durable either.
+  Status intact =
+      newest.page_high_water * newest.page_size > file_->file_bytes()
+          ? Status::corruption("file ends before the pages of txn " +
+                               std::to_string(newest.txn_id))
+          : engine::verify_last_commit(*file_, newest,
+                                       other_valid ? slots[other].page_high_water
+                                                   : engine::kFirstDataPage);
+  if (intact.is_ok()) {
+    verified_txn_ = newest.txn_id;
+    return pick;
+  }
+  if (!other_valid) return intact;
+  *note = "txn " + std::to_string(newest.txn_id) + " was not durable (" + intact.to_string() +
+          "); using txn " + std::to_string(slots[other].txn_id);
+  return other;
 }
 
 Meta DatabaseImpl::committed() const {

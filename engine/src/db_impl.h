@@ -88,6 +88,10 @@ class DatabaseImpl {
                        engine::MetaProblem problems[2]) const;
   // The newest valid meta on disk (after mapping any growth).
   Result<engine::Meta> newest_meta_from_file();
+  // Of two decoded slots with `pick` the newest valid one: the slot to trust,
+  // after the one-sync recovery check; `note` says why it fell back if so.
+  Result<int> trusted_slot(const engine::Meta slots[2], const engine::MetaProblem problems[2],
+                           int pick, std::string* note);
 
   Options options_;
   std::unique_ptr<io::PageFile> file_;
@@ -112,6 +116,8 @@ class DatabaseImpl {
   engine::Meta slots_[2];
   std::string slot_problems_[2];
   std::string recovery_note_;
+  std::mutex verify_mu_;
+  uint64_t verified_txn_ = UINT64_MAX;  // last verified one-sync txn; guarded by verify_mu_
 };
 
 }  // namespace ordo
