@@ -17,6 +17,8 @@
 namespace ordo {
 namespace {
 
+using testing::be_key;
+
 using testing::Model;
 
 class EngineTest : public ::testing::Test {
@@ -24,12 +26,6 @@ class EngineTest : public ::testing::Test {
   std::string path() const { return dir_.file("db.ordo"); }
   io::testing::TempDir dir_;
 };
-
-std::string be64(uint64_t i) {
-  std::string k(8, '\0');
-  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), i);
-  return k;
-}
 
 TEST_F(EngineTest, ReopenFindsExactlyTheCommittedState) {
   {
@@ -136,7 +132,7 @@ TEST_F(EngineTest, ReadSnapshotIgnoresLaterCommits) {
   auto db = testing::open_db(path());
   {
     auto w = db->begin_write();
-    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), "old").is_ok());
+    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "old").is_ok());
     ASSERT_TRUE(w->commit().is_ok());
   }
   auto r = db->begin_read();
@@ -144,12 +140,12 @@ TEST_F(EngineTest, ReadSnapshotIgnoresLaterCommits) {
   for (int round = 0; round < 10; ++round) {
     auto w = db->begin_write();
     for (int i = 0; i < 5000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), be64(i), "new" + std::to_string(round)).is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "new" + std::to_string(round)).is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
   Model old;
-  for (int i = 0; i < 5000; ++i) old[be64(i)] = "old";
+  for (int i = 0; i < 5000; ++i) old[be_key(i)] = "old";
   testing::expect_tree_equals(*r, r->default_tree(), old);
 }
 
@@ -179,7 +175,7 @@ TEST_F(EngineTest, ConcurrentReadersSeeWholeCommits) {
   for (int round = 0; round < 200; ++round) {
     auto w = db->begin_write();
     for (int i = 0; i < 2000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), be64(i), std::to_string(round)).is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), std::to_string(round)).is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
@@ -195,7 +191,7 @@ TEST_F(EngineTest, RewritesReuseFreedPagesSoTheFileStaysBounded) {
   auto load = [&](int round) {
     auto w = db->begin_write();
     for (int i = 0; i < 20000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), be64(i * 7919 % 20000), value + std::to_string(round % 10))
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i * 7919 % 20000), value + std::to_string(round % 10))
                       .is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
@@ -222,15 +218,15 @@ TEST_F(EngineTest, RewritesReuseFreedPagesSoTheFileStaysBounded) {
 TEST_F(EngineTest, IterateAfterDeletesInTheSameTxn) {
   auto db = testing::open_db(path());
   auto w = db->begin_write();
-  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), "").is_ok());
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "").is_ok());
   ASSERT_TRUE(w->commit().is_ok());
   auto w2 = db->begin_write();
-  for (uint64_t i = 0; i < 600; ++i) ASSERT_TRUE(w2->del(w2->default_tree(), be64(i)).is_ok());
+  for (uint64_t i = 0; i < 600; ++i) ASSERT_TRUE(w2->del(w2->default_tree(), be_key(i)).is_ok());
   auto c = w2->cursor(w2->default_tree());
   ASSERT_TRUE(c->first().is_ok());
   uint64_t expect = 600, n = 0;
   for (; c->valid(); ++n) {
-    ASSERT_EQ(c->key().str(), be64(expect++));
+    ASSERT_EQ(c->key().str(), be_key(expect++));
     ASSERT_TRUE(c->next().is_ok());
   }
   EXPECT_EQ(n, 400u);
@@ -249,7 +245,7 @@ TEST_F(EngineTest, ManyTinyKeysAcrossManyTxns) {
     for (int txn = 0; txn < 2730 && next < limit; ++txn) {
       auto w = db->begin_write();
       for (int i = 0; i < 24 && next < limit; ++i, ++next) {
-        std::string k = be64(next).substr(8 - key_len);
+        std::string k = be_key(next).substr(8 - key_len);
         std::string v(32, static_cast<char>(next));
         ASSERT_TRUE(w->put(w->default_tree(), k, v).is_ok());
         model[k] = v;
@@ -297,7 +293,7 @@ TEST_F(EngineTest, FileGrowsInExtents) {
   EXPECT_EQ(db->info().file_bytes, 1u << 20);
   auto w = db->begin_write();
   for (int i = 0; i < 20000; ++i) {
-    ASSERT_TRUE(w->put(w->default_tree(), be64(i), std::string(200, 'x')).is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), be_key(i), std::string(200, 'x')).is_ok());
   }
   ASSERT_TRUE(w->commit().is_ok());
   DatabaseInfo info = db->info();
@@ -320,7 +316,7 @@ TEST_F(EngineTest, DropRenameAndListTrees) {
       auto t = w->create_tree(name);
       ASSERT_TRUE(t.is_ok());
       for (int i = 0; i < 3000; ++i) {
-        ASSERT_TRUE(w->put(*t, be64(i), std::string(i % 7 == 0 ? 3000 : 50, 'x')).is_ok());
+        ASSERT_TRUE(w->put(*t, be_key(i), std::string(i % 7 == 0 ? 3000 : 50, 'x')).is_ok());
       }
     }
     ASSERT_TRUE(w->commit().is_ok());
@@ -346,7 +342,7 @@ TEST_F(EngineTest, DropRenameAndListTrees) {
   auto b2 = r->open_tree("b2");
   ASSERT_TRUE(b2.is_ok());
   EXPECT_EQ(r->tree_stats(*b2)->entries, 3000u);
-  EXPECT_EQ(r->get(*b2, be64(7))->size(), 3000u);
+  EXPECT_EQ(r->get(*b2, be_key(7))->size(), 3000u);
   EXPECT_EQ(db->info().metas[db->info().current_meta].tree_count, 2u);
   // Dropping "a" returned its pages and overflow runs to the free tree.
   uint64_t free_after = db->info().metas[db->info().current_meta].free_pages;
@@ -365,13 +361,13 @@ TEST_F(EngineTest, AppendBuildsFullPagesAndRefusesOutOfOrderKeys) {
     auto w = db->begin_write();
     auto t = w->create_tree("t");
     for (uint64_t i = 0; i < 100000; ++i) {
-      ASSERT_TRUE(w->append(*t, be64(i * 2), std::string(40, 'a')).is_ok());
+      ASSERT_TRUE(w->append(*t, be_key(i * 2), std::string(40, 'a')).is_ok());
     }
-    Status s = w->append(*t, be64(5), "x");
+    Status s = w->append(*t, be_key(5), "x");
     EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
-    EXPECT_TRUE(w->append(*t, be64(199998), "dup").is_invalid_argument());
+    EXPECT_TRUE(w->append(*t, be_key(199998), "dup").is_invalid_argument());
     // A put between appended keys still works.
-    ASSERT_TRUE(w->put(*t, be64(5), "odd").is_ok());
+    ASSERT_TRUE(w->put(*t, be_key(5), "odd").is_ok());
     ASSERT_TRUE(w->commit().is_ok());
     auto r = db->begin_read();
     auto stats = r->tree_stats(*r->open_tree("t"));
@@ -380,7 +376,7 @@ TEST_F(EngineTest, AppendBuildsFullPagesAndRefusesOutOfOrderKeys) {
     std::printf("append_fill %.1f: leaf fill %.3f\n", fill, stats->leaf_fill);
     EXPECT_GE(stats->leaf_fill, fill - 0.05);
     EXPECT_LE(stats->leaf_fill, fill + 0.02);
-    EXPECT_EQ(r->get(*r->open_tree("t"), be64(5))->str(), "odd");
+    EXPECT_EQ(r->get(*r->open_tree("t"), be_key(5))->str(), "odd");
   }
 }
 
@@ -393,7 +389,7 @@ TEST_F(EngineTest, LargeTxnSpillsUnderItsMemoryBudget) {
   auto w = db->begin_write();
   for (int i = 0; i < 60000; ++i) {
     // Half sequential, half random: spilled leaves are also touched again.
-    std::string k = i % 2 ? be64(i) : be64(rng() % 1000000);
+    std::string k = i % 2 ? be_key(i) : be_key(rng() % 1000000);
     std::string v = std::to_string(i);
     ASSERT_TRUE(w->put(w->default_tree(), k, v).is_ok());
     model[k] = v;
@@ -412,10 +408,10 @@ TEST_F(EngineTest, AbortsReturnTheirPages) {
   const std::string kb(1024, 'k');
   {
     auto w = db->begin_write();
-    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), kb).is_ok());
+    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be_key(i), kb).is_ok());
     ASSERT_TRUE(w->commit().is_ok());
     auto d = db->begin_write();
-    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(d->del(d->default_tree(), be64(i)).is_ok());
+    for (int i = 0; i < 10000; ++i) ASSERT_TRUE(d->del(d->default_tree(), be_key(i)).is_ok());
     ASSERT_TRUE(d->commit().is_ok());
   }
   auto meta = [&] { return db->info().metas[db->info().current_meta]; };
@@ -423,7 +419,7 @@ TEST_F(EngineTest, AbortsReturnTheirPages) {
   const uint64_t high_water_before = meta().page_high_water;
   for (int round = 0; round < 50; ++round) {
     auto w = db->begin_write();
-    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be64(i), kb).is_ok());
+    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w->put(w->default_tree(), be_key(i), kb).is_ok());
     w->abort();
   }
   {
@@ -449,7 +445,7 @@ TEST_F(EngineTest, DeletesWithMixedKeySizesNeverFailForSpace) {
   {
     auto w = db->begin_write();
     for (int i = 0; i < 20000; ++i) {
-      std::string k = be64(i);
+      std::string k = be_key(i);
       if (i % 3 == 0) k.resize(db->max_key_bytes(), static_cast<char>(i));
       ASSERT_TRUE(w->put(w->default_tree(), k, "").is_ok());
       model[k] = "";
@@ -511,7 +507,7 @@ TEST_F(EngineTest, ReadersBesideAGrowingWriter) {
     auto w = db->begin_write();
     auto t = w->create_tree("values");
     for (uint64_t i = 0; i < 500; ++i) {
-      std::string k = be64((round - 1) * 500 + i);
+      std::string k = be_key((round - 1) * 500 + i);
       ASSERT_TRUE(w->put(*t, k, std::string(4096, k[7])).is_ok());
     }
     ASSERT_TRUE(w->put(w->default_tree(), "counter", std::to_string(round)).is_ok());

@@ -16,13 +16,9 @@
 namespace ordo {
 namespace {
 
-constexpr uint32_t kPage = 4096;
+using testing::be_key;
 
-std::string key_of(uint64_t i) {
-  std::string k(8, '\0');
-  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), i);
-  return k;
-}
+constexpr uint32_t kPage = 4096;
 
 class CheckTest : public ::testing::Test {
  protected:
@@ -52,10 +48,10 @@ class CheckTest : public ::testing::Test {
       auto w = db->begin_write();
       auto t = w->create_tree("blobs");
       for (uint64_t i = 0; i < 20000; ++i) {
-        ASSERT_TRUE(w->put(w->default_tree(), key_of(i), std::string(60, 'a' + round)).is_ok());
+        ASSERT_TRUE(w->put(w->default_tree(), be_key(i), std::string(60, 'a' + round)).is_ok());
       }
       for (uint64_t i = 0; i < 20; ++i) {
-        ASSERT_TRUE(w->put(*t, key_of(i), std::string(5000 + i, 'b')).is_ok());
+        ASSERT_TRUE(w->put(*t, be_key(i), std::string(5000 + i, 'b')).is_ok());
       }
       ASSERT_TRUE(w->commit().is_ok());
     }
@@ -94,11 +90,11 @@ TEST_F(CheckTest, CleanAfterLoadsRewritesDropsAndOverflowValues) {
     auto db = testing::open_db(path());  // one-sync, the default
     auto w = db->begin_write();
     auto t = w->create_tree("gone");
-    for (uint64_t i = 0; i < 3000; ++i) ASSERT_TRUE(w->put(*t, key_of(i), "x").is_ok());
+    for (uint64_t i = 0; i < 3000; ++i) ASSERT_TRUE(w->put(*t, be_key(i), "x").is_ok());
     ASSERT_TRUE(w->commit().is_ok());
     auto w2 = db->begin_write();
     ASSERT_TRUE(w2->drop_tree("gone").is_ok());
-    for (uint64_t i = 0; i < 20000; i += 3) ASSERT_TRUE(w2->del(w2->default_tree(), key_of(i)).is_ok());
+    for (uint64_t i = 0; i < 20000; i += 3) ASSERT_TRUE(w2->del(w2->default_tree(), be_key(i)).is_ok());
     ASSERT_TRUE(w2->commit().is_ok());
   }
   CheckReport r = check();
@@ -165,7 +161,7 @@ TEST_F(CheckTest, OverflowRunPastTheEndIsReported) {
   // value is a clean Corruption too, never a wild read.
   auto db = std::move(Database::open(path(), ro).value());
   auto txn = db->begin_read();
-  auto got = txn->get(*txn->open_tree("blobs"), key_of(0));
+  auto got = txn->get(*txn->open_tree("blobs"), be_key(0));
   EXPECT_TRUE(got.status().is_corruption()) << got.status().to_string();
 }
 

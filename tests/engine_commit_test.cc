@@ -12,11 +12,7 @@
 namespace ordo {
 namespace {
 
-std::string key_of(uint64_t i) {
-  std::string k(8, '\0');
-  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), i);
-  return k;
-}
+using testing::be_key;
 
 class CommitTest : public ::testing::TestWithParam<CommitProtocol> {
  protected:
@@ -34,13 +30,13 @@ TEST_P(CommitTest, SteadyStateCommitSyncsOncePerProtocolStep) {
   auto db = testing::open_db(path(), options());
   for (int warm = 0; warm < 3; ++warm) {
     auto w = db->begin_write();
-    ASSERT_TRUE(w->put(w->default_tree(), key_of(warm), "v").is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), be_key(warm), "v").is_ok());
     ASSERT_TRUE(w->commit().is_ok());
   }
   const Stats before = db->stats();
   for (int i = 0; i < 20; ++i) {
     auto w = db->begin_write();
-    ASSERT_TRUE(w->put(w->default_tree(), key_of(100 + i), std::string(100, 'x')).is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), be_key(100 + i), std::string(100, 'x')).is_ok());
     ASSERT_TRUE(w->commit().is_ok());
   }
   const Stats after = db->stats();
@@ -57,7 +53,7 @@ TEST_P(CommitTest, DamagedPageOfTheLastTxnRollsBackOnlyAOneSyncCommit) {
     for (int t = 0; t < 5; ++t) {
       auto w = db->begin_write();
       for (uint64_t i = 0; i < 2000; ++i) {
-        ASSERT_TRUE(w->put(w->default_tree(), key_of(t * 2000 + i), std::to_string(t)).is_ok());
+        ASSERT_TRUE(w->put(w->default_tree(), be_key(t * 2000 + i), std::to_string(t)).is_ok());
       }
       ASSERT_TRUE(w->commit().is_ok());
     }

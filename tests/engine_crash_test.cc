@@ -17,13 +17,9 @@
 namespace ordo {
 namespace {
 
-constexpr int kKeysPerTxn = 500;
+using testing::be_key;
 
-std::string key_of(uint64_t i) {
-  std::string k(8, '\0');
-  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), i);
-  return k;
-}
+constexpr int kKeysPerTxn = 500;
 
 std::string value_of(uint64_t i) { return "value-" + std::to_string(i * 31); }
 
@@ -36,7 +32,7 @@ std::string value_of(uint64_t i) { return "value-" + std::to_string(i * 31); }
     if (!w.is_ok()) _exit(4);
     auto t = w->create_tree("data");
     for (uint64_t i = (txn - 1) * kKeysPerTxn; i < txn * kKeysPerTxn; ++i) {
-      if (!w->put(*t, key_of(i), value_of(i)).is_ok()) _exit(5);
+      if (!w->put(*t, be_key(i), value_of(i)).is_ok()) _exit(5);
     }
     if (!w->put(w->default_tree(), "count", std::to_string(txn)).is_ok()) _exit(6);
     if (!w->commit().is_ok()) _exit(7);
@@ -80,7 +76,7 @@ TEST(CrashTest, SigkillMidLoadKeepsTheLastCommit) {
     auto t = r->open_tree("data");
     ASSERT_TRUE(t.is_ok());
     testing::Model model;
-    for (uint64_t i = 0; i < count * kKeysPerTxn; ++i) model[key_of(i)] = value_of(i);
+    for (uint64_t i = 0; i < count * kKeysPerTxn; ++i) model[be_key(i)] = value_of(i);
     testing::expect_tree_equals(*r, *t, model);
   }
 }

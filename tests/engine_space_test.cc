@@ -15,11 +15,7 @@
 namespace ordo {
 namespace {
 
-std::string key_of(uint64_t i) {
-  std::string k(8, '\0');
-  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), i);
-  return k;
-}
+using testing::be_key;
 
 class ChurnTest : public ::testing::Test {
  protected:
@@ -29,7 +25,7 @@ class ChurnTest : public ::testing::Test {
     db_ = testing::open_db(dir_.file("churn.ordo"), o);
     auto w = db_->begin_write();
     for (uint64_t i = 0; i < kKeys; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), std::string(100, 'a')).is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), std::string(100, 'a')).is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
@@ -38,7 +34,7 @@ class ChurnTest : public ::testing::Test {
     for (uint64_t base = 0; base < kKeys; base += 1000) {
       auto w = db_->begin_write();
       for (uint64_t i = base; i < base + 1000; ++i) {
-        ASSERT_TRUE(w->put(w->default_tree(), key_of(i), std::string(100, 'a' + r % 26)).is_ok());
+        ASSERT_TRUE(w->put(w->default_tree(), be_key(i), std::string(100, 'a' + r % 26)).is_ok());
       }
       Status s = w->commit();
       ASSERT_TRUE(s.is_ok()) << s.to_string();
@@ -70,7 +66,7 @@ TEST_F(ChurnTest, AHeldReaderHoldsPagesUntilReleased) {
     for (int r = 1; r <= 5; ++r) round(r);
     while_held = used_pages();
     // The snapshot still reads its own values.
-    EXPECT_EQ(reader->get(reader->default_tree(), key_of(777))->str(), std::string(100, 'a'));
+    EXPECT_EQ(reader->get(reader->default_tree(), be_key(777))->str(), std::string(100, 'a'));
     auto fs = db_->begin_read()->free_space();
     ASSERT_TRUE(fs.is_ok());
     EXPECT_GT(fs->pending_pages, 0u);
@@ -99,8 +95,8 @@ TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
   {
     auto w = writer->begin_write();
     for (uint64_t i = 0; i < 5000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v0-" + std::to_string(i)).is_ok());
-      model[key_of(i)] = "v0-" + std::to_string(i);
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "v0-" + std::to_string(i)).is_ok());
+      model[be_key(i)] = "v0-" + std::to_string(i);
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
@@ -112,7 +108,7 @@ TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
   for (int round = 1; round <= 30; ++round) {
     auto w = writer->begin_write();
     for (uint64_t i = 0; i < 5000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v" + std::to_string(round)).is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "v" + std::to_string(round)).is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
@@ -120,7 +116,7 @@ TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
   // A new read txn of the read-only handle sees the writer's newest commit.
   auto fresh = reader_db->begin_read();
   ASSERT_TRUE(fresh.is_ok());
-  EXPECT_EQ(fresh->get(fresh->default_tree(), key_of(9))->str(), "v30");
+  EXPECT_EQ(fresh->get(fresh->default_tree(), be_key(9))->str(), "v30");
   EXPECT_EQ(reader_db->info().txn_id, writer->info().txn_id);
   // Once the old snapshot ends, its pages are reused again.
   snapshot = Status::invalid_argument("released");
@@ -128,7 +124,7 @@ TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
   for (int round = 31; round <= 40; ++round) {
     auto w = writer->begin_write();
     for (uint64_t i = 0; i < 5000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v" + std::to_string(round)).is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "v" + std::to_string(round)).is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
@@ -150,7 +146,7 @@ TEST(ConcurrencyTest, ReadersSeeTheSumInvariantWhileTheWriterCommits) {
   {
     auto w = db->begin_write();
     for (int i = 0; i < kAccounts; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "1000").is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), "1000").is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
@@ -181,10 +177,10 @@ TEST(ConcurrencyTest, ReadersSeeTheSumInvariantWhileTheWriterCommits) {
     // Move an amount between two accounts: the sum stays constant.
     uint64_t from = rng() % kAccounts, to = rng() % kAccounts;
     int64_t amount = static_cast<int64_t>(rng() % 50);
-    int64_t a = decode(*w->get(w->default_tree(), key_of(from)));
-    ASSERT_TRUE(w->put(w->default_tree(), key_of(from), std::to_string(a - amount)).is_ok());
-    int64_t b = decode(*w->get(w->default_tree(), key_of(to)));
-    ASSERT_TRUE(w->put(w->default_tree(), key_of(to), std::to_string(b + amount)).is_ok());
+    int64_t a = decode(*w->get(w->default_tree(), be_key(from)));
+    ASSERT_TRUE(w->put(w->default_tree(), be_key(from), std::to_string(a - amount)).is_ok());
+    int64_t b = decode(*w->get(w->default_tree(), be_key(to)));
+    ASSERT_TRUE(w->put(w->default_tree(), be_key(to), std::to_string(b + amount)).is_ok());
     ASSERT_TRUE(w->commit().is_ok());
   }
   stop = true;

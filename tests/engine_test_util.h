@@ -33,6 +33,13 @@ inline std::unique_ptr<Database> open_db(const std::string& path, Options option
 
 using Model = std::map<std::string, std::string>;
 
+// An 8-byte big-endian key: byte order equals numeric order.
+inline std::string be_key(uint64_t i) {
+  std::string k(8, '\0');
+  for (int b = 7; b >= 0; --b, i >>= 8) k[b] = static_cast<char>(i & 0xff);
+  return k;
+}
+
 // Every entry of `tree` in `txn`, forwards and backwards, against `model`.
 inline void expect_tree_equals(Txn& txn, const Tree& tree, const Model& model) {
   auto c = txn.cursor(tree);
