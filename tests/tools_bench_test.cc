@@ -1,4 +1,5 @@
-// Smoke test of `ordo-bench nodes`: a small run, its JSON report and its files.
+// Smoke tests of ordo-bench: each subcommand at a tiny size, its JSON report
+// (fields present, counts right) and its files.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,10 +16,25 @@ using testing::ProcessResult;
 using testing::run_process;
 using testing::ScopedTempDir;
 
-ProcessResult bench(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {ORDO_BENCH_PATH, "nodes"};
+ProcessResult bench_command(const std::string& command, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {ORDO_BENCH_PATH, command};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
+}
+
+ProcessResult bench(const std::vector<std::string>& args) { return bench_command("nodes", args); }
+
+// The JSON document a successful run printed; fails the test otherwise.
+json parse_report(const ProcessResult& r) {
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(j.is_discarded()) << r.out << "\nstderr:\n" << r.err;
+  return j;
+}
+
+void expect_fields(const json& j, std::initializer_list<const char*> fields) {
+  for (const char* field : fields) EXPECT_TRUE(j.contains(field)) << field << " in " << j.dump();
 }
 
 TEST(OrdoBenchNodesTest, SeqRunReportsEveryField) {
@@ -67,6 +83,160 @@ TEST(OrdoBenchNodesTest, BadOptionsAreUsageErrors) {
   EXPECT_EQ(bench({"--ids", "sideways"}).exit_code, 2);
   EXPECT_EQ(bench({"--nodes", "0"}).exit_code, 2);
   EXPECT_EQ(bench({"--fanout", "-1"}).exit_code, 2);
+}
+
+TEST(OrdoBenchNodesTest, OneTxnSpillsAndReportsMemoryPerPhase) {
+  const json j = parse_report(
+      bench({"--nodes", "20000", "--one-txn", "--txn-budget-mib", "1", "--ids", "seq", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_TRUE(j["one_txn"].get<bool>());
+  EXPECT_EQ(j["txn_budget_bytes"], 1u << 20);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  const json& run = j["runs"][0];
+  expect_fields(run, {"one_txn", "load_seconds", "commit_seconds", "txn_budget_bytes",
+                      "ids_storage", "phases", "peak_rss_anon_bytes", "pages_spilled"});
+  EXPECT_EQ(run["nodes"], 20000u);
+  EXPECT_EQ(run["commits"], 1u);
+  // 20,000 nodes need far more than 1 MiB of pages: the txn must spill.
+  EXPECT_GT(run["pages_spilled"].get<uint64_t>(), 0u);
+  EXPECT_NE(run["ids_storage"].get<std::string>().find("file-backed"), std::string::npos);
+  ASSERT_EQ(run["phases"].size(), 3u);
+  const char* names[] = {"load", "commit", "verify"};
+  for (size_t p = 0; p < 3; ++p) {
+    const json& phase = run["phases"][p];
+    EXPECT_EQ(phase["phase"], names[p]);
+    expect_fields(phase, {"seconds", "samples", "peak_rss_anon_bytes", "peak_rss_file_bytes",
+                          "end_rss_anon_bytes", "end_rss_file_bytes"});
+    EXPECT_GT(phase["peak_rss_anon_bytes"].get<uint64_t>(), 0u);
+    EXPECT_GE(phase["peak_rss_anon_bytes"].get<uint64_t>(),
+              phase["end_rss_anon_bytes"].get<uint64_t>());
+    EXPECT_GE(phase["samples"].get<uint64_t>(), 2u);  // at least its start and its end
+  }
+  EXPECT_FALSE(std::filesystem::exists(run["path"].get<std::string>()));
+}
+
+TEST(OrdoBenchNodesTest, OneTxnExcludesCommitEvery) {
+  EXPECT_EQ(bench({"--one-txn", "--commit-every", "10"}).exit_code, 2);
+  EXPECT_EQ(bench({"--one-txn", "--txn-budget-mib", "0"}).exit_code, 2);
+}
+
+TEST(OrdoBenchChurnTest, BothRunsReportEveryRound) {
+  constexpr uint64_t kKeys = 3000, kRounds = 12, kTxnSize = 500;
+  const json j = parse_report(
+      bench_command("churn", {"--keys", std::to_string(kKeys), "--rounds", std::to_string(kRounds),
+                              "--txn-size", std::to_string(kTxnSize), "--json"}));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["workload"], "churn");
+  EXPECT_EQ(j["keys"], kKeys);
+  EXPECT_EQ(j["value_bytes"], 100u);
+  EXPECT_TRUE(j["durable"].get<bool>());
+  const uint64_t expected_syncs = j["expected_syncs_per_commit"].get<uint64_t>();
+  EXPECT_TRUE(expected_syncs == 1 || expected_syncs == 2) << j["commit_protocol"];
+  EXPECT_EQ(j["reader_first"], 6u);
+  EXPECT_EQ(j["reader_last"], 10u);
+  ASSERT_EQ(j["runs"].size(), 2u);
+  for (size_t r = 0; r < 2; ++r) {
+    const json& run = j["runs"][r];
+    const bool with_reader = r == 1;
+    EXPECT_EQ(run["reader"].get<bool>(), with_reader);
+    expect_fields(run, {"rows", "used_ratio", "file_ratio", "commits", "syncs_after_open",
+                        "syncs_per_commit", "pages_reused"});
+    // The load, then 6 txns per round; each commit makes exactly the syncs
+    // its protocol calls for (1 for one-sync, 2 for two-sync).
+    EXPECT_EQ(run["commits"], 1 + kRounds * (kKeys / kTxnSize));
+    EXPECT_EQ(run["syncs_after_open"], expected_syncs * run["commits"].get<uint64_t>());
+    EXPECT_DOUBLE_EQ(run["syncs_per_commit"].get<double>(), static_cast<double>(expected_syncs));
+    ASSERT_EQ(run["rows"].size(), kRounds + 1);
+    for (uint64_t i = 0; i <= kRounds; ++i) {
+      const json& row = run["rows"][i];
+      expect_fields(row,
+                    {"round", "reader_held", "seconds", "file_bytes", "used_bytes", "free_pages",
+                     "pending_free_pages", "pages_reused", "pages_reused_in_round"});
+      EXPECT_EQ(row["round"], i);
+      EXPECT_EQ(row["reader_held"].get<bool>(), with_reader && i >= 6 && i <= 10) << i;
+      EXPECT_GE(row["file_bytes"].get<uint64_t>(), row["used_bytes"].get<uint64_t>());
+      EXPECT_LE(row["pending_free_pages"].get<uint64_t>(), row["free_pages"].get<uint64_t>());
+    }
+    EXPECT_GT(run["rows"][0]["used_bytes"].get<uint64_t>(), kKeys * 100);
+    EXPECT_DOUBLE_EQ(run["used_ratio"].get<double>(),
+                     run["rows"][kRounds]["used_bytes"].get<double>() /
+                         run["rows"][0]["used_bytes"].get<double>());
+    EXPECT_EQ(run["pages_reused"], run["rows"][kRounds]["pages_reused"]);
+    EXPECT_EQ(run["reader_keys_checked"].get<uint64_t>() > 0, with_reader);
+    EXPECT_FALSE(std::filesystem::exists(run["path"].get<std::string>()));
+  }
+}
+
+TEST(OrdoBenchChurnTest, ReaderRoundsMustFitTheRun) {
+  EXPECT_EQ(bench_command("churn", {"--rounds", "8"}).exit_code, 2);  // reader until round 10
+  EXPECT_EQ(bench_command("churn", {"--reader-first", "7", "--reader-last", "6"}).exit_code, 2);
+  EXPECT_EQ(bench_command("churn", {"--txn-size", "0"}).exit_code, 2);
+}
+
+TEST(OrdoBenchTreesTest, CountsCreatesSyncsAndFiles) {
+  ScopedTempDir dir;
+  constexpr uint64_t kTrees = 300, kBatch = 10;
+  const json j = parse_report(
+      bench_command("trees", {"--trees", std::to_string(kTrees), "--batch", std::to_string(kBatch),
+                              "--path", dir.path(), "--keep", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["workload"], "trees");
+  EXPECT_TRUE(j["durable"].get<bool>());
+  const uint64_t expected_syncs = j["expected_syncs_per_commit"].get<uint64_t>();
+  EXPECT_TRUE(expected_syncs == 1 || expected_syncs == 2) << j["commit_protocol"];
+  expect_fields(
+      j, {"checkpoints", "p50_ratio", "batch_trees", "batch_txn_us", "files_created_after_open",
+          "directory_entries_after_open", "directory_entries_at_end", "commits", "syncs_after_open",
+          "syncs_per_commit", "trees_listed"});
+  // Checkpoints at 100 and at the last tree; windows (0, 100] and (100, 300].
+  ASSERT_EQ(j["checkpoints"].size(), 2u);
+  EXPECT_EQ(j["checkpoints"][0]["at"], 100u);
+  EXPECT_EQ(j["checkpoints"][0]["count"], 100u);
+  EXPECT_EQ(j["checkpoints"][1]["at"], kTrees);
+  EXPECT_EQ(j["checkpoints"][1]["count"], kTrees - 100);
+  for (const json& c : j["checkpoints"]) {
+    expect_fields(c, {"p50_us", "p99_us", "max_us", "tail_p50_us", "tail_p99_us",
+                      "pages_written_per_commit", "floor_p50_us"});
+    EXPECT_EQ(c["tail_count"], 100u);
+    EXPECT_EQ(c["floor_count"], c["count"].get<uint64_t>() / 10);  // a probe every 10 creates
+    EXPECT_GT(c["p50_us"].get<double>(), 0.0);
+    EXPECT_LE(c["p50_us"].get<double>(), c["p99_us"].get<double>());
+    EXPECT_LE(c["p99_us"].get<double>(), c["max_us"].get<double>());
+  }
+  EXPECT_EQ(j["batch_trees"], kBatch);
+  EXPECT_GT(j["batch_txn_us"].get<double>(), 0.0);
+  EXPECT_EQ(j["commits"], kTrees + 1);
+  EXPECT_EQ(j["syncs_after_open"], expected_syncs * (kTrees + 1));
+  EXPECT_EQ(j["files_created_after_open"], 0u);
+  EXPECT_EQ(j["directory_entries_at_end"], j["directory_entries_after_open"]);
+  EXPECT_EQ(j["trees_listed"], kTrees + kBatch);
+  // The database is kept; the sync probe's scratch file is not.
+  EXPECT_TRUE(std::filesystem::exists(dir.file("trees.ordo")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("trees.ordo.sync-probe")));
+}
+
+TEST(OrdoBenchTreesTest, TwoSyncProtocolMakesTwoSyncsPerCommit) {
+  const json j =
+      parse_report(bench_command("trees", {"--trees", "120", "--batch", "0", "--commit-protocol",
+                                           "two-sync", "--probe-every", "0", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["commit_protocol"], "two-sync");
+  EXPECT_EQ(j["expected_syncs_per_commit"], 2u);
+  EXPECT_EQ(j["commits"], 121u);
+  EXPECT_EQ(j["syncs_after_open"], 242u);
+  EXPECT_EQ(j["checkpoints"][0]["floor_count"], 0u);
+  EXPECT_EQ(bench_command("trees", {"--commit-protocol", "three-sync"}).exit_code, 2);
+}
+
+TEST(OrdoBenchTreesTest, NoSyncSkipsSyncsAndProbes) {
+  const json j = parse_report(bench_command("trees", {"--trees", "150", "--no-sync", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_FALSE(j["durable"].get<bool>());
+  EXPECT_EQ(j["expected_syncs_per_commit"], 0u);
+  EXPECT_EQ(j["syncs_after_open"], 0u);
+  EXPECT_EQ(j["commits"], 151u);
+  EXPECT_EQ(j["checkpoints"][0]["floor_count"], 0u);
+  EXPECT_EQ(j["files_created_after_open"], 0u);
 }
 
 }  // namespace

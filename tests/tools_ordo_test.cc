@@ -124,6 +124,41 @@ TEST_F(OrdoToolTest, StatJsonCountsEveryTree) {
     EXPECT_GT(tree["leaf_fill"].get<double>(), 0.0) << tree.dump();
     EXPECT_LE(tree["leaf_fill"].get<double>(), 1.0) << tree.dump();
   }
+  ASSERT_TRUE(j.contains("free_pages")) << j.dump();
+  ASSERT_TRUE(j.contains("pending_free_pages")) << j.dump();
+  EXPECT_LE(j["pending_free_pages"].get<uint64_t>(), j["free_pages"].get<uint64_t>());
+}
+
+// After rewrites, the free tree holds the replaced pages: `ordo stat` counts
+// them by walking it and must agree with the count the current meta records
+// (`ordo info`).
+TEST_F(OrdoToolTest, StatFreePagesMatchTheCurrentMeta) {
+  for (int round = 1; round <= 3; ++round) {
+    Result<WriteTxn> txn = db_->begin_write();
+    ASSERT_TRUE(txn.is_ok()) << txn.status().to_string();
+    Result<Tree> beta = txn->open_tree("beta");
+    ASSERT_TRUE(beta.is_ok()) << beta.status().to_string();
+    for (uint64_t i = 0; i < kBetaEntries; ++i) {
+      const Status s = txn->put(*beta, key("beta", i), std::string(40, 'a' + round));
+      ASSERT_TRUE(s.is_ok()) << s.to_string();
+    }
+    ASSERT_TRUE(txn->commit().is_ok());
+  }
+  const ProcessResult info_run = ordo_tool({"info", "--json", path_});
+  ASSERT_EQ(info_run.exit_code, 0) << info_run.err;
+  const json info = parse_output(info_run);
+  const ProcessResult stat_run = ordo_tool({"stat", "--json", path_});
+  ASSERT_EQ(stat_run.exit_code, 0) << stat_run.err;
+  const json stat = parse_output(stat_run);
+  ASSERT_EQ(stat["txn_id"], info["txn_id"]);
+  const json& meta = info["metas"][info["current_meta"].get<int>()];
+  ASSERT_TRUE(stat.contains("free_pages")) << stat.dump();
+  ASSERT_TRUE(stat.contains("pending_free_pages")) << stat.dump();
+  EXPECT_EQ(stat["free_pages"], meta["free_pages"]) << stat.dump() << "\n" << info.dump();
+  EXPECT_GT(stat["free_pages"].get<uint64_t>(), 0u);
+  EXPECT_LE(stat["pending_free_pages"].get<uint64_t>(), stat["free_pages"].get<uint64_t>());
+  EXPECT_EQ(info["pages_used"].get<uint64_t>(),
+            meta["page_high_water"].get<uint64_t>() - stat["free_pages"].get<uint64_t>());
 }
 
 TEST_F(OrdoToolTest, SeesCommitsMadeBeforeItOpened) {
@@ -154,6 +189,8 @@ TEST_F(OrdoToolTest, TextOutputNamesTheFigures) {
   ASSERT_EQ(stat.exit_code, 0) << stat.err;
   EXPECT_NE(stat.out.find("(default)"), std::string::npos) << stat.out;
   EXPECT_NE(stat.out.find("beta"), std::string::npos) << stat.out;
+  EXPECT_NE(stat.out.find("free pages"), std::string::npos) << stat.out;
+  EXPECT_NE(stat.out.find("pending"), std::string::npos) << stat.out;
 }
 
 TEST(OrdoToolErrorTest, MissingFileExitsOneWithItsName) {

@@ -7,14 +7,18 @@
 
 #include "bench_dir.h"
 #include "nodes_report.h"
+#include "run_failure.h"
 
 namespace ordo::bench {
 namespace {
 
-constexpr int kExitError = 1;
-
-void report_failure(std::string_view what, const std::string& path, const Status& status) {
-  fmt::print(stderr, "ordo-bench: {} FAILED for {}: {}\n", what, path, status.to_string());
+// The node ID list: file-backed for a one-txn load (see IdArray), else on the
+// heap as before.
+Result<IdArray> make_ids(BenchDir& dir, const NodesConfig& config, IdKind kind) {
+  if (!config.one_txn) return IdArray::on_heap(config.nodes);
+  ORDO_ASSIGN_OR_RETURN(const std::string path,
+                        dir.new_file(fmt::format("nodes-{}.ids", id_kind_name(kind))));
+  return IdArray::file_backed(path, config.nodes);
 }
 
 std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind kind) {
@@ -23,9 +27,19 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
     report_failure("setup", dir.path(), path.status());
     return std::nullopt;
   }
-  fmt::print(stderr, "ordo-bench: nodes, {} ids, {} nodes -> {}\n", id_kind_name(kind),
-             config.nodes, *path);
-  Result<LoadResult> load = load_nodes(*path, config, kind);
+  fmt::print(stderr, "ordo-bench: nodes, {} ids, {} nodes{} -> {}\n", id_kind_name(kind),
+             config.nodes, config.one_txn ? " in one txn" : "", *path);
+  Result<IdArray> ids = make_ids(dir, config, kind);
+  if (!ids.is_ok()) {
+    report_failure("setup", dir.path(), ids.status());
+    return std::nullopt;
+  }
+  NodesRun run;
+  run.memory_before = process_memory();
+  PhaseMemory memory;
+  memory.begin("load");
+  Result<LoadResult> load = load_nodes(*path, config, kind, *ids, memory);
+  memory.end();
   if (!load.is_ok()) {
     report_failure("load", *path, load.status());
     return std::nullopt;
@@ -35,22 +49,27 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
     report_failure("stat", *path, usage.status());
     return std::nullopt;
   }
-  Result<VerifyResult> verified = verify_nodes(*path, config, load->ids);
+  memory.begin("verify");
+  Result<VerifyResult> verified = verify_nodes(*path, config, ids->view());
+  memory.end();
   if (!verified.is_ok()) {
     report_failure("verification", *path, verified.status());
     return std::nullopt;
   }
-  NodesRun run;
   run.ids = kind;
   run.path = *path;
   run.nodes = config.nodes;
   run.seconds = load->seconds;
+  run.load_seconds = load->load_seconds;
+  run.commit_seconds = load->commit_seconds;
   run.curve = std::move(load->curve);
   run.usage = *usage;
   run.tree = *verified;
   run.stats = load->stats;
   run.info = load->info;
   run.memory = load->memory;
+  run.phases = memory.phases();
+  run.ids_storage = std::string(ids->storage());
   return run;
 }
 

@@ -35,6 +35,14 @@ std::optional<Ratios> random_over_seq(const std::vector<NodesRun>& runs) {
       static_cast<double>(random->tree.used_bytes) / static_cast<double>(seq->tree.used_bytes)};
 }
 
+uint64_t peak_rss_anon(const NodesRun& run) {
+  uint64_t peak = 0;
+  for (const PhaseFigures& p : run.phases) peak = std::max(peak, p.peak_rss_anon_bytes);
+  return peak;
+}
+
+double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
 // One line of the table: `cell(run)` (anything fmt formats) for each run.
 template <typename Cell>
 void row(const std::vector<NodesRun>& runs, std::string_view label, Cell cell) {
@@ -46,6 +54,12 @@ void row(const std::vector<NodesRun>& runs, std::string_view label, Cell cell) {
 void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "", [](const NodesRun& r) { return std::string(id_kind_name(r.ids)); });
   row(runs, "seconds", [](const NodesRun& r) { return fmt::format("{:.3f}", r.seconds); });
+  if (runs.front().commit_seconds > 0) {
+    row(runs, "  puts seconds",
+        [](const NodesRun& r) { return fmt::format("{:.3f}", r.load_seconds); });
+    row(runs, "  commit seconds",
+        [](const NodesRun& r) { return fmt::format("{:.3f}", r.commit_seconds); });
+  }
   row(runs, "nodes/s", [](const NodesRun& r) { return fmt::format("{:.0f}", r.nodes_per_s()); });
   row(runs, "file bytes", [](const NodesRun& r) { return r.usage.file_bytes; });
   row(runs, "allocated bytes", [](const NodesRun& r) { return r.usage.allocated_bytes; });
@@ -73,8 +87,29 @@ void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "io backend", [](const NodesRun& r) { return r.info.io_backend; });
 }
 
+void print_phases(const NodesConfig& config, const NodesRun& run) {
+  fmt::print(
+      "\nresident memory per phase, {} ids (MiB; peaks of samples every 10,000 nodes, "
+      "every 10 ms and at phase ends)\n",
+      id_kind_name(run.ids));
+  fmt::print("ID array: {}; RssAnon before the load {:.1f} MiB; txn memory budget {:.0f} MiB\n",
+             run.ids_storage, mib(run.memory_before.rss_anon_bytes), mib(config.txn_budget_bytes));
+  fmt::print("{:<8} {:>9} {:>13} {:>13} {:>12} {:>12}\n", "phase", "seconds", "peak RssAnon",
+             "peak RssFile", "end RssAnon", "end RssFile");
+  for (const PhaseFigures& p : run.phases) {
+    fmt::print("{:<8} {:>9.3f} {:>13.1f} {:>13.1f} {:>12.1f} {:>12.1f}\n", p.phase, p.seconds,
+               mib(p.peak_rss_anon_bytes), mib(p.peak_rss_file_bytes), mib(p.at_end.rss_anon_bytes),
+               mib(p.at_end.rss_file_bytes));
+  }
+  const uint64_t peak = peak_rss_anon(run);
+  fmt::print("peak RssAnon {:.1f} MiB = {:.3f}x the txn budget ({} it)\n", mib(peak),
+             static_cast<double>(peak) / static_cast<double>(config.txn_budget_bytes),
+             peak <= config.txn_budget_bytes ? "under" : "OVER");
+}
+
 void print_curve(const NodesConfig& config, const std::vector<NodesRun>& runs) {
-  fmt::print("\nnodes/s per {}-node window\n", config.window_nodes);
+  fmt::print("\nnodes/s per {}-node window{}\n", config.window_nodes,
+             config.one_txn ? " (puts only; the one commit is timed apart)" : "");
   fmt::print("{:>{}}", "at", kLabelWidth);
   for (const NodesRun& run : runs) fmt::print("{:>{}}", id_kind_name(run.ids), kColumnWidth);
   fmt::print("\n");
@@ -126,6 +161,28 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
   j["rss_file_bytes"] = r.memory.rss_file_bytes;
   j["peak_rss_bytes"] = r.memory.peak_rss_bytes;
   j["io_backend"] = r.info.io_backend;
+  j["one_txn"] = config.one_txn;
+  j["load_seconds"] = r.load_seconds;
+  j["commit_seconds"] = r.commit_seconds;
+  j["txn_budget_bytes"] = config.txn_budget_bytes;
+  j["ids_storage"] = r.ids_storage;
+  j["rss_anon_before_bytes"] = r.memory_before.rss_anon_bytes;
+  j["rss_file_before_bytes"] = r.memory_before.rss_file_bytes;
+  j["phases"] = json::array();
+  for (const PhaseFigures& p : r.phases) {
+    j["phases"].push_back({{"phase", p.phase},
+                           {"seconds", p.seconds},
+                           {"samples", p.samples},
+                           {"peak_rss_anon_bytes", p.peak_rss_anon_bytes},
+                           {"peak_rss_file_bytes", p.peak_rss_file_bytes},
+                           {"peak_rss_shmem_bytes", p.peak_rss_shmem_bytes},
+                           {"end_rss_anon_bytes", p.at_end.rss_anon_bytes},
+                           {"end_rss_file_bytes", p.at_end.rss_file_bytes}});
+  }
+  const uint64_t peak = peak_rss_anon(r);
+  j["peak_rss_anon_bytes"] = peak;
+  j["peak_rss_anon_over_budget"] =
+      static_cast<double>(peak) / static_cast<double>(config.txn_budget_bytes);
   return j;
 }
 
@@ -133,13 +190,19 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
 
 void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept) {
   if (runs.empty()) return;
-  fmt::print("nodes: {} nodes, fan-out {}, durable commit every {} nodes", config.nodes,
-             config.fanout, config.commit_every);
+  if (config.one_txn) {
+    fmt::print("nodes: {} nodes, fan-out {}, all in one write txn (one durable commit at the end)",
+               config.nodes, config.fanout);
+  } else {
+    fmt::print("nodes: {} nodes, fan-out {}, durable commit every {} nodes", config.nodes,
+               config.fanout, config.commit_every);
+  }
   const bool has_random = std::any_of(runs.begin(), runs.end(),
                                       [](const NodesRun& r) { return r.ids == IdKind::kRandom; });
   if (has_random) fmt::print(", random-ID seed {}", config.seed);
   fmt::print("\n\n");
   print_figures(runs);
+  for (const NodesRun& run : runs) print_phases(config, run);
   print_curve(config, runs);
   if (const std::optional<Ratios> ratios = random_over_seq(runs)) {
     fmt::print("\nrandom/seq: nodes/s {:.3f}x, file bytes {:.3f}x, used bytes {:.3f}x\n",
@@ -158,6 +221,8 @@ std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& r
   j["nodes"] = config.nodes;
   j["fanout"] = config.fanout;
   j["commit_every"] = config.commit_every;
+  j["one_txn"] = config.one_txn;
+  j["txn_budget_bytes"] = config.txn_budget_bytes;
   j["window_nodes"] = config.window_nodes;
   j["durable"] = true;
   j["seed"] = config.seed;

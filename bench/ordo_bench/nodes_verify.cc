@@ -20,7 +20,7 @@ Status expect_entries(std::string_view tree, const TreeStats& stats, uint64_t ex
 }
 
 Status check_record(ReadTxn& txn, const Tree& nodes, const NodesConfig& config,
-                    const std::vector<Uuid>& ids, uint64_t i) {
+                    std::span<const Uuid> ids, uint64_t i) {
   Result<ByteView> value = txn.get(nodes, ids[i].view());
   if (!value.is_ok()) {
     return Status::corruption(
@@ -39,7 +39,7 @@ Status check_record(ReadTxn& txn, const Tree& nodes, const NodesConfig& config,
 }  // namespace
 
 Result<VerifyResult> verify_nodes(const std::string& path, const NodesConfig& config,
-                                  const std::vector<Uuid>& ids) {
+                                  std::span<const Uuid> ids) {
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
                         Database::open(path, Options{.read_only = true}));
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db->begin_read());

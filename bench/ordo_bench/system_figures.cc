@@ -1,12 +1,26 @@
 #include "system_figures.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
-#include <sstream>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 
 namespace ordo::bench {
+namespace {
+
+// The kB figure after `key` (for example "RssAnon:") in `text`, in bytes.
+uint64_t field_bytes(const char* text, const char* key) {
+  const char* at = std::strstr(text, key);
+  if (at == nullptr) return 0;
+  return std::strtoull(at + std::strlen(key), nullptr, 10) * 1024;
+}
+
+}  // namespace
 
 Result<FileUsage> file_usage(const std::string& path) {
   struct stat st {};
@@ -17,19 +31,36 @@ Result<FileUsage> file_usage(const std::string& path) {
   return usage;
 }
 
+Result<std::set<std::string>> directory_entries(const std::string& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (d == nullptr) return Status::io_error("opendir " + dir, errno);
+  std::set<std::string> names;
+  errno = 0;
+  while (const dirent* e = ::readdir(d.get())) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.insert(name);
+    errno = 0;
+  }
+  if (errno != 0) return Status::io_error("readdir " + dir, errno);
+  return names;
+}
+
 ProcessMemory process_memory() {
   ProcessMemory mem;
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    uint64_t kib = 0;
-    if (!(fields >> key >> kib)) continue;
-    if (key == "RssAnon:") mem.rss_anon_bytes = kib * 1024;
-    if (key == "RssFile:") mem.rss_file_bytes = kib * 1024;
-    if (key == "VmHWM:") mem.peak_rss_bytes = kib * 1024;
+  const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return mem;
+  char text[8192];
+  size_t used = 0;
+  ssize_t n = 0;
+  while (used < sizeof text - 1 && (n = ::read(fd, text + used, sizeof text - 1 - used)) > 0) {
+    used += static_cast<size_t>(n);
   }
+  ::close(fd);
+  text[used] = '\0';
+  mem.rss_anon_bytes = field_bytes(text, "RssAnon:");
+  mem.rss_file_bytes = field_bytes(text, "RssFile:");
+  mem.rss_shmem_bytes = field_bytes(text, "RssShmem:");
+  mem.peak_rss_bytes = field_bytes(text, "VmHWM:");
   return mem;
 }
 

@@ -1,8 +1,9 @@
-// What the operating system says about a run: a file's size on disk and the
-// process's resident memory.
+// What the operating system says about a run: a file's size on disk, the
+// entries of a directory and the process's resident memory.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "ordo/status.h"
@@ -17,13 +18,20 @@ struct FileUsage {
 // IOError when stat(2) fails.
 Result<FileUsage> file_usage(const std::string& path);
 
+// The names in directory `dir` (without "." and ".."). IOError when it cannot
+// be read.
+Result<std::set<std::string>> directory_entries(const std::string& dir);
+
 // Resident memory from /proc/self/status; zero where a field is unavailable.
 struct ProcessMemory {
-  uint64_t rss_anon_bytes = 0;  // RssAnon: heap, stacks, anonymous maps
-  uint64_t rss_file_bytes = 0;  // RssFile: mapped files (the database mapping)
-  uint64_t peak_rss_bytes = 0;  // VmHWM: high-water mark of the whole process
+  uint64_t rss_anon_bytes = 0;   // RssAnon: heap, stacks, anonymous maps
+  uint64_t rss_file_bytes = 0;   // RssFile: mapped files (the database mapping)
+  uint64_t rss_shmem_bytes = 0;  // RssShmem: tmpfs and shared anonymous maps
+  uint64_t peak_rss_bytes = 0;   // VmHWM: high-water mark of the whole process
 };
 
+// Reads /proc/self/status without allocating, so it may run often (a
+// sampling thread) without disturbing the figures it reads.
 ProcessMemory process_memory();
 
 }  // namespace ordo::bench

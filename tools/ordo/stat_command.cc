@@ -1,9 +1,11 @@
 // `ordo stat FILE [--json]`: shape and fill of the default tree and of every
-// named tree, from a full walk of each (one read snapshot for all of them).
+// named tree, from a full walk of each, and the free and pending-free pages
+// from a walk of the free tree (one read snapshot for all of them).
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,20 @@ struct TreeRow {
 struct Snapshot {
   uint64_t txn_id = 0;
   std::vector<TreeRow> trees;
+  FreeSpace free;
 };
+
+// Overflow pages of a tree, when the engine's TreeStats reports them (the
+// B+-tree layer counts them; the public TreeStats does not carry the count
+// yet). Empty otherwise, and the figure is left out of the report.
+template <typename Stats>
+std::optional<uint64_t> overflow_pages(const Stats& s) {
+  if constexpr (requires { s.overflow_pages; }) {
+    return static_cast<uint64_t>(s.overflow_pages);
+  } else {
+    return std::nullopt;
+  }
+}
 
 Result<Snapshot> collect(Database& db) {
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db.begin_read());
@@ -41,6 +56,7 @@ Result<Snapshot> collect(Database& db) {
     stats.name = name;
     snap.trees.push_back({false, stats});
   }
+  ORDO_ASSIGN_OR_RETURN(snap.free, txn.free_space());
   return snap;
 }
 
@@ -49,16 +65,20 @@ json stat_json(const std::string& path, uint32_t page_size, const Snapshot& snap
   j["path"] = path;
   j["page_size_bytes"] = page_size;
   j["txn_id"] = snap.txn_id;
+  j["free_pages"] = snap.free.free_pages;
+  j["pending_free_pages"] = snap.free.pending_pages;
+  j["free_tree_entries"] = snap.free.entries;
   j["trees"] = json::array();
   for (const TreeRow& row : snap.trees) {
     const TreeStats& s = row.stats;
-    j["trees"].push_back({{"name", s.name},
-                          {"default", row.is_default},
-                          {"entries", s.entries},
-                          {"depth", s.depth},
-                          {"leaf_pages", s.leaf_pages},
-                          {"branch_pages", s.branch_pages},
-                          {"leaf_fill", s.leaf_fill}});
+    json tree = {
+        {"name", s.name},          {"default", row.is_default},  {"entries", s.entries},
+        {"depth", s.depth},        {"leaf_pages", s.leaf_pages}, {"branch_pages", s.branch_pages},
+        {"leaf_fill", s.leaf_fill}};
+    if (const std::optional<uint64_t> overflow = overflow_pages(s)) {
+      tree["overflow_pages"] = *overflow;
+    }
+    j["trees"].push_back(std::move(tree));
   }
   return j;
 }
@@ -83,13 +103,18 @@ void print_text(const Snapshot& snap) {
     names.push_back(row.is_default ? row.stats.name : printable(row.stats.name));
     width = std::max(width, names.back().size());
   }
-  fmt::print("{:<{}}  {:>12}  {:>5}  {:>10}  {:>12}  {:>9}\n", "tree", width, "entries", "depth",
-             "leaf pages", "branch pages", "leaf fill");
+  const bool has_overflow = overflow_pages(TreeStats{}).has_value();
+  fmt::print("{:<{}}  {:>12}  {:>5}  {:>10}  {:>12}  {:>9}{}\n", "tree", width, "entries", "depth",
+             "leaf pages", "branch pages", "leaf fill", has_overflow ? "  overflow pages" : "");
   for (size_t i = 0; i < snap.trees.size(); ++i) {
     const TreeStats& s = snap.trees[i].stats;
-    fmt::print("{:<{}}  {:>12}  {:>5}  {:>10}  {:>12}  {:>8.1f}%\n", names[i], width, s.entries,
-               s.depth, s.leaf_pages, s.branch_pages, s.leaf_fill * 100);
+    const std::optional<uint64_t> overflow = overflow_pages(s);
+    fmt::print("{:<{}}  {:>12}  {:>5}  {:>10}  {:>12}  {:>8.1f}%{}\n", names[i], width, s.entries,
+               s.depth, s.leaf_pages, s.branch_pages, s.leaf_fill * 100,
+               overflow ? fmt::format("  {:>14}", *overflow) : "");
   }
+  fmt::print("\nfree pages {} (pending, not reusable yet: {}) in {} free-tree entries\n",
+             snap.free.free_pages, snap.free.pending_pages, snap.free.entries);
   fmt::print("(snapshot of txn {})\n", snap.txn_id);
 }
 

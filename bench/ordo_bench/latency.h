@@ -1,0 +1,20 @@
+// Percentiles of a set of latencies.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace ordo::bench {
+
+struct LatencySummary {
+  uint64_t count = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+  double max_us = 0;
+};
+
+// Nearest-rank percentiles (the smallest sample with at least p% of the
+// samples at or below it) of `samples_us`; all zero when it is empty.
+LatencySummary summarize_latency(std::span<const double> samples_us);
+
+}  // namespace ordo::bench
