@@ -35,7 +35,8 @@ DirtyPages::DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& sna
       txn_id_(txn_id),
       snapshot_high_water_(snapshot.page_high_water),
       reuse_bound_(reuse_bound),
-      budget_pages_(std::max<uint64_t>(budget_bytes / snapshot.page_size, 64)),
+      // Each dirty page also costs its map entry and allocator header.
+      budget_pages_(std::max<uint64_t>(budget_bytes / (snapshot.page_size + kPageOverheadBytes), 64)),
       verify_(verify),
       free_tree_(snapshot.free_tree),
       free_pages_(snapshot.free_pages),
@@ -48,7 +49,7 @@ DirtyPages::~DirtyPages() {
 Result<const std::byte*> DirtyPages::read(PageNo pg) {
   auto it = dirty_.find(pg);
   if (it != dirty_.end()) return static_cast<const std::byte*>(it->second.data);
-  if (spilled_.count(pg) != 0) return read_committed(file_, page_size_, next_page_, pg);
+  if (is_spilled(pg)) return read_committed(file_, page_size_, next_page_, pg);
   return read_committed(file_, page_size_, snapshot_high_water_, pg);
 }
 
@@ -62,10 +63,10 @@ std::byte* DirtyPages::writable(PageNo pg) {
   if (it == dirty_.end()) {
     // A spilled page is touched again: read it back.
     const std::byte* on_disk = file_.data(pg * page_size_, page_size_);
-    assert(spilled_.count(pg) != 0 && on_disk != nullptr);
+    assert(is_spilled(pg) && on_disk != nullptr);
     std::byte* buf = buffers_.take();
     std::memcpy(buf, on_disk, page_size_);
-    spilled_.erase(pg);
+    set_spilled(pg, false);
     it = dirty_.emplace(pg, Buffer{buf, 0}).first;
   }
   it->second.touched = ++touch_clock_;
@@ -110,7 +111,8 @@ void DirtyPages::free_page(PageNo pg) {
     buffers_.give(it->second.data);
     dirty_.erase(it);
     pool_.push_back(pg);
-  } else if (spilled_.erase(pg) != 0) {
+  } else if (is_spilled(pg)) {
+    set_spilled(pg, false);
     pool_.push_back(pg);
   } else {
     freed_.push_back(pg);
@@ -148,6 +150,20 @@ void DirtyPages::free_run(PageNo first, uint64_t pages) {
   }
 }
 
+void DirtyPages::set_spilled(PageNo pg, bool spilled) {
+  if (pg < snapshot_high_water_) {
+    if (spilled) {
+      spilled_reused_.insert(pg);
+    } else {
+      spilled_reused_.erase(pg);
+    }
+    return;
+  }
+  const uint64_t i = pg - snapshot_high_water_;
+  if (i >= spilled_new_.size()) spilled_new_.resize(std::max<uint64_t>(i + 1, next_page_ - snapshot_high_water_));
+  spilled_new_[i] = spilled;
+}
+
 Status DirtyPages::maybe_spill() {
   return dirty_.size() > budget_pages_ ? spill() : Status::ok();
 }
@@ -180,7 +196,7 @@ Status DirtyPages::spill() {
     auto it = dirty_.find(pg);
     buffers_.give(it->second.data);
     dirty_.erase(it);
-    spilled_.insert(pg);
+    set_spilled(pg, true);
   }
   pages_spilled_ += n;
   return Status::ok();

@@ -42,7 +42,7 @@ class DirtyPages : public btree::PageWriter {
   Result<const std::byte*> read(btree::PageNo pg) override;
   Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
   bool is_dirty(btree::PageNo pg) const override {
-    return dirty_.count(pg) != 0 || spilled_.count(pg) != 0;
+    return dirty_.count(pg) != 0 || is_spilled(pg);
   }
   std::byte* writable(btree::PageNo pg) override;
   Result<btree::PageNo> make_dirty(btree::PageNo pg) override;
@@ -76,6 +76,8 @@ class DirtyPages : public btree::PageWriter {
   };
   // Moves the oldest reusable free-tree entry into pool_. False when none.
   Result<bool> reclaim_entry();
+  // Memory a dirty page costs beyond its bytes, counted against the budget.
+  static constexpr uint64_t kPageOverheadBytes = 128;
   // Reusable pages gathered before each round of the commit's free-tree update.
   static constexpr size_t kRecordReservePages = 16;
   Status spill();
@@ -90,7 +92,17 @@ class DirtyPages : public btree::PageWriter {
   const bool verify_;
 
   std::unordered_map<btree::PageNo, Buffer> dirty_;
-  std::unordered_set<btree::PageNo> spilled_;   // ours, on disk, not in memory
+  // Spilled pages (ours, on disk, not in memory). Nearly all lie past the
+  // snapshot's high-water mark: one bit each there, so the bookkeeping of a
+  // huge txn stays small next to its memory budget.
+  bool is_spilled(btree::PageNo pg) const {
+    if (pg < snapshot_high_water_) return spilled_reused_.count(pg) != 0;
+    const uint64_t i = pg - snapshot_high_water_;
+    return i < spilled_new_.size() && spilled_new_[i];
+  }
+  void set_spilled(btree::PageNo pg, bool spilled);
+  std::vector<bool> spilled_new_;                      // index pg - snapshot high-water
+  std::unordered_set<btree::PageNo> spilled_reused_;  // reused pages below it
   std::unordered_map<btree::PageNo, uint64_t> own_runs_;  // first page -> pages
   std::vector<btree::PageNo> pool_;   // reusable now; back() is taken first
   std::vector<btree::PageNo> freed_;  // committed pages this txn replaced
