@@ -18,4 +18,8 @@ int run_info(const std::string& path, bool json);
 // `ordo stat FILE`: shape and fill of the default tree and every named tree.
 int run_stat(const std::string& path, bool json);
 
+// `ordo check FILE`: full integrity walk; exit 0 when clean, 1 with the list
+// of problems (page number and what) otherwise.
+int run_check(const std::string& path, bool json);
+
 }  // namespace ordo::tool
