@@ -258,9 +258,12 @@ class WriteTxn : public Txn {
   // A time-ordered 64-bit ID (ms, node Options::id_node, sequence), same rules.
   Id64 next_id64();
 
-  // Makes every write durable (pages, fdatasync, meta page, fdatasync) and
-  // visible to later txns. After it returns, the txn is finished whatever the
-  // outcome. IOError/Full leave the database at its previous commit.
+  // Makes every write durable (Options::commit_protocol: by default pages and
+  // meta page, then one fdatasync) and visible to later txns. After it
+  // returns, the txn is finished whatever the outcome. Full (no disk space)
+  // leaves the database at its previous commit and usable. IOError also
+  // leaves the previous commit, and poisons the handle: every later
+  // begin_write() fails with IOError until the database is reopened.
   Status commit();
   // Discards every write. Also done by the destructor.
   void abort();
