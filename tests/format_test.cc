@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "free_entry.h"
 #include "meta.h"
+#include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
 
 namespace ordo {
@@ -92,6 +94,26 @@ TEST(FormatTest, PageHeaderTableMatchesTheCode) {
                      {kOffCellBytes, 4},
                      {kOffCellBytes + 4, 4}});
   EXPECT_EQ(rows.back().offset + rows.back().size, kHeaderSize);
+}
+
+TEST(FormatTest, FreeTreeKeyTableMatchesTheCode) {
+  auto rows = table_after("Free tree");
+  expect_rows(rows, {{0, 8}, {8, 8}, {16, 4}});
+  EXPECT_EQ(rows.back().offset + rows.back().size, engine::kFreeKeyBytes);
+  // The encoder puts each field where the table says, big-endian.
+  const std::string key = engine::free_key(0x0102030405060708, 0x1112131415161718, 0x21222324);
+  ASSERT_EQ(key.size(), engine::kFreeKeyBytes);
+  const auto* p = reinterpret_cast<const std::byte*>(key.data());
+  EXPECT_EQ(btree::load_be64(p + rows[0].offset), 0x0102030405060708u);
+  EXPECT_EQ(btree::load_be64(p + rows[1].offset), 0x1112131415161718u);
+  EXPECT_EQ(btree::load_be32(p + rows[2].offset), 0x21222324u);
+}
+
+TEST(FormatTest, VersionStatedInTheDocumentMatchesTheCode) {
+  std::ifstream in(ORDO_FORMAT_MD);
+  std::string first_line;
+  std::getline(in, first_line);
+  EXPECT_EQ(first_line, "# ordo file format, version " + std::to_string(engine::kFormatVersion));
 }
 
 TEST(FormatTest, LimitsStatedInTheDocumentMatchTheCode) {

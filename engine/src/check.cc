@@ -8,6 +8,7 @@
 #include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"
 #include "ordo/btree/tree.h"
+#include "free_entry.h"
 #include "txn_impl.h"
 
 namespace ordo {
@@ -204,15 +205,17 @@ class Checker {
 
  public:
   void free_entry(const NodeView& leaf, uint32_t i, PageNo pg) {
-    ByteView key = leaf.key(i), value = leaf.value(i);
-    if (key.size() != 12 || leaf.is_overflow(i) || value.size() % 8 != 0) {
-      problem(pg, "free tree: malformed entry " + std::to_string(i));
+    if (leaf.is_overflow(i)) {
+      problem(pg, "free tree: entry " + std::to_string(i) + " has an overflow value");
       return;
     }
-    for (size_t k = 0; k < value.size(); k += 8) {
-      if (claim(btree::load_u64(value.data() + k), Owner::kFree, "free tree entry")) {
-        report_.free_pages++;
-      }
+    auto entry = engine::decode_free_entry(leaf.key(i), leaf.value(i), pg);
+    if (!entry.is_ok()) {
+      problem(pg, "free tree: entry " + std::to_string(i) + ": " + entry.status().message());
+      return;
+    }
+    for (uint64_t k = 0; k < entry->page_count(); ++k) {
+      if (claim(entry->page(k), Owner::kFree, "free tree entry")) report_.free_pages++;
     }
   }
 };

@@ -40,11 +40,10 @@ Result<WriteTxn> Database::begin_write() {
                             poisoned.errno_value());
   }
   engine::Meta snapshot = impl_->committed();
-  // Reuse rule: pages freed by txn F are reusable when no reader's snapshot
-  // predates F and F precedes the last commit (so the older meta stays whole).
-  uint64_t bound = std::min(impl_->oldest_reader(), snapshot.txn_id == 0 ? 0 : snapshot.txn_id - 1);
-  return WriteTxn(std::make_unique<WriteTxnImpl>(*impl_, std::move(lock), snapshot, bound),
-                  impl_.get());
+  ORDO_ASSIGN_OR_RETURN(engine::ReuseRule rule, impl_->reuse_rule(snapshot.txn_id));
+  return WriteTxn(
+      std::make_unique<WriteTxnImpl>(*impl_, std::move(lock), snapshot, std::move(rule)),
+      impl_.get());
 }
 
 DatabaseInfo Database::info() const {

@@ -301,9 +301,14 @@ Status DatabaseImpl::refresh_committed() {
   return Status::ok();
 }
 
-uint64_t DatabaseImpl::oldest_reader() const {
-  std::lock_guard<std::mutex> g(state_mu_);
-  return readers_.empty() ? UINT64_MAX : readers_.begin()->first;
+Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const {
+  std::vector<uint64_t> snapshots;
+  {
+    std::lock_guard<std::mutex> g(state_mu_);
+    snapshots.reserve(readers_.size());
+    for (const auto& [txn, count] : readers_) snapshots.push_back(txn);
+  }
+  return engine::ReuseRule::make(snapshot_txn, std::move(snapshots), *file_);
 }
 
 void DatabaseImpl::publish(const Meta& meta) {

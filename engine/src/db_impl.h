@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "meta.h"
+#include "reuse_rule.h"
 #include "page_buffers.h"
 #include "ordo/database.h"
 #include "ordo/id64.h"
@@ -41,8 +42,10 @@ class DatabaseImpl {
   // reader slot there, for a writer in another process to see.
   Result<engine::Meta> register_reader();
   void unregister_reader(uint64_t txn_id);
-  // Oldest snapshot any reader holds, or UINT64_MAX when none.
-  uint64_t oldest_reader() const;
+  // The reuse rule for a txn that starts from committed txn `snapshot_txn`:
+  // this process's live read snapshots and other processes' reader slots.
+  // IOError when the reader-slot query fails.
+  Result<engine::ReuseRule> reuse_rule(uint64_t snapshot_txn) const;
 
   // Read-only handles: catch up with commits made by another process.
   Status refresh_committed();

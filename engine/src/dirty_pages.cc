@@ -7,34 +7,21 @@
 
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
+#include "free_entry.h"
 #include "snapshot_pages.h"
 
 namespace ordo::engine {
 
 using btree::PageNo;
 
-namespace {
-
-// Free-tree key: freeing txn id, then chunk number, both big-endian so entries
-// sort oldest first.
-std::string free_key(uint64_t txn_id, uint32_t chunk) {
-  std::string k(12, '\0');
-  btree::store_be64(reinterpret_cast<std::byte*>(k.data()), txn_id);
-  btree::store_be32(reinterpret_cast<std::byte*>(k.data()) + 8, chunk);
-  return k;
-}
-
-}  // namespace
-
 DirtyPages::DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
-                       uint64_t txn_id, uint64_t reuse_bound, uint64_t budget_bytes,
-                       bool verify)
+                       uint64_t txn_id, ReuseRule rule, uint64_t budget_bytes, bool verify)
     : file_(file),
       buffers_(buffers),
       page_size_(snapshot.page_size),
       txn_id_(txn_id),
       snapshot_high_water_(snapshot.page_high_water),
-      reuse_bound_(reuse_bound),
+      rule_(std::move(rule)),
       // Each dirty page also costs its map entry and allocator header.
       budget_pages_(std::max<uint64_t>(budget_bytes / (snapshot.page_size + kPageOverheadBytes), 64)),
       verify_(verify),
@@ -115,8 +102,16 @@ void DirtyPages::free_page(PageNo pg) {
     set_spilled(pg, false);
     pool_.push_back(pg);
   } else {
-    freed_.push_back(pg);
+    freed_.emplace_back(written_by(pg), pg);
   }
+}
+
+uint64_t DirtyPages::written_by(PageNo pg) const {
+  // The btree read this page just before freeing it: the header is resident.
+  const std::byte* p = file_.data(pg * page_size_, btree::kHeaderSize);
+  if (p == nullptr) return 0;
+  const uint64_t txn = btree::load_u64(p + btree::kOffTxnId);
+  return txn < txn_id_ ? txn : 0;
 }
 
 Result<PageNo> DirtyPages::write_run(std::span<const std::span<const std::byte>> parts,
@@ -144,9 +139,14 @@ Result<PageNo> DirtyPages::write_run(std::span<const std::span<const std::byte>>
 void DirtyPages::free_run(PageNo first, uint64_t pages) {
   // A run of this txn was never visible: its pages are reusable at once.
   const bool own = own_runs_.erase(first) != 0;
+  const uint64_t writer = own ? 0 : written_by(first);  // one txn wrote the whole run
   for (uint64_t i = 0; i < pages; ++i) {
     ++page_set_changes_;
-    (own ? pool_ : freed_).push_back(first + i);
+    if (own) {
+      pool_.push_back(first + i);
+    } else {
+      freed_.emplace_back(writer, first + i);
+    }
   }
 }
 
@@ -205,50 +205,52 @@ Status DirtyPages::spill() {
 Result<bool> DirtyPages::reclaim_entry() {
   if (free_tree_.root == btree::kNoPage) return false;
   btree::Cursor cursor(*this, free_tree_);
-  ORDO_RETURN_IF_ERROR(cursor.first());
-  if (!cursor.valid()) return false;
-  std::string key = cursor.key().str();
-  if (key.size() != 12) return Status::corruption("free tree key has a bad size", free_tree_.root);
-  uint64_t freed_by = btree::load_be64(cursor.key().data());
-  if (freed_by > reuse_bound_) return false;
-  // A reader in another process on a snapshot older than freed_by can still
-  // reach these pages.
-  ORDO_ASSIGN_OR_RETURN(bool held, file_.reader_slot_below(freed_by));
-  if (held) return false;
-  ByteView value = cursor.value();
-  if (value.size() % 8 != 0) {
-    return Status::corruption("free tree entry has a bad size", free_tree_.root);
-  }
-  std::vector<PageNo> pages(value.size() / 8);
-  for (size_t i = 0; i < pages.size(); ++i) {
-    pages[i] = btree::load_u64(value.data() + 8 * i);
-    if (pages[i] < kFirstDataPage || pages[i] >= snapshot_high_water_) {
-      return Status::corruption("free tree lists page " + std::to_string(pages[i]) +
-                                    " outside the database",
-                                free_tree_.root);
+  ORDO_RETURN_IF_ERROR(reclaim_from_.empty() ? cursor.first()
+                                             : cursor.seek(ByteView(reclaim_from_)));
+  // Entries a reader still pins are skipped, not waited for: pages written
+  // after a reader's snapshot are reusable while it lives.
+  for (; cursor.valid();) {
+    ORDO_ASSIGN_OR_RETURN(const FreeEntry entry,
+                          decode_free_entry(cursor.key(), cursor.value(), free_tree_.root));
+    if (entry.freed_by > rule_.last_freeing_txn()) return false;
+    ORDO_ASSIGN_OR_RETURN(const bool reusable, rule_.reusable(entry));
+    reclaim_from_ = cursor.key().str();
+    if (!reusable) {
+      reclaim_from_.push_back('\0');  // the least key after this one
+      ORDO_RETURN_IF_ERROR(cursor.next());
+      continue;
     }
+    std::vector<PageNo> pages(entry.page_count());
+    for (uint64_t i = 0; i < pages.size(); ++i) {
+      pages[i] = entry.page(i);
+      if (pages[i] < kFirstDataPage || pages[i] >= snapshot_high_water_) {
+        return Status::corruption("free tree lists page " + std::to_string(pages[i]) +
+                                      " outside the database",
+                                  free_tree_.root);
+      }
+    }
+    // The entry's pages go to the pool first, so that deleting the entry (a
+    // copy-on-write of free-tree pages) can use them rather than new pages.
+    // Lowest page numbers are taken first, so reused pages stay adjacent.
+    std::sort(pages.begin(), pages.end(), std::greater<>());
+    pool_.insert(pool_.begin(), pages.begin(), pages.end());
+    ++page_set_changes_;
+    const bool was_in_op = in_free_tree_op_;
+    in_free_tree_op_ = true;
+    bool found = false;
+    Status s = btree::remove(*this, free_tree_, ByteView(reclaim_from_), &found);
+    in_free_tree_op_ = was_in_op;
+    ORDO_RETURN_IF_ERROR(s);
+    free_pages_ -= std::min<uint64_t>(free_pages_, pages.size());
+    pages_reused_ += pages.size();
+    return true;
   }
-  // The entry's pages go to the pool first, so that deleting the entry (a
-  // copy-on-write of free-tree pages) can use them rather than new pages.
-  // Lowest page numbers are taken first, so reused pages stay adjacent.
-  std::sort(pages.begin(), pages.end(), std::greater<>());
-  pool_.insert(pool_.begin(), pages.begin(), pages.end());
-  ++page_set_changes_;
-  const bool was_in_op = in_free_tree_op_;
-  in_free_tree_op_ = true;
-  bool found = false;
-  Status s = btree::remove(*this, free_tree_, key, &found);
-  in_free_tree_op_ = was_in_op;
-  ORDO_RETURN_IF_ERROR(s);
-  free_pages_ -= std::min<uint64_t>(free_pages_, pages.size());
-  pages_reused_ += pages.size();
-  return true;
+  return false;
 }
 
 Status DirtyPages::record_free_pages() {
   // Chunks stay inline in the leaf, so the free tree never needs overflow runs.
   const size_t per_chunk = btree::max_inline_value_bytes(page_size_) / 8;
-  uint32_t chunks_written = 0;
   std::vector<std::byte> value;
   // Editing the free tree may take pages from the pool and free others, which
   // changes the list being written: repeat until a round changes nothing. If
@@ -263,24 +265,37 @@ Status DirtyPages::record_free_pages() {
       ORDO_ASSIGN_OR_RETURN(bool got, reclaim_entry());
       if (!got) reclaim_exhausted_ = true;
     }
-    std::vector<PageNo> all(freed_);
-    all.insert(all.end(), pool_.begin(), pool_.end());
+    // Pool pages no snapshot reaches: recorded as written by this txn, so
+    // only the reuse rule's last-commit condition holds them.
+    std::vector<std::pair<uint64_t, PageNo>> all(freed_);
+    for (PageNo pg : pool_) all.emplace_back(txn_id_, pg);
+    std::sort(all.begin(), all.end());
     const uint64_t changes_before = page_set_changes_;
     in_free_tree_op_ = true;
-    std::sort(all.begin(), all.end());
-    uint32_t chunks = static_cast<uint32_t>((all.size() + per_chunk - 1) / per_chunk);
-    for (uint32_t c = 0; c < chunks; ++c) {
-      size_t begin = c * per_chunk, end = std::min(all.size(), begin + per_chunk);
-      value.resize((end - begin) * 8);
-      for (size_t i = begin; i < end; ++i) btree::store_u64(value.data() + 8 * (i - begin), all[i]);
-      ORDO_RETURN_IF_ERROR(btree::put(*this, free_tree_, free_key(txn_id_, c),
-                                      ByteView(value.data(), value.size())));
+    std::vector<std::string> keys;
+    for (size_t begin = 0; begin < all.size();) {
+      const uint64_t writer = all[begin].first;
+      size_t group_end = begin;
+      while (group_end < all.size() && all[group_end].first == writer) ++group_end;
+      for (uint32_t chunk = 0; begin < group_end; ++chunk) {
+        const size_t end = std::min(group_end, begin + per_chunk);
+        value.resize((end - begin) * 8);
+        for (size_t i = begin; i < end; ++i) {
+          btree::store_u64(value.data() + 8 * (i - begin), all[i].second);
+        }
+        keys.push_back(free_key(txn_id_, writer, chunk));
+        ORDO_RETURN_IF_ERROR(
+            btree::put(*this, free_tree_, ByteView(keys.back()), ByteView(value.data(), value.size())));
+        begin = end;
+      }
     }
-    for (uint32_t c = chunks; c < chunks_written; ++c) {
+    // Keys come out in key order: drop last round's entries not rewritten.
+    for (const std::string& old : recorded_keys_) {
+      if (std::binary_search(keys.begin(), keys.end(), old)) continue;
       bool found = false;
-      ORDO_RETURN_IF_ERROR(btree::remove(*this, free_tree_, free_key(txn_id_, c), &found));
+      ORDO_RETURN_IF_ERROR(btree::remove(*this, free_tree_, ByteView(old), &found));
     }
-    chunks_written = chunks;
+    recorded_keys_ = std::move(keys);
     in_free_tree_op_ = false;
     if (page_set_changes_ == changes_before) {
       free_pages_ += all.size();

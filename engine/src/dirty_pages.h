@@ -1,10 +1,9 @@
 // DirtyPages: the write txn's copy-on-write page store and page allocator.
 //
 // Allocation order: pages given back earlier in this txn, then pages from the
-// free tree that no snapshot can reach any more (the reuse rule of
-// DESIGN.md: freed by a txn <= reuse_bound), then new pages past the
-// high-water mark. Pages this txn frees are recorded in the free tree at
-// commit, keyed by this txn's id.
+// free tree that no snapshot can reach any more (ReuseRule), then new pages
+// past the high-water mark. Pages this txn frees are recorded in the free tree
+// at commit, keyed by this txn's id and the txn that wrote each page.
 //
 // Memory: dirty pages past the txn's budget are spilled: the least recently
 // touched leaves are written to their (new, unreachable) page numbers and
@@ -14,7 +13,9 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "meta.h"
@@ -23,15 +24,16 @@
 #include "ordo/io/backend.h"
 #include "ordo/io/page_file.h"
 #include "page_buffers.h"
+#include "reuse_rule.h"
 
 namespace ordo::engine {
 
 class DirtyPages : public btree::PageWriter {
  public:
-  // `reuse_bound`: free-tree entries of txns <= this may be reused.
+  // `rule`: which free-tree entries may be reused.
   // `budget_bytes`: dirty page memory before spilling.
   DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot, uint64_t txn_id,
-             uint64_t reuse_bound, uint64_t budget_bytes, bool verify);
+             ReuseRule rule, uint64_t budget_bytes, bool verify);
   bool verify_checksums() const override { return verify_; }
   ~DirtyPages() override;
   DirtyPages(const DirtyPages&) = delete;
@@ -76,6 +78,9 @@ class DirtyPages : public btree::PageWriter {
   };
   // Moves the oldest reusable free-tree entry into pool_. False when none.
   Result<bool> reclaim_entry();
+  // The txn that wrote committed page `pg` (its header stamp); 0, the widest
+  // range, when the stamp cannot be trusted.
+  uint64_t written_by(btree::PageNo pg) const;
   // Memory a dirty page costs beyond its bytes, counted against the budget.
   static constexpr uint64_t kPageOverheadBytes = 128;
   // Reusable pages gathered before each round of the commit's free-tree update.
@@ -87,7 +92,7 @@ class DirtyPages : public btree::PageWriter {
   const uint32_t page_size_;
   const uint64_t txn_id_;
   const uint64_t snapshot_high_water_;
-  const uint64_t reuse_bound_;
+  const ReuseRule rule_;
   const uint64_t budget_pages_;
   const bool verify_;
 
@@ -105,7 +110,12 @@ class DirtyPages : public btree::PageWriter {
   std::unordered_set<btree::PageNo> spilled_reused_;  // reused pages below it
   std::unordered_map<btree::PageNo, uint64_t> own_runs_;  // first page -> pages
   std::vector<btree::PageNo> pool_;   // reusable now; back() is taken first
-  std::vector<btree::PageNo> freed_;  // committed pages this txn replaced
+  // Committed pages this txn replaced, with the txn that wrote each.
+  std::vector<std::pair<uint64_t, btree::PageNo>> freed_;
+  // Free-tree entries before this key were reclaimed or are still pinned by
+  // a reader: the next reclaim seeks here rather than rescanning them.
+  std::string reclaim_from_;
+  std::vector<std::string> recorded_keys_;  // this txn's entries, last round
   btree::TreeRoot free_tree_;
   uint64_t free_pages_;
   uint64_t next_page_;

@@ -2,7 +2,7 @@
 // meta slots, written alternately (txn id parity); open trusts the valid one
 // with the highest txn id. Layout (little-endian, offsets in bytes):
 //     0   8 magic 89 'O' 'R' 'D' 'O' 0d 0a 1a
-//     8   4 format version (1)
+//     8   4 format version (2)
 //    12   4 page size in bytes
 //    16   8 txn id
 //    24   8 page high-water mark: the next never-used page number
@@ -32,7 +32,7 @@
 namespace ordo::engine {
 
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'R', 'D', 'O', 0x0d, 0x0a, 0x1a};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr uint32_t kMetaBytes = 192;
 inline constexpr uint32_t kTreeRootBytes = 32;
 

@@ -103,26 +103,22 @@ Result<TreeStats> Txn::tree_stats(const Tree& tree) {
   return out;
 }
 
-uint64_t TxnImpl::reuse_bound() const {
-  uint64_t oldest = db_.oldest_reader();
-  uint64_t last = snapshot_.txn_id == 0 ? 0 : snapshot_.txn_id - 1;
-  return std::min(oldest, last);
-}
-
 Result<FreeSpace> Txn::free_space() {
   ORDO_REQUIRE_LIVE();
   FreeSpace out;
-  const uint64_t bound = impl_->reuse_bound();
+  // What a write txn starting from this snapshot could reuse.
+  ORDO_ASSIGN_OR_RETURN(const engine::ReuseRule rule,
+                        impl_->db().reuse_rule(impl_->snapshot().txn_id));
   btree::Cursor c(impl_->pages(), impl_->free_tree_root());
   Status s = c.first();
   while (s.is_ok() && c.valid()) {
-    if (c.key().size() != 12 || c.value().size() % 8 != 0) {
-      return Status::corruption("free tree entry has a bad size", impl_->free_tree_root().root);
-    }
-    uint64_t pages = c.value().size() / 8;
+    ORDO_ASSIGN_OR_RETURN(const engine::FreeEntry entry,
+                          engine::decode_free_entry(c.key(), c.value(),
+                                                    impl_->free_tree_root().root));
     out.entries++;
-    out.free_pages += pages;
-    if (btree::load_be64(c.key().data()) > bound) out.pending_pages += pages;
+    out.free_pages += entry.page_count();
+    ORDO_ASSIGN_OR_RETURN(const bool reusable, rule.reusable(entry));
+    if (!reusable) out.pending_pages += entry.page_count();
     s = c.next();
   }
   ORDO_RETURN_IF_ERROR(s);

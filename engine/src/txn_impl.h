@@ -26,8 +26,6 @@ class TxnImpl {
   virtual Result<btree::TreeRoot> root_of(const Tree& tree);
   virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
   virtual const btree::TreeRoot& free_tree_root() { return snapshot_.free_tree; }
-  // Free-tree entries of txns above this are not reusable yet.
-  virtual uint64_t reuse_bound() const;
 
   // The catalog entry for `name`; NotFound when absent.
   Result<btree::TreeRoot> lookup_catalog(std::string_view name);
@@ -58,7 +56,7 @@ class ReadTxnImpl : public TxnImpl {
 class WriteTxnImpl : public TxnImpl {
  public:
   WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock, const engine::Meta& snapshot,
-               uint64_t reuse_bound);
+               engine::ReuseRule rule);
 
   btree::PageReader& pages() override { return pages_; }
   uint64_t txn_id() const override { return snapshot_.txn_id + 1; }

@@ -10,10 +10,10 @@
 namespace ordo {
 
 WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
-                           const engine::Meta& snapshot, uint64_t reuse_bound)
+                           const engine::Meta& snapshot, engine::ReuseRule rule)
     : TxnImpl(db, snapshot),
       lock_(std::move(lock)),
-      pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, reuse_bound,
+      pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, std::move(rule),
              db.options().txn_memory_budget_bytes, db.options().verify_checksums),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {

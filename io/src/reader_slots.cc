@@ -3,6 +3,7 @@
 // writer which snapshots readers in other processes still use.
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "errno_status.h"
@@ -40,11 +41,12 @@ Status PageFile::unlock_reader_slot(uint64_t txn_id) {
   return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock reader slot " + path_, err);
 }
 
-Result<bool> PageFile::reader_slot_below(uint64_t txn_id) const {
-  if (txn_id == 0) return false;
+Result<bool> PageFile::reader_slot_in(uint64_t first_txn, uint64_t end_txn) const {
+  end_txn = std::min(end_txn, kReaderSlotBase);
+  if (first_txn >= end_txn) return false;
   short found = F_UNLCK;
-  uint64_t len = txn_id < kReaderSlotBase ? txn_id : kReaderSlotBase;
-  int err = ofd_lock(fd_, F_OFD_GETLK, F_WRLCK, kReaderSlotBase, len, &found);
+  int err = ofd_lock(fd_, F_OFD_GETLK, F_WRLCK, kReaderSlotBase + first_txn, end_txn - first_txn,
+                     &found);
   if (err != 0) return os_error("fcntl F_OFD_GETLK reader slots " + path_, err);
   return found != F_UNLCK;
 }

@@ -110,14 +110,16 @@ class PageFile {
   // Reader slots across processes. A read-only handle marks the snapshot it
   // reads with a shared open-file-description lock on byte
   // kReaderSlotBase + txn_id (no data lives there); the writer asks whether
-  // any other handle still reads a snapshot older than a txn before reusing
-  // pages that txn freed. Locks vanish with the process, even on SIGKILL.
+  // any other handle still reads a snapshot in the range that can reach pages
+  // before reusing them. Locks vanish with the process, even on SIGKILL.
   // A slot locked twice through one PageFile is one lock: callers count.
   // Returns IOError when fcntl fails; InvalidArgument for txn_id >= 2^62.
   Status lock_reader_slot(uint64_t txn_id);
   Status unlock_reader_slot(uint64_t txn_id);
-  // True when another handle holds a slot for a txn id below `txn_id`.
-  Result<bool> reader_slot_below(uint64_t txn_id) const;
+  // True when another handle holds a slot for a snapshot txn id in
+  // [first_txn, end_txn) (ids at or past 2^62 are never slots). IOError when
+  // fcntl fails.
+  Result<bool> reader_slot_in(uint64_t first_txn, uint64_t end_txn) const;
   static constexpr uint64_t kReaderSlotBase = uint64_t{1} << 62;
 
   // "io_uring", "posix", or "none" when read-only.

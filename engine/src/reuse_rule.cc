@@ -1,0 +1,24 @@
+#include "reuse_rule.h"
+
+#include <algorithm>
+
+namespace ordo::engine {
+
+Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, std::vector<uint64_t> reader_snapshots,
+                                  const io::PageFile& file) {
+  const uint64_t last = snapshot_txn == 0 ? 0 : snapshot_txn - 1;
+  std::sort(reader_snapshots.begin(), reader_snapshots.end());
+  ORDO_ASSIGN_OR_RETURN(bool other, file.reader_slot_in(0, snapshot_txn));
+  return ReuseRule(last, std::move(reader_snapshots), file, other);
+}
+
+Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
+  if (entry.freed_by > last_) return false;
+  auto it = std::lower_bound(readers_.begin(), readers_.end(), entry.written_by);
+  if (it != readers_.end() && *it < entry.freed_by) return false;
+  if (!other_readers_) return true;
+  ORDO_ASSIGN_OR_RETURN(bool held, file_->reader_slot_in(entry.written_by, entry.freed_by));
+  return !held;
+}
+
+}  // namespace ordo::engine

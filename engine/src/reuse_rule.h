@@ -1,0 +1,48 @@
+// The page reuse rule (docs/FORMAT.md "Page reuse rule"): which free-tree
+// entries a write txn may take pages from.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "free_entry.h"
+#include "ordo/io/page_file.h"
+#include "ordo/status.h"
+
+namespace ordo::engine {
+
+class ReuseRule {
+ public:
+  // `snapshot_txn`: the newest committed txn (the snapshot the write txn
+  // starts from). `reader_snapshots`: snapshot txn ids of this process's live
+  // read txns. `file`: asked for other processes' reader slots. IOError when
+  // the first reader-slot query fails.
+  static Result<ReuseRule> make(uint64_t snapshot_txn, std::vector<uint64_t> reader_snapshots,
+                                const io::PageFile& file);
+
+  // Entries freed after this txn are never reusable yet: the previous meta
+  // (kept whole for recovery) may reach their pages. Entries sort by freeing
+  // txn, so a scan stops at the first one past it.
+  uint64_t last_freeing_txn() const { return last_; }
+
+  // True when no snapshot still in use can reach the entry's pages: it was
+  // freed no later than last_freeing_txn(), and no reader here or in another
+  // process reads a snapshot in [written_by, freed_by). IOError when the
+  // reader-slot query fails.
+  Result<bool> reusable(const FreeEntry& entry) const;
+
+ private:
+  ReuseRule(uint64_t last, std::vector<uint64_t> readers, const io::PageFile& file,
+            bool other_readers)
+      : last_(last), readers_(std::move(readers)), file_(&file), other_readers_(other_readers) {}
+
+  uint64_t last_;
+  std::vector<uint64_t> readers_;  // sorted
+  const io::PageFile* file_;
+  // Another process held a reader slot below the newest txn when the rule was
+  // made. Readers that start later read the newest snapshot or a newer one,
+  // which reaches no page of a reusable entry, so one query serves the txn.
+  bool other_readers_;
+};
+
+}  // namespace ordo::engine
