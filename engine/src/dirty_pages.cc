@@ -23,7 +23,8 @@ DirtyPages::DirtyPages(io::PageFile& file, PageBuffers& buffers, const Meta& sna
       snapshot_high_water_(snapshot.page_high_water),
       rule_(std::move(rule)),
       // Each dirty page also costs its map entry and allocator header.
-      budget_pages_(std::max<uint64_t>(budget_bytes / (snapshot.page_size + kPageOverheadBytes), 64)),
+      budget_pages_(std::max<uint64_t>(
+          dirty_budget_bytes(budget_bytes) / (snapshot.page_size + kPageOverheadBytes), 64)),
       verify_(verify),
       free_tree_(snapshot.free_tree),
       free_pages_(snapshot.free_pages),

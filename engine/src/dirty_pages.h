@@ -11,6 +11,7 @@
 // written as soon as they are made and never held in memory.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <string>
@@ -83,6 +84,12 @@ class DirtyPages : public btree::PageWriter {
   uint64_t written_by(btree::PageNo pg) const;
   // Memory a dirty page costs beyond its bytes, counted against the budget.
   static constexpr uint64_t kPageOverheadBytes = 128;
+  // Dirty pages may use the budget but this reserve, which covers the txn's
+  // other memory (freed-page lists, spill bitmap, buffer pool slack): 1/32 of
+  // the budget, at most 8 MiB.
+  static uint64_t dirty_budget_bytes(uint64_t budget_bytes) {
+    return budget_bytes - std::min<uint64_t>(budget_bytes / 32, 8ull << 20);
+  }
   // Reusable pages gathered before each round of the commit's free-tree update.
   static constexpr size_t kRecordReservePages = 16;
   Status spill();

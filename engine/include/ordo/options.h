@@ -73,10 +73,11 @@ struct Options {
   // `ordo check` always verifies.
   bool verify_checksums = false;
 
-  // Memory a write txn may hold in dirty pages, in bytes. Past it, dirty
-  // leaf pages the txn is not working on are written early (spilled) to their
-  // new page numbers and dropped from memory, so a txn of any size runs in
-  // bounded memory. At least 1 MiB.
+  // Memory a write txn may hold, in bytes. Dirty pages get all of it but a
+  // reserve of 1/32 (at most 8 MiB) for the txn's other bookkeeping; past
+  // that, dirty leaf pages the txn is not working on are written early
+  // (spilled) to their new page numbers and dropped from memory, so a txn of
+  // any size runs in bounded memory. At least 1 MiB.
   uint64_t txn_memory_budget_bytes = 256ull << 20;
 
   // Fill factor of pages built by WriteTxn::append, 0.5 to 1.0: lower leaves
