@@ -205,48 +205,58 @@ Status DirtyPages::spill() {
 
 Result<bool> DirtyPages::reclaim_entry() {
   if (free_tree_.root == btree::kNoPage) return false;
-  btree::Cursor cursor(*this, free_tree_);
-  ORDO_RETURN_IF_ERROR(reclaim_from_.empty() ? cursor.first()
-                                             : cursor.seek(ByteView(reclaim_from_)));
-  // Entries a reader still pins are skipped, not waited for: pages written
-  // after a reader's snapshot are reusable while it lives.
-  for (; cursor.valid();) {
-    ORDO_ASSIGN_OR_RETURN(const FreeEntry entry,
-                          decode_free_entry(cursor.key(), cursor.value(), free_tree_.root));
-    if (entry.freed_by > rule_.last_freeing_txn()) return false;
-    ORDO_ASSIGN_OR_RETURN(const bool reusable, rule_.reusable(entry));
-    reclaim_from_ = cursor.key().str();
-    if (!reusable) {
+  // Entries are gathered until they hold kReclaimBatchPages pages: deleting
+  // them copies free-tree pages, which must not cost more than they yield.
+  std::vector<std::string> keys;
+  std::vector<PageNo> pages;
+  {
+    btree::Cursor cursor(*this, free_tree_);
+    ORDO_RETURN_IF_ERROR(reclaim_from_.empty() ? cursor.first()
+                                               : cursor.seek(ByteView(reclaim_from_)));
+    // Entries a reader still pins are skipped, not waited for: pages written
+    // after a reader's snapshot are reusable while it lives.
+    while (cursor.valid() && pages.size() < kReclaimBatchPages) {
+      ORDO_ASSIGN_OR_RETURN(const FreeEntry entry,
+                            decode_free_entry(cursor.key(), cursor.value(), free_tree_.root));
+      if (entry.freed_by > rule_.last_freeing_txn()) break;
+      ORDO_ASSIGN_OR_RETURN(const bool reusable, rule_.reusable(entry));
+      reclaim_from_ = cursor.key().str();
       reclaim_from_.push_back('\0');  // the least key after this one
-      ORDO_RETURN_IF_ERROR(cursor.next());
-      continue;
-    }
-    std::vector<PageNo> pages(entry.page_count());
-    for (uint64_t i = 0; i < pages.size(); ++i) {
-      pages[i] = entry.page(i);
-      if (pages[i] < kFirstDataPage || pages[i] >= snapshot_high_water_) {
-        return Status::corruption("free tree lists page " + std::to_string(pages[i]) +
-                                      " outside the database",
-                                  free_tree_.root);
+      if (reusable) {
+        keys.push_back(cursor.key().str());
+        for (uint64_t i = 0; i < entry.page_count(); ++i) {
+          const PageNo pg = entry.page(i);
+          if (pg < kFirstDataPage || pg >= snapshot_high_water_) {
+            return Status::corruption("free tree lists page " + std::to_string(pg) +
+                                          " outside the database",
+                                      free_tree_.root);
+          }
+          pages.push_back(pg);
+        }
       }
+      ORDO_RETURN_IF_ERROR(cursor.next());
     }
-    // The entry's pages go to the pool first, so that deleting the entry (a
-    // copy-on-write of free-tree pages) can use them rather than new pages.
-    // Lowest page numbers are taken first, so reused pages stay adjacent.
-    std::sort(pages.begin(), pages.end(), std::greater<>());
-    pool_.insert(pool_.begin(), pages.begin(), pages.end());
-    ++page_set_changes_;
-    const bool was_in_op = in_free_tree_op_;
-    in_free_tree_op_ = true;
-    bool found = false;
-    Status s = btree::remove(*this, free_tree_, ByteView(reclaim_from_), &found);
-    in_free_tree_op_ = was_in_op;
-    ORDO_RETURN_IF_ERROR(s);
-    free_pages_ -= std::min<uint64_t>(free_pages_, pages.size());
-    pages_reused_ += pages.size();
-    return true;
   }
-  return false;
+  if (keys.empty()) return false;
+  // The pages go to the pool first, so that deleting the entries (a
+  // copy-on-write of free-tree pages) can use them rather than new pages.
+  // Lowest page numbers are taken first, so reused pages stay adjacent.
+  std::sort(pages.begin(), pages.end(), std::greater<>());
+  pool_.insert(pool_.begin(), pages.begin(), pages.end());
+  ++page_set_changes_;
+  const bool was_in_op = in_free_tree_op_;
+  in_free_tree_op_ = true;
+  Status s;
+  for (const std::string& key : keys) {
+    bool found = false;
+    s = btree::remove(*this, free_tree_, ByteView(key), &found);
+    if (!s.is_ok()) break;
+  }
+  in_free_tree_op_ = was_in_op;
+  ORDO_RETURN_IF_ERROR(s);
+  free_pages_ -= std::min<uint64_t>(free_pages_, pages.size());
+  pages_reused_ += pages.size();
+  return true;
 }
 
 Status DirtyPages::record_free_pages() {

@@ -77,7 +77,8 @@ class DirtyPages : public btree::PageWriter {
     std::byte* data;
     uint64_t touched;  // value of touch_clock_ at the last access
   };
-  // Moves the oldest reusable free-tree entry into pool_. False when none.
+  // Moves the oldest reusable free-tree entries, at least kReclaimBatchPages
+  // pages where there are that many, into pool_. False when none.
   Result<bool> reclaim_entry();
   // The txn that wrote committed page `pg` (its header stamp); 0, the widest
   // range, when the stamp cannot be trusted.
@@ -92,6 +93,7 @@ class DirtyPages : public btree::PageWriter {
   }
   // Reusable pages gathered before each round of the commit's free-tree update.
   static constexpr size_t kRecordReservePages = 16;
+  static constexpr size_t kReclaimBatchPages = 16;
   Status spill();
 
   io::PageFile& file_;
