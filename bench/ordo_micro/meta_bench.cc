@@ -15,7 +15,7 @@ ordo::engine::Meta sample_meta() {
   ordo::engine::Meta meta;
   meta.page_size = kPageSize;
   meta.txn_id = 12345;
-  meta.page_high_water = 100'000;
+  meta.page_high_water = 16'000;  // within file_bytes / page_size = 16,384 pages
   meta.file_bytes = 64ull << 20;
   meta.default_tree = {.root = 77, .depth = 3, .entries = 1'000'000, .root_checksum = 9};
   meta.catalog = {.root = 78, .depth = 1, .entries = 2, .root_checksum = 10};
