@@ -142,6 +142,23 @@ TEST(CompareCommandTest, FailedPeerIsReportedWithItsStderrAndDropped) {
   EXPECT_NE(read_file(dir.file("out/commit-p50.gp")).find("set logscale x"), std::string::npos);
 }
 
+TEST(CompareCommandTest, WithoutGnuplotWritesTheScriptAndSaysSo) {
+  ScopedTempDir dir;
+  // A PATH with what the fake runner needs and no gnuplot.
+  std::filesystem::create_directory(dir.file("bin"));
+  for (const char* tool : {"bash", "cat"}) {
+    std::filesystem::create_symlink(std::string("/bin/") + tool, dir.file("bin/") + tool);
+  }
+  const std::string saved = getenv("PATH");
+  setenv("PATH", dir.file("bin").c_str(), 1);
+  const ProcessResult r = compare_fake(dir, "quiet", {"--workload", "nodes-seq", "--rounds", "3"});
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gnuplot not found"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("out/nodes-seq-curve.gp")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out/nodes-seq-curve.png")));
+}
+
 TEST(CompareCommandTest, UnknownWorkloadIsAUsageError) {
   ScopedTempDir dir;
   const ProcessResult r = compare_fake(dir, "quiet", {"--workload", "bogus"});
