@@ -3,14 +3,14 @@ find_package(nlohmann_json REQUIRED)
 
 ordo_test(tools_test
   SOURCES tools_ordo_test.cc tools_test_util.cc
-  LIBS ordo_engine nlohmann_json::nlohmann_json
+  LIBS ordo_engine ordo_bench_compare nlohmann_json::nlohmann_json
   LABELS tools)
 target_compile_definitions(tools_test PRIVATE ORDO_TOOL_PATH="$<TARGET_FILE:ordo>")
 add_dependencies(tools_test ordo)
 
 ordo_test(tools_bench_test
   SOURCES tools_bench_test.cc tools_test_util.cc
-  LIBS nlohmann_json::nlohmann_json
+  LIBS ordo_bench_compare nlohmann_json::nlohmann_json
   LABELS bench)
 target_compile_definitions(tools_bench_test PRIVATE ORDO_BENCH_PATH="$<TARGET_FILE:ordo-bench>")
 add_dependencies(tools_bench_test ordo-bench)

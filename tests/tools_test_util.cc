@@ -1,60 +1,27 @@
 #include "tools_test_util.h"
 
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
-extern char** environ;
+#include "child_process.h"
 
 namespace ordo::testing {
-namespace {
-
-std::string read_all(std::FILE* f) {
-  std::string text;
-  std::rewind(f);
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  return text;
-}
-
-}  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv) {
+  Result<bench::ChildResult> child = bench::run_child(argv);
   ProcessResult result;
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  if (out == nullptr || err == nullptr) std::abort();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
+  if (!child.is_ok()) {
     result.exit_code = 127;
-  } else {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    result.err = child.status().to_string();
+    return result;
   }
-  result.out = read_all(out);
-  result.err = read_all(err);
-  std::fclose(out);
-  std::fclose(err);
+  result.exit_code = child->exit_code;
+  result.signal = child->signal;
+  result.out = std::move(child->out);
+  result.err = std::move(child->err);
   return result;
 }
 

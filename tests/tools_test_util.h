@@ -14,8 +14,8 @@ struct ProcessResult {
   std::string err;     // stderr
 };
 
-// Runs argv[0] with the arguments argv[1..] (no shell) and waits for it.
-// A failure to start shows as exit code 127.
+// Runs argv[0] with the arguments argv[1..] (no shell) and waits for it
+// (bench::run_child). A failure to start shows as exit code 127, the reason in err.
 ProcessResult run_process(const std::vector<std::string>& argv);
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents on

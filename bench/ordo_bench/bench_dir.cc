@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 #include <utility>
 
@@ -58,6 +59,14 @@ Result<std::string> BenchDir::new_file(std::string_view name) {
   }
   files_.push_back(path);
   return path;
+}
+
+Status write_text_file(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Status::io_error("cannot write " + path, errno);
+  return Status::ok();
 }
 
 }  // namespace ordo::bench

@@ -39,4 +39,7 @@ class BenchDir {
   std::vector<std::string> files_;
 };
 
+// Writes `text` to `path`, replacing what was there. IOError when it cannot.
+Status write_text_file(const std::string& path, std::string_view text);
+
 }  // namespace ordo::bench

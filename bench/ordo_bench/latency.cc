@@ -27,4 +27,11 @@ LatencySummary summarize_latency(std::span<const double> samples_us) {
   return s;
 }
 
+double nearest_rank_percentile(std::span<const double> samples, double p) {
+  if (samples.empty()) return 0;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  return nearest_rank(sorted, p);
+}
+
 }  // namespace ordo::bench

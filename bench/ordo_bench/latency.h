@@ -1,4 +1,4 @@
-// Percentiles of a set of latencies.
+// Percentiles of a set of samples (latencies, or the rounds of a study).
 #pragma once
 
 #include <cstdint>
@@ -16,5 +16,11 @@ struct LatencySummary {
 // Nearest-rank percentiles (the smallest sample with at least p% of the
 // samples at or below it) of `samples_us`; all zero when it is empty.
 LatencySummary summarize_latency(std::span<const double> samples_us);
+
+// The nearest-rank percentile `p` (0 < p <= 100) of `samples`, in any order:
+// the smallest sample with at least p% of them at or below it. 0 when empty.
+// p = 50 is the median of `ordo-bench compare` (of an even count, the lower
+// of the middle two).
+double nearest_rank_percentile(std::span<const double> samples, double p);
 
 }  // namespace ordo::bench

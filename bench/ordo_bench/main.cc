@@ -8,6 +8,14 @@
 //                    [--path DIR] [--keep] [--json]
 //   ordo-bench trees [--trees T] [--batch B] [--tail N] [--probe-every P] [--no-sync]
 //                    [--commit-protocol one-sync|two-sync] [--path DIR] [--keep] [--json]
+//   ordo-bench compare --workload W[,W...] [--engines ordo,lmdb,...] [--rounds R]
+//                    [--out DIR] [--interval minmax|bootstrap] [--seed S] [-- child args...]
+//                    W: nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit,
+//                    reads, trees, linkbench. Each run is a fresh `ordo-bench W --engine E
+//                    --json --path <fresh dir> [child args]`, in ABBA rounds per peer plus an
+//                    A/A control of ordo against itself; round 0 dropped. Writes
+//                    DIR/compare.csv, DIR/compare.json, DIR/runs/ (each child's JSON) and
+//                    PNG plots through gnuplot (compare_command.h).
 //
 // Default sizes and their cost on a 2-core VM whose fdatasync takes ~1-4 ms:
 //   nodes             1,000,000 nodes, a durable commit per 10,000: seconds.
@@ -18,8 +26,12 @@
 //   trees             100,000 durable one-tree txns: ~11 min (measured 11m20s);
 //                     --no-sync runs the same in seconds, not durable.
 //
+//   compare           runs x (seconds of one run); e.g. --workload nodes-seq --rounds 5 with
+//                     no peer: 10 runs of 1,000,000 nodes, ~1 min.
+//
 // Exit codes: 0 ok, 1 a run failed (engine error or failed verification; the
-// reason on stderr), 2 bad command line.
+// reason on stderr), 2 bad command line, 3 compare: the A/A control failed
+// ("machine too noisy: rerun").
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +41,7 @@
 
 #include "churn_command.h"
 #include "commit_settings.h"
+#include "compare_command.h"
 #include "nodes_command.h"
 #include "trees_command.h"
 
@@ -70,6 +83,7 @@ void add_commit_options(CLI::App& sub, CommitArgs& args) {
 struct NodesArgs {
   ordo::bench::NodesCommand command;
   std::string ids;
+  std::string engine = "ordo";
   uint64_t budget_mib = 0;  // 0: the engine's default budget
 };
 
@@ -100,6 +114,9 @@ void add_nodes_options(CLI::App& nodes, NodesArgs& args) {
   nodes.add_option("--ids", args.ids, "ID kind: seq or random (default: both, seq first)")
       ->check(CLI::IsMember({"seq", "random"}));
   nodes.add_option("--seed", config.seed, "Seed of the random IDs")->capture_default_str();
+  nodes.add_option("--engine", args.engine, "Storage engine")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ordo"}));
   add_output_options(nodes, args.command.dir, args.command.keep, args.command.json);
 }
 
@@ -148,6 +165,41 @@ void add_trees_options(CLI::App& trees, ordo::bench::TreesCommand& command, Comm
   add_output_options(trees, command.dir, command.keep, command.json);
 }
 
+struct CompareArgs {
+  ordo::bench::CompareCommand command;
+  std::string interval = "minmax";
+};
+
+void add_compare_options(CLI::App& compare, CompareArgs& args) {
+  ordo::bench::CompareCommand& c = args.command;
+  compare
+      .add_option("--workload", c.workloads,
+                  "nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit, reads, "
+                  "trees, linkbench; comma-separated for several")
+      ->delimiter(',')
+      ->required();
+  compare
+      .add_option("--engines", c.engines,
+                  "Engines, comma-separated (ordo is always in; default: every engine the "
+                  "workload's --engine accepts)")
+      ->delimiter(',');
+  compare.add_option("--rounds", c.rounds, "Rounds per pair, round 0 included and dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  compare.add_option("--out", c.out, "Directory for compare.csv, compare.json, plots, runs/")
+      ->capture_default_str();
+  compare
+      .add_option("--interval", args.interval,
+                  "minmax (of the kept rounds) or bootstrap (95% of the median)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"minmax", "bootstrap"}));
+  compare.add_option("--seed", c.interval.seed, "Seed of the bootstrap resampling")
+      ->capture_default_str();
+  // For tests: the program run as the child instead of this one.
+  compare.add_option("--runner", c.runner, "Child binary (testing)")->group("");
+  compare.add_option("child-args", c.extra_args, "After --: arguments passed to every run");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ordo benchmark driver (BENCHMARKING.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
@@ -164,6 +216,10 @@ int run(int argc, char** argv) {
   CLI::App* trees = app.add_subcommand(
       "trees", "One durable txn per new named tree: latency, files created, syncs");
   add_trees_options(*trees, trees_command, trees_commit);
+  CompareArgs compare_args;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Interleaved ABBA study of ordo against peers and itself (BENCHMARKING.md)");
+  add_compare_options(*compare, compare_args);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
@@ -179,6 +235,14 @@ int run(int argc, char** argv) {
   if (churn->parsed()) {
     churn_command.config.commits = churn_commit.settings();
     return ordo::bench::run_churn_command(churn_command);
+  }
+  if (compare->parsed()) {
+    ordo::bench::CompareCommand& c = compare_args.command;
+    if (compare_args.interval == "bootstrap") {
+      c.interval.method = ordo::bench::IntervalMethod::kBootstrap;
+    }
+    c.command.assign(argv, argv + argc);
+    return ordo::bench::run_compare_command(c);
   }
   if (trees->parsed()) {
     trees_command.config.commits = trees_commit.settings();

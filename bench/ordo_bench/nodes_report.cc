@@ -186,6 +186,24 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
   return j;
 }
 
+// The contract figures of `ordo-bench compare` (compare_study.h) for one run.
+json contract_figures(const NodesRun& r) {
+  const double first = r.curve.empty() ? 0 : r.curve.front().nodes_per_s;
+  const double last = r.curve.empty() ? 0 : r.curve.back().nodes_per_s;
+  return {{"nodes_per_s", r.nodes_per_s()},
+          {"file_bytes", r.usage.file_bytes},
+          {"allocated_bytes", r.usage.allocated_bytes},
+          {"bytes_per_node", r.bytes_per_node()},
+          {"first_window_nodes_per_s", first},
+          {"last_window_nodes_per_s", last}};
+}
+
+json contract_curve(const NodesRun& r) {
+  json curve = json::array();
+  for (const CurvePoint& p : r.curve) curve.push_back({p.at, p.nodes_per_s});
+  return curve;
+}
+
 }  // namespace
 
 void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept) {
@@ -227,6 +245,10 @@ std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& r
   j["durable"] = true;
   j["seed"] = config.seed;
   j["kept"] = kept;
+  if (runs.size() == 1) {  // one ID kind: the one-run contract of ordo-bench compare
+    j["figures"] = contract_figures(runs.front());
+    j["curve"] = contract_curve(runs.front());
+  }
   j["runs"] = json::array();
   for (const NodesRun& run : runs) j["runs"].push_back(run_json(config, run));
   if (const std::optional<Ratios> ratios = random_over_seq(runs)) {

@@ -1,0 +1,38 @@
+// `ordo-bench compare`: the interleaved study of BENCHMARKING.md. For each
+// workload, ordo against itself (the A/A control) and against each peer, in
+// ABBA rounds of fresh child processes on fresh directories; then the
+// results table, DIR/compare.csv, DIR/compare.json and the plots.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare_stats.h"
+
+namespace ordo::bench {
+
+struct CompareCommand {
+  std::vector<std::string> workloads;  // names for expand_workloads
+  // Engines to compare; "ordo" in it is implied and dropped. Empty: every
+  // engine the child's --engine accepts (parse_engine_choices).
+  std::vector<std::string> engines;
+  int rounds = 5;  // including round 0, which is dropped
+  std::string out = "bench-results";
+  IntervalSpec interval;
+  std::string runner;                   // the child binary; empty: this one
+  std::vector<std::string> extra_args;  // passed to every child run
+  std::vector<std::string> command;     // our own argv, for the record
+};
+
+// Exit codes beyond run_failure.h's: the study ran but its A/A control failed.
+inline constexpr int kExitNoisy = 3;
+
+// Runs the study, prints the table and writes the files; progress and failed
+// runs (with their stderr) on stderr. A failed child run is a missing round,
+// and the study goes on; a pair whose round-0 run fails is dropped from the
+// rest of the study. Returns 0; 1 after a setup error or any failed run
+// (files still written); kExitNoisy when every run succeeded but an A/A
+// interval excludes 1.0.
+int run_compare_command(const CompareCommand& command);
+
+}  // namespace ordo::bench
