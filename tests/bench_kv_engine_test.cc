@@ -186,9 +186,7 @@ TEST(KvLmdbAppendTest, UnsortedKeysFallBackToPlainPutsAndAreCounted) {
 
 INSTANTIATE_TEST_SUITE_P(Built, KvEngineTest, ::testing::ValuesIn(built_engines()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name) c = c == '-' ? '_' : c;
-                           return name;
+                           return ordo::testing::test_param_name(info.param);
                          });
 
 }  // namespace

@@ -10,7 +10,7 @@ add_dependencies(tools_test ordo)
 
 ordo_test(tools_bench_test
   SOURCES tools_bench_test.cc tools_test_util.cc
-  LIBS nlohmann_json::nlohmann_json
+  LIBS nlohmann_json::nlohmann_json ordo_bench_kv
   LABELS bench)
 target_compile_definitions(tools_bench_test PRIVATE ORDO_BENCH_PATH="$<TARGET_FILE:ordo-bench>")
 add_dependencies(tools_bench_test ordo-bench)

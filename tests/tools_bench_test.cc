@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kv_registry.h"
 #include "tools_test_util.h"
 
 namespace ordo {
@@ -96,7 +97,8 @@ TEST(OrdoBenchNodesTest, OneTxnSpillsAndReportsMemoryPerPhase) {
   expect_fields(run, {"one_txn", "load_seconds", "commit_seconds", "txn_budget_bytes",
                       "ids_storage", "phases", "peak_rss_anon_bytes", "pages_spilled"});
   EXPECT_EQ(run["nodes"], 20000u);
-  EXPECT_EQ(run["commits"], 1u);
+  // One commit per tree created before the load (KvEngine::open_table), then the one txn.
+  EXPECT_EQ(run["commits"], 3u);
   // 20,000 nodes need far more than 1 MiB of pages: the txn must spill.
   EXPECT_GT(run["pages_spilled"].get<uint64_t>(), 0u);
   EXPECT_NE(run["ids_storage"].get<std::string>().find("file-backed"), std::string::npos);
@@ -118,6 +120,57 @@ TEST(OrdoBenchNodesTest, OneTxnSpillsAndReportsMemoryPerPhase) {
 TEST(OrdoBenchNodesTest, OneTxnExcludesCommitEvery) {
   EXPECT_EQ(bench({"--one-txn", "--commit-every", "10"}).exit_code, 2);
   EXPECT_EQ(bench({"--one-txn", "--txn-budget-mib", "0"}).exit_code, 2);
+}
+
+// The figures of the JSON contract that `ordo-bench compare` reads: each
+// present and a number.
+void expect_figures(const json& j, const std::string& workload, const std::string& engine,
+                    const std::vector<std::string>& names) {
+  EXPECT_EQ(j["workload"], workload);
+  EXPECT_EQ(j["engine"], engine);
+  ASSERT_TRUE(j["figures"].is_object()) << j.dump();
+  for (const std::string& name : names) {
+    EXPECT_TRUE(j["figures"].contains(name) && j["figures"][name].is_number())
+        << engine << ": " << name << " in " << j["figures"].dump();
+  }
+}
+
+class OrdoBenchEngineTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OrdoBenchEngineTest, NodesReportsTheContractFigures) {
+  const json j = parse_report(bench({"--engine", GetParam(), "--nodes", "3000", "--commit-every",
+                                     "500", "--window", "1000", "--ids", "seq", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "nodes", GetParam(),
+                 {"nodes_per_s", "file_bytes", "allocated_bytes", "bytes_per_node",
+                  "first_window_nodes_per_s", "last_window_nodes_per_s"});
+  EXPECT_GT(j["figures"]["nodes_per_s"].get<double>(), 0.0);
+  EXPECT_GT(j["figures"]["file_bytes"].get<double>(), 3000.0 * 64);
+  ASSERT_EQ(j["curve"].size(), 3u);
+  EXPECT_EQ(j["curve"][2][0], 3000u);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["nodes_entries"], 3000u);  // read back by a full scan
+  EXPECT_EQ(j["runs"][0]["children_entries"], 3000u);
+  EXPECT_FALSE(std::filesystem::exists(j["runs"][0]["path"].get<std::string>()));
+}
+
+TEST_P(OrdoBenchEngineTest, NodesWithBothIdKindsSuffixesTheFigures) {
+  const json j = parse_report(
+      bench({"--engine", GetParam(), "--nodes", "1000", "--commit-every", "250", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "nodes", GetParam(), {"nodes_per_s_seq", "nodes_per_s_random",
+                                          "file_bytes_random", "last_window_nodes_per_s_seq"});
+  EXPECT_EQ(j["curves"].size(), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
+                         ::testing::ValuesIn(ordo::bench::built_engines()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return ordo::testing::test_param_name(info.param);
+                         });
+
+TEST(OrdoBenchEngineOptionTest, UnknownEngineIsAUsageError) {
+  EXPECT_EQ(bench({"--engine", "berkeleydb"}).exit_code, 2);
 }
 
 TEST(OrdoBenchChurnTest, BothRunsReportEveryRound) {

@@ -60,9 +60,7 @@ class OrdoKv final : public KvEngine {
   std::string_view name() const override { return "ordo"; }
 
   Result<TableId> open_table(std::string_view name) override {
-    ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db_->begin_write());
-    ORDO_ASSIGN_OR_RETURN(Tree tree, txn.create_tree(name));
-    ORDO_RETURN_IF_ERROR(txn.commit());
+    ORDO_ASSIGN_OR_RETURN(Tree tree, open_or_create(name));
     trees_.push_back(std::move(tree));
     return static_cast<TableId>(trees_.size() - 1);
   }
@@ -86,6 +84,19 @@ class OrdoKv final : public KvEngine {
   Database* ordo_database() override { return db_.get(); }
 
  private:
+  // An existing tree costs no commit (a reopened store stays as it was).
+  Result<Tree> open_or_create(std::string_view name) {
+    {
+      ORDO_ASSIGN_OR_RETURN(ReadTxn read, db_->begin_read());
+      Result<Tree> tree = read.open_tree(name);
+      if (!tree.status().is_not_found()) return tree;
+    }
+    ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db_->begin_write());
+    ORDO_ASSIGN_OR_RETURN(Tree tree, txn.create_tree(name));
+    ORDO_RETURN_IF_ERROR(txn.commit());
+    return tree;
+  }
+
   std::unique_ptr<Database> db_;
   std::vector<Tree> trees_;  // by TableId
 };

@@ -21,6 +21,7 @@
 // Exit codes: 0 ok, 1 a run failed (engine error or failed verification; the
 // reason on stderr), 2 bad command line.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -29,6 +30,7 @@
 
 #include "churn_command.h"
 #include "commit_settings.h"
+#include "kv_registry.h"
 #include "nodes_command.h"
 #include "trees_command.h"
 
@@ -42,6 +44,24 @@ void add_output_options(CLI::App& sub, std::string& dir, bool& keep, bool& json)
                  "Directory for the database files (default: a fresh temporary one)");
   sub.add_flag("--keep", keep, "Keep the database files and print their paths");
   sub.add_flag("--json", json, "Print one JSON document");
+}
+
+// --engine: any known name; whether it is built is checked after parsing
+// (engine_usable), so that a missing peer gets its own message.
+void add_engine_option(CLI::App& sub, std::string& engine) {
+  std::string names;
+  for (const std::string& n : ordo::bench::known_engines()) names += (names.empty() ? "" : "|") + n;
+  sub.add_option("--engine", engine,
+                 fmt::format("Engine: {} (default ordo; built here: {})", names,
+                             fmt::join(ordo::bench::built_engines(), ", ")))
+      ->check(CLI::IsMember(ordo::bench::known_engines()));
+}
+
+// False (after saying why on stderr) when `engine` is not built in.
+bool engine_usable(const std::string& engine) {
+  if (ordo::bench::engine_built(engine)) return true;
+  std::fprintf(stderr, "ordo-bench: %s\n", ordo::bench::engine_missing_reason(engine).c_str());
+  return false;
 }
 
 // --no-sync and --commit-protocol, for the workloads of many small commits.
@@ -100,6 +120,7 @@ void add_nodes_options(CLI::App& nodes, NodesArgs& args) {
   nodes.add_option("--ids", args.ids, "ID kind: seq or random (default: both, seq first)")
       ->check(CLI::IsMember({"seq", "random"}));
   nodes.add_option("--seed", config.seed, "Seed of the random IDs")->capture_default_str();
+  add_engine_option(nodes, config.engine);
   add_output_options(nodes, args.command.dir, args.command.keep, args.command.json);
 }
 
@@ -185,6 +206,7 @@ int run(int argc, char** argv) {
     return ordo::bench::run_trees_command(trees_command);
   }
   ordo::bench::NodesCommand& command = nodes_args.command;
+  if (!engine_usable(command.config.engine)) return kExitUsage;
   if (nodes_args.ids == "seq") command.kinds = {ordo::bench::IdKind::kSeq};
   if (nodes_args.ids == "random") command.kinds = {ordo::bench::IdKind::kRandom};
   if (nodes_args.budget_mib != 0) command.config.txn_budget_bytes = nodes_args.budget_mib << 20;
