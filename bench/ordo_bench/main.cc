@@ -24,11 +24,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "churn_command.h"
+#include "commit_command.h"
 #include "commit_settings.h"
 #include "kv_registry.h"
 #include "nodes_command.h"
@@ -169,6 +171,27 @@ void add_trees_options(CLI::App& trees, ordo::bench::TreesCommand& command, Comm
   add_output_options(trees, command.dir, command.keep, command.json);
 }
 
+void add_commit_options(CLI::App& commit, ordo::bench::CommitCommand& command) {
+  ordo::bench::CommitConfig& config = command.config;
+  add_engine_option(commit, config.engine);
+  commit
+      .add_option("--preload", config.preloads,
+                  "Rows preloaded before each round of timed commits, a comma-separated list")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  commit.add_option("--commits", config.commits, "One-row durable commits timed per preload size")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  commit
+      .add_option("--probe-every", config.probe_every,
+                  "One 4 KiB fdatasync probe (the floor) after every N commits; 0: none")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  commit.add_option("--seed", config.seed, "Seed of the rows picked")->capture_default_str();
+  add_output_options(commit, command.output.dir, command.output.keep, command.output.json);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ordo benchmark driver (BENCHMARKING.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
@@ -185,6 +208,10 @@ int run(int argc, char** argv) {
   CLI::App* trees = app.add_subcommand(
       "trees", "One durable txn per new named tree: latency, files created, syncs");
   add_trees_options(*trees, trees_command, trees_commit);
+  ordo::bench::CommitCommand commit_command;
+  CLI::App* commit = app.add_subcommand(
+      "commit", "One-row durable commits after preloading N rows, beside the fdatasync floor");
+  add_commit_options(*commit, commit_command);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
@@ -200,6 +227,13 @@ int run(int argc, char** argv) {
   if (churn->parsed()) {
     churn_command.config.commits = churn_commit.settings();
     return ordo::bench::run_churn_command(churn_command);
+  }
+  if (commit->parsed()) {
+    std::vector<uint64_t>& preloads = commit_command.config.preloads;
+    std::sort(preloads.begin(), preloads.end());
+    preloads.erase(std::unique(preloads.begin(), preloads.end()), preloads.end());
+    if (!engine_usable(commit_command.config.engine)) return kExitUsage;
+    return ordo::bench::run_commit_command(commit_command);
   }
   if (trees->parsed()) {
     trees_command.config.commits = trees_commit.settings();
