@@ -163,14 +163,53 @@ TEST_P(OrdoBenchEngineTest, NodesWithBothIdKindsSuffixesTheFigures) {
   EXPECT_EQ(j["curves"].size(), 2u);
 }
 
+TEST_P(OrdoBenchEngineTest, CommitReportsLatencyPerPreloadAndTheFloor) {
+  const json j = parse_report(bench_command(
+      "commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "commit", GetParam(),
+                 {"p50_us_500", "p99_us_500", "max_us_500", "p50_us_2000", "p99_us_2000",
+                  "max_us_2000", "fdatasync_floor_us"});
+  ASSERT_EQ(j["latency_by_preload"].size(), 2u);
+  EXPECT_EQ(j["latency_by_preload"][0]["rows"], 500u);  // sorted
+  for (const json& at : j["latency_by_preload"]) {
+    EXPECT_EQ(at["commit"]["count"], 20u);
+    EXPECT_EQ(at["floor"]["count"], 2u);  // a probe every 10 commits
+    EXPECT_LE(at["commit"]["p50_us"].get<double>(), at["commit"]["p99_us"].get<double>());
+  }
+  EXPECT_GT(j["figures"]["fdatasync_floor_us"].get<double>(), 0.0);
+  EXPECT_FALSE(std::filesystem::exists(j["path"].get<std::string>()));
+}
+
+TEST_P(OrdoBenchEngineTest, ReadsReportsLookupsAndScans) {
+  for (const char* key_bytes : {"8", "16"}) {
+    const json j = parse_report(bench_command(
+        "reads", {"--engine", GetParam(), "--keys", "3000", "--key-bytes", key_bytes, "--lookups",
+                  "2000", "--scans", "20", "--scan-length", "100", "--json"}));
+    ASSERT_TRUE(j.is_object());
+    expect_figures(j, "reads", GetParam(),
+                   {"point_lookups_per_s_1t", "point_lookups_per_s_2t", "scans_per_s"});
+    ASSERT_EQ(j["lookups"].size(), 2u);
+    EXPECT_EQ(j["lookups"][0]["lookups"], 2000u);
+    EXPECT_EQ(j["lookups"][1]["lookups"], 4000u);  // 2 threads
+    EXPECT_EQ(j["scanned_keys"], 2000u);
+    EXPECT_GT(j["figures"]["scans_per_s"].get<double>(), 0.0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
                          ::testing::ValuesIn(ordo::bench::built_engines()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return ordo::testing::test_param_name(info.param);
                          });
 
-TEST(OrdoBenchEngineOptionTest, UnknownEngineIsAUsageError) {
+TEST(OrdoBenchEngineOptionTest, UnknownEngineOrBadSizesAreUsageErrors) {
   EXPECT_EQ(bench({"--engine", "berkeleydb"}).exit_code, 2);
+  EXPECT_EQ(bench_command("commit", {"--engine", "berkeleydb"}).exit_code, 2);
+  EXPECT_EQ(bench_command("reads", {"--key-bytes", "12"}).exit_code, 2);
+  EXPECT_EQ(bench_command("reads", {"--keys", "10", "--scan-length", "100"}).exit_code, 2);
+  EXPECT_EQ(bench_command("reads", {"--lookups", "10", "--seconds", "1"}).exit_code, 2);
+  EXPECT_EQ(bench_command("commit", {"--preload", "0"}).exit_code, 2);
 }
 
 TEST(OrdoBenchChurnTest, BothRunsReportEveryRound) {

@@ -34,6 +34,7 @@
 #include "commit_settings.h"
 #include "kv_registry.h"
 #include "nodes_command.h"
+#include "reads_command.h"
 #include "trees_command.h"
 
 namespace {
@@ -192,6 +193,34 @@ void add_commit_options(CLI::App& commit, ordo::bench::CommitCommand& command) {
   add_output_options(commit, command.output.dir, command.output.keep, command.output.json);
 }
 
+void add_reads_options(CLI::App& reads, ordo::bench::ReadsCommand& command) {
+  ordo::bench::ReadsConfig& config = command.config;
+  add_engine_option(reads, config.engine);
+  reads.add_option("--keys", config.keys, "Rows loaded (64-byte values)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  reads.add_option("--key-bytes", config.key_bytes, "Key length: 8 or 16 bytes")
+      ->capture_default_str()
+      ->check(CLI::IsMember({8, 16}));
+  CLI::Option* lookups =
+      reads.add_option("--lookups", config.lookups, "Point lookups per thread")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+  reads
+      .add_option("--seconds", config.seconds,
+                  "Run each lookup phase this long instead of a fixed count")
+      ->check(CLI::PositiveNumber)
+      ->excludes(lookups);
+  reads.add_option("--scans", config.scans, "Range scans")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  reads.add_option("--scan-length", config.scan_length, "Consecutive keys per scan")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  reads.add_option("--seed", config.seed, "Seed of the keys looked up")->capture_default_str();
+  add_output_options(reads, command.output.dir, command.output.keep, command.output.json);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ordo benchmark driver (BENCHMARKING.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
@@ -212,9 +241,19 @@ int run(int argc, char** argv) {
   CLI::App* commit = app.add_subcommand(
       "commit", "One-row durable commits after preloading N rows, beside the fdatasync floor");
   add_commit_options(*commit, commit_command);
+  ordo::bench::ReadsCommand reads_command;
+  CLI::App* reads = app.add_subcommand(
+      "reads", "Random point lookups (1 and 2 threads) and range scans after a load");
+  add_reads_options(*reads, reads_command);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
+    const ordo::bench::ReadsConfig& r = reads_command.config;
+    if (reads->parsed() && r.keys < r.scan_length) {
+      throw CLI::ValidationError("--keys/--scan-length",
+                                 "need keys >= scan length (" + std::to_string(r.keys) + ", " +
+                                     std::to_string(r.scan_length) + ")");
+    }
     if (churn->parsed() && !(c.reader_first <= c.reader_last && c.reader_last <= c.rounds)) {
       throw CLI::ValidationError(
           "--reader-first/--reader-last",
@@ -234,6 +273,10 @@ int run(int argc, char** argv) {
     preloads.erase(std::unique(preloads.begin(), preloads.end()), preloads.end());
     if (!engine_usable(commit_command.config.engine)) return kExitUsage;
     return ordo::bench::run_commit_command(commit_command);
+  }
+  if (reads->parsed()) {
+    if (!engine_usable(reads_command.config.engine)) return kExitUsage;
+    return ordo::bench::run_reads_command(reads_command);
   }
   if (trees->parsed()) {
     trees_command.config.commits = trees_commit.settings();
