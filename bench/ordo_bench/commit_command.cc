@@ -48,9 +48,7 @@ std::string commit_text(const CommitConfig& config, const CommitRun& run) {
                        run.sizes.front().rows,
                        run.sizes.back().commit.p99_us / run.sizes.front().commit.p99_us);
   }
-  out += fmt::format("store: {} bytes ({} allocated)", run.file_bytes, run.allocated_bytes);
-  for (const auto& [name, value] : run.counters) out += fmt::format(", {} {:.0f}", name, value);
-  return out;
+  return out + store_text(run.store);
 }
 
 std::string commit_json(const CommitConfig& config, const CommitRun& run) {
@@ -78,10 +76,7 @@ std::string commit_json(const CommitConfig& config, const CommitRun& run) {
                                        {"floor", summary_json(at.floor)}});
   }
   j["floor"] = summary_json(run.floor);
-  j["path"] = run.path;
-  j["file_bytes"] = run.file_bytes;
-  j["allocated_bytes"] = run.allocated_bytes;
-  for (const auto& [name, value] : run.counters) j[name] = value;
+  add_store_json(j, run.store);
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 

@@ -7,7 +7,6 @@
 #include "kv_registry.h"
 #include "rows.h"
 #include "sync_probe.h"
-#include "system_figures.h"
 
 namespace ordo::bench {
 namespace {
@@ -65,7 +64,6 @@ Result<CommitRun> run_commit(const std::string& path, const std::string& probe_p
                              const CommitConfig& config) {
   CommitRun run;
   run.engine = config.engine;
-  run.path = path;
   ORDO_ASSIGN_OR_RETURN(SyncProbe probe, SyncProbe::create(probe_path));
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, {}));
   ORDO_ASSIGN_OR_RETURN(const TableId table, db->open_table("rows"));
@@ -84,11 +82,7 @@ Result<CommitRun> run_commit(const std::string& path, const std::string& probe_p
     run.sizes.push_back(at);
   }
   run.floor = summarize_latency(all_floor);
-  run.counters = db->counters();
-  ORDO_RETURN_IF_ERROR(db->close());
-  ORDO_ASSIGN_OR_RETURN(const FileUsage usage, path_usage(path));
-  run.file_bytes = usage.file_bytes;
-  run.allocated_bytes = usage.allocated_bytes;
+  ORDO_ASSIGN_OR_RETURN(run.store, close_store(*db, path));
   return run;
 }
 

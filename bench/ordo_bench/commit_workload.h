@@ -16,6 +16,7 @@
 
 #include "latency.h"
 #include "ordo/status.h"
+#include "store_figures.h"
 
 namespace ordo::bench {
 
@@ -38,12 +39,9 @@ struct CommitAtSize {
 
 struct CommitRun {
   std::string engine;
-  std::string path;
   std::vector<CommitAtSize> sizes;
   LatencySummary floor;  // every probe of the run
-  uint64_t file_bytes = 0;
-  uint64_t allocated_bytes = 0;
-  std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
+  StoreFigures store;
 };
 
 // Runs the workload on a new store of config.engine at `path`, probing with

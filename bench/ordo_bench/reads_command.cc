@@ -35,9 +35,7 @@ std::string reads_text(const ReadsConfig& config, const ReadsRun& run) {
   out += fmt::format("{:<28} {:>12} {:>10.3f} {:>14.0f}\n",
                      fmt::format("scans of {} keys", config.scan_length), run.scans,
                      run.scan_seconds, run.scans_per_s());
-  out += fmt::format("\nstore: {} bytes ({} allocated)", run.file_bytes, run.allocated_bytes);
-  for (const auto& [name, value] : run.counters) out += fmt::format(", {} {:.0f}", name, value);
-  return out;
+  return out + "\n" + store_text(run.store);
 }
 
 std::string reads_json(const ReadsConfig& config, const ReadsRun& run) {
@@ -68,10 +66,7 @@ std::string reads_json(const ReadsConfig& config, const ReadsRun& run) {
   j["scan_seconds"] = run.scan_seconds;
   j["scanned_keys_per_s"] =
       run.scan_seconds > 0 ? static_cast<double>(run.scanned_keys) / run.scan_seconds : 0.0;
-  j["path"] = run.path;
-  j["file_bytes"] = run.file_bytes;
-  j["allocated_bytes"] = run.allocated_bytes;
-  for (const auto& [name, value] : run.counters) j[name] = value;
+  add_store_json(j, run.store);
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 

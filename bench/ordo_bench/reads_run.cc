@@ -7,7 +7,6 @@
 #include "kv_registry.h"
 #include "reads_workload.h"
 #include "rows.h"
-#include "system_figures.h"
 
 namespace ordo::bench {
 namespace {
@@ -105,9 +104,7 @@ Status run_on(KvEngine& db, const ReadsConfig& config, ReadsRun& run) {
     ORDO_ASSIGN_OR_RETURN(LookupFigures figures, lookup_phase(db, table, config, threads));
     run.lookups.push_back(figures);
   }
-  ORDO_RETURN_IF_ERROR(scan_phase(db, table, config, run));
-  run.counters = db.counters();
-  return Status::ok();
+  return scan_phase(db, table, config, run);
 }
 
 }  // namespace
@@ -118,13 +115,9 @@ Result<ReadsRun> run_reads(const std::string& path, const ReadsConfig& config) {
   }
   ReadsRun run;
   run.engine = config.engine;
-  run.path = path;
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, {}));
   ORDO_RETURN_IF_ERROR(run_on(*db, config, run));
-  ORDO_RETURN_IF_ERROR(db->close());
-  ORDO_ASSIGN_OR_RETURN(const FileUsage usage, path_usage(path));
-  run.file_bytes = usage.file_bytes;
-  run.allocated_bytes = usage.allocated_bytes;
+  ORDO_ASSIGN_OR_RETURN(run.store, close_store(*db, path));
   return run;
 }
 

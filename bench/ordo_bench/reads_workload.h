@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ordo/status.h"
+#include "store_figures.h"
 
 namespace ordo::bench {
 
@@ -40,15 +41,12 @@ struct LookupFigures {
 
 struct ReadsRun {
   std::string engine;
-  std::string path;
   double load_seconds = 0;
   std::vector<LookupFigures> lookups;
   uint64_t scans = 0;
   uint64_t scanned_keys = 0;
   double scan_seconds = 0;
-  uint64_t file_bytes = 0;
-  uint64_t allocated_bytes = 0;
-  std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
+  StoreFigures store;
 
   double scans_per_s() const {
     return scan_seconds > 0 ? static_cast<double>(scans) / scan_seconds : 0;
