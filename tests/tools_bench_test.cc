@@ -38,6 +38,19 @@ void expect_fields(const json& j, std::initializer_list<const char*> fields) {
   for (const char* field : fields) EXPECT_TRUE(j.contains(field)) << field << " in " << j.dump();
 }
 
+// The figures of the JSON contract that `ordo-bench compare` reads: each
+// present and a number.
+void expect_figures(const json& j, const std::string& workload, const std::string& engine,
+                    const std::vector<std::string>& names) {
+  EXPECT_EQ(j["workload"], workload);
+  EXPECT_EQ(j["engine"], engine);
+  ASSERT_TRUE(j["figures"].is_object()) << j.dump();
+  for (const std::string& name : names) {
+    EXPECT_TRUE(j["figures"].contains(name) && j["figures"][name].is_number())
+        << engine << ": " << name << " in " << j["figures"].dump();
+  }
+}
+
 TEST(OrdoBenchNodesTest, SeqRunReportsEveryField) {
   const ProcessResult r =
       bench({"--nodes", "20000", "--commit-every", "1000", "--json", "--ids", "seq"});
@@ -45,6 +58,9 @@ TEST(OrdoBenchNodesTest, SeqRunReportsEveryField) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
+  expect_figures(j, "nodes", "ordo",
+                 {"nodes_per_s", "file_bytes", "allocated_bytes", "bytes_per_node",
+                  "first_window_nodes_per_s", "last_window_nodes_per_s"});
   ASSERT_EQ(j["runs"].size(), 1u);
   const json& run = j["runs"][0];
   for (const char* field : {"engine", "ids", "nodes", "seconds", "nodes_per_s", "curve",
@@ -120,19 +136,6 @@ TEST(OrdoBenchNodesTest, OneTxnSpillsAndReportsMemoryPerPhase) {
 TEST(OrdoBenchNodesTest, OneTxnExcludesCommitEvery) {
   EXPECT_EQ(bench({"--one-txn", "--commit-every", "10"}).exit_code, 2);
   EXPECT_EQ(bench({"--one-txn", "--txn-budget-mib", "0"}).exit_code, 2);
-}
-
-// The figures of the JSON contract that `ordo-bench compare` reads: each
-// present and a number.
-void expect_figures(const json& j, const std::string& workload, const std::string& engine,
-                    const std::vector<std::string>& names) {
-  EXPECT_EQ(j["workload"], workload);
-  EXPECT_EQ(j["engine"], engine);
-  ASSERT_TRUE(j["figures"].is_object()) << j.dump();
-  for (const std::string& name : names) {
-    EXPECT_TRUE(j["figures"].contains(name) && j["figures"][name].is_number())
-        << engine << ": " << name << " in " << j["figures"].dump();
-  }
 }
 
 class OrdoBenchEngineTest : public ::testing::TestWithParam<std::string> {};
@@ -272,7 +275,10 @@ TEST(OrdoBenchTreesTest, CountsCreatesSyncsAndFiles) {
       bench_command("trees", {"--trees", std::to_string(kTrees), "--batch", std::to_string(kBatch),
                               "--path", dir.path(), "--keep", "--json"}));
   ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j["workload"], "trees");
+  expect_figures(j, "trees", "ordo",
+                 {"p50_us_100", "p99_us_100", "p50_us_300", "p99_us_300", "batch_us",
+                  "files_created"});
+  EXPECT_EQ(j["figures"]["files_created"], 0u);
   EXPECT_TRUE(j["durable"].get<bool>());
   const uint64_t expected_syncs = j["expected_syncs_per_commit"].get<uint64_t>();
   EXPECT_TRUE(expected_syncs == 1 || expected_syncs == 2) << j["commit_protocol"];
