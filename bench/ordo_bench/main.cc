@@ -1,25 +1,43 @@
 // ordo-bench: the benchmark driver of BENCHMARKING.md.
 //
-//   ordo-bench nodes [--nodes N] [--fanout F] [--commit-every C | --one-txn]
+//   ordo-bench nodes [--engine E] [--nodes N] [--fanout F] [--commit-every C | --one-txn]
 //                    [--txn-budget-mib M] [--ids seq|random] [--seed S] [--window W]
 //                    [--path DIR] [--keep] [--json]
+//   ordo-bench commit [--engine E] [--preload N1,N2,...] [--commits K] [--probe-every P]
+//                     [--seed S] [--path DIR] [--keep] [--json]
+//   ordo-bench reads [--engine E] [--keys N] [--key-bytes 8|16] [--lookups L | --seconds T]
+//                    [--scans S] [--scan-length K] [--seed S] [--path DIR] [--keep] [--json]
 //   ordo-bench churn [--keys K] [--rounds R] [--txn-size T] [--reader-first A]
 //                    [--reader-last B] [--no-sync] [--commit-protocol one-sync|two-sync]
 //                    [--path DIR] [--keep] [--json]
 //   ordo-bench trees [--trees T] [--batch B] [--tail N] [--probe-every P] [--no-sync]
 //                    [--commit-protocol one-sync|two-sync] [--path DIR] [--keep] [--json]
 //
+// --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
+// cannot append is put plainly and counted), rocksdb, leveldb, sqlite; each
+// peer with its durable settings (kv_<engine>.cc) and only when CMake found
+// its package (else exit 2 naming the package). churn and trees run on ordo.
+// With --json each run prints one JSON document with "workload", "engine"
+// and "figures" (a flat name -> number object; see *_report.h/*_command.h).
+//
 // Default sizes and their cost on a 2-core VM whose fdatasync takes ~1-4 ms:
-//   nodes             1,000,000 nodes, a durable commit per 10,000: seconds.
+//   nodes             1,000,000 nodes, a durable commit per 10,000, seq then
+//                     random IDs: seconds to a minute per ID kind and engine
+//                     (random IDs on LMDB and SQLite are the slow ones).
 //   nodes --one-txn   as nodes, one commit; the figure is --nodes 10000000
 //                     (seq ids: ~25 s; random ids: ~2 min, the txn spills ~27 GB).
+//   commit            preloads 10,000, 100,000, 1,000,000 rows, 1,000 one-row
+//                     durable commits at each: 3,000 syncing commits, ~15-40 s.
+//   reads             1,000,000 rows, 1,000,000 lookups per thread with 1 and
+//                     2 threads, 1,000 scans of 1,000 keys: seconds (ordo, LMDB)
+//                     to about a minute (RocksDB, SQLite).
 //   churn             100,000 keys, 20 rounds of 100 txns, twice: 4,002 durable
 //                     commits, ~45 s.
 //   trees             100,000 durable one-tree txns: ~11 min (measured 11m20s);
 //                     --no-sync runs the same in seconds, not durable.
 //
 // Exit codes: 0 ok, 1 a run failed (engine error or failed verification; the
-// reason on stderr), 2 bad command line.
+// reason on stderr), 2 bad command line or an engine not built in.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
