@@ -68,8 +68,9 @@ class KvWrite {
 // Called for each entry of a scan; the views are valid during the call only.
 using ScanVisitor = std::function<void(ByteView key, ByteView value)>;
 
-// A read snapshot of the last commit before it began. Used by one thread;
-// ends on destruction.
+// A read snapshot of the last commit before it began (for SQLite, of the
+// commit current at its first read). Used by one thread at a time; ends on
+// destruction.
 class KvRead {
  public:
   virtual ~KvRead() = default;
@@ -85,6 +86,8 @@ class KvRead {
 
 // One open store. Destroying it closes it (errors then are dropped: call
 // close() to see them). REQUIRES: every KvWrite and KvRead ended first.
+// Thread-safety: the KvEngine's own calls from one thread; a KvRead it made
+// may then be handed to another thread (each thread its own KvRead).
 class KvEngine {
  public:
   virtual ~KvEngine() = default;
