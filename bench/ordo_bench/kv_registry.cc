@@ -15,30 +15,34 @@ struct EngineEntry {
 
 // ORDO_BENCH_HAVE_<PEER> is defined by bench/CMakeLists.txt when it found the
 // peer's package.
-constexpr EngineEntry kEngines[] = {
-    {"ordo", "", true},
 #ifdef ORDO_BENCH_HAVE_LMDB
-    {"lmdb", "liblmdb-dev (lmdb.pc)", true},
-    {"lmdb-append", "liblmdb-dev (lmdb.pc)", true},
+constexpr bool kHaveLmdb = true;
 #else
-    {"lmdb", "liblmdb-dev (lmdb.pc)", false},
-    {"lmdb-append", "liblmdb-dev (lmdb.pc)", false},
+constexpr bool kHaveLmdb = false;
 #endif
 #ifdef ORDO_BENCH_HAVE_ROCKSDB
-    {"rocksdb", "librocksdb-dev (rocksdb.pc or RocksDBConfig.cmake)", true},
+constexpr bool kHaveRocksdb = true;
 #else
-    {"rocksdb", "librocksdb-dev (rocksdb.pc or RocksDBConfig.cmake)", false},
+constexpr bool kHaveRocksdb = false;
 #endif
 #ifdef ORDO_BENCH_HAVE_LEVELDB
-    {"leveldb", "libleveldb-dev (leveldbConfig.cmake)", true},
+constexpr bool kHaveLeveldb = true;
 #else
-    {"leveldb", "libleveldb-dev (leveldbConfig.cmake)", false},
+constexpr bool kHaveLeveldb = false;
 #endif
 #ifdef ORDO_BENCH_HAVE_SQLITE
-    {"sqlite", "libsqlite3-dev (sqlite3.pc)", true},
+constexpr bool kHaveSqlite = true;
 #else
-    {"sqlite", "libsqlite3-dev (sqlite3.pc)", false},
+constexpr bool kHaveSqlite = false;
 #endif
+
+constexpr EngineEntry kEngines[] = {
+    {"ordo", "", true},
+    {"lmdb", "liblmdb-dev (lmdb.pc)", kHaveLmdb},
+    {"lmdb-append", "liblmdb-dev (lmdb.pc)", kHaveLmdb},
+    {"rocksdb", "librocksdb-dev (rocksdb.pc or RocksDBConfig.cmake)", kHaveRocksdb},
+    {"leveldb", "libleveldb-dev (leveldbConfig.cmake)", kHaveLeveldb},
+    {"sqlite", "libsqlite3-dev (sqlite3.pc)", kHaveSqlite},
 };
 
 const EngineEntry* find(std::string_view name) {
