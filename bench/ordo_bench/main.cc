@@ -70,10 +70,8 @@ void add_output_options(CLI::App& sub, std::string& dir, bool& keep, bool& json)
 // --engine: any known name; whether it is built is checked after parsing
 // (engine_usable), so that a missing peer gets its own message.
 void add_engine_option(CLI::App& sub, std::string& engine) {
-  std::string names;
-  for (const std::string& n : ordo::bench::known_engines()) names += (names.empty() ? "" : "|") + n;
   sub.add_option("--engine", engine,
-                 fmt::format("Engine: {} (default ordo; built here: {})", names,
+                 fmt::format("Engine (default ordo; built here: {})",
                              fmt::join(ordo::bench::built_engines(), ", ")))
       ->check(CLI::IsMember(ordo::bench::known_engines()));
 }
