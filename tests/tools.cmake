@@ -10,7 +10,13 @@ add_dependencies(tools_test ordo)
 
 ordo_test(tools_bench_test
   SOURCES tools_bench_test.cc tools_test_util.cc
-  LIBS ordo_bench_compare nlohmann_json::nlohmann_json
+  LIBS ordo_bench_compare ordo_bench_kv nlohmann_json::nlohmann_json
   LABELS bench)
 target_compile_definitions(tools_bench_test PRIVATE ORDO_BENCH_PATH="$<TARGET_FILE:ordo-bench>")
 add_dependencies(tools_bench_test ordo-bench)
+
+# Every engine adapter of ordo-bench that this build has, against one model.
+ordo_test(bench_kv_engine_test
+  SOURCES bench_kv_engine_test.cc tools_test_util.cc
+  LIBS ordo_bench_kv ordo_bench_compare
+  LABELS bench)

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kv_registry.h"
 #include "tools_test_util.h"
 
 namespace ordo {
@@ -37,6 +38,19 @@ void expect_fields(const json& j, std::initializer_list<const char*> fields) {
   for (const char* field : fields) EXPECT_TRUE(j.contains(field)) << field << " in " << j.dump();
 }
 
+// The figures of the JSON contract that `ordo-bench compare` reads: each
+// present and a number.
+void expect_figures(const json& j, const std::string& workload, const std::string& engine,
+                    const std::vector<std::string>& names) {
+  EXPECT_EQ(j["workload"], workload);
+  EXPECT_EQ(j["engine"], engine);
+  ASSERT_TRUE(j["figures"].is_object()) << j.dump();
+  for (const std::string& name : names) {
+    EXPECT_TRUE(j["figures"].contains(name) && j["figures"][name].is_number())
+        << engine << ": " << name << " in " << j["figures"].dump();
+  }
+}
+
 TEST(OrdoBenchNodesTest, SeqRunReportsEveryField) {
   const ProcessResult r =
       bench({"--nodes", "20000", "--commit-every", "1000", "--json", "--ids", "seq"});
@@ -44,6 +58,9 @@ TEST(OrdoBenchNodesTest, SeqRunReportsEveryField) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
+  expect_figures(j, "nodes", "ordo",
+                 {"nodes_per_s", "file_bytes", "allocated_bytes", "bytes_per_node",
+                  "first_window_nodes_per_s", "last_window_nodes_per_s"});
   ASSERT_EQ(j["runs"].size(), 1u);
   const json& run = j["runs"][0];
   for (const char* field : {"engine", "ids", "nodes", "seconds", "nodes_per_s", "curve",
@@ -96,7 +113,8 @@ TEST(OrdoBenchNodesTest, OneTxnSpillsAndReportsMemoryPerPhase) {
   expect_fields(run, {"one_txn", "load_seconds", "commit_seconds", "txn_budget_bytes",
                       "ids_storage", "phases", "peak_rss_anon_bytes", "pages_spilled"});
   EXPECT_EQ(run["nodes"], 20000u);
-  EXPECT_EQ(run["commits"], 1u);
+  // One commit per tree created before the load (KvEngine::open_table), then the one txn.
+  EXPECT_EQ(run["commits"], 3u);
   // 20,000 nodes need far more than 1 MiB of pages: the txn must spill.
   EXPECT_GT(run["pages_spilled"].get<uint64_t>(), 0u);
   EXPECT_NE(run["ids_storage"].get<std::string>().find("file-backed"), std::string::npos);
@@ -118,6 +136,83 @@ TEST(OrdoBenchNodesTest, OneTxnSpillsAndReportsMemoryPerPhase) {
 TEST(OrdoBenchNodesTest, OneTxnExcludesCommitEvery) {
   EXPECT_EQ(bench({"--one-txn", "--commit-every", "10"}).exit_code, 2);
   EXPECT_EQ(bench({"--one-txn", "--txn-budget-mib", "0"}).exit_code, 2);
+}
+
+class OrdoBenchEngineTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OrdoBenchEngineTest, NodesReportsTheContractFigures) {
+  const json j = parse_report(bench({"--engine", GetParam(), "--nodes", "3000", "--commit-every",
+                                     "500", "--window", "1000", "--ids", "seq", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "nodes", GetParam(),
+                 {"nodes_per_s", "file_bytes", "allocated_bytes", "bytes_per_node",
+                  "first_window_nodes_per_s", "last_window_nodes_per_s"});
+  EXPECT_GT(j["figures"]["nodes_per_s"].get<double>(), 0.0);
+  EXPECT_GT(j["figures"]["file_bytes"].get<double>(), 3000.0 * 64);
+  ASSERT_EQ(j["curve"].size(), 3u);
+  EXPECT_EQ(j["curve"][2][0], 3000u);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["nodes_entries"], 3000u);  // read back by a full scan
+  EXPECT_EQ(j["runs"][0]["children_entries"], 3000u);
+  EXPECT_FALSE(std::filesystem::exists(j["runs"][0]["path"].get<std::string>()));
+}
+
+TEST_P(OrdoBenchEngineTest, NodesWithBothIdKindsSuffixesTheFigures) {
+  const json j = parse_report(
+      bench({"--engine", GetParam(), "--nodes", "1000", "--commit-every", "250", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "nodes", GetParam(), {"nodes_per_s_seq", "nodes_per_s_random",
+                                          "file_bytes_random", "last_window_nodes_per_s_seq"});
+  EXPECT_EQ(j["curves"].size(), 2u);
+}
+
+TEST_P(OrdoBenchEngineTest, CommitReportsLatencyPerPreloadAndTheFloor) {
+  const json j = parse_report(bench_command(
+      "commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "commit", GetParam(),
+                 {"p50_us_500", "p99_us_500", "max_us_500", "p50_us_2000", "p99_us_2000",
+                  "max_us_2000", "fdatasync_floor_us"});
+  ASSERT_EQ(j["latency_by_preload"].size(), 2u);
+  EXPECT_EQ(j["latency_by_preload"][0]["rows"], 500u);  // sorted
+  for (const json& at : j["latency_by_preload"]) {
+    EXPECT_EQ(at["commit"]["count"], 20u);
+    EXPECT_EQ(at["floor"]["count"], 2u);  // a probe every 10 commits
+    EXPECT_LE(at["commit"]["p50_us"].get<double>(), at["commit"]["p99_us"].get<double>());
+  }
+  EXPECT_GT(j["figures"]["fdatasync_floor_us"].get<double>(), 0.0);
+  EXPECT_FALSE(std::filesystem::exists(j["path"].get<std::string>()));
+}
+
+TEST_P(OrdoBenchEngineTest, ReadsReportsLookupsAndScans) {
+  for (const char* key_bytes : {"8", "16"}) {
+    const json j = parse_report(bench_command(
+        "reads", {"--engine", GetParam(), "--keys", "3000", "--key-bytes", key_bytes, "--lookups",
+                  "2000", "--scans", "20", "--scan-length", "100", "--json"}));
+    ASSERT_TRUE(j.is_object());
+    expect_figures(j, "reads", GetParam(),
+                   {"point_lookups_per_s_1t", "point_lookups_per_s_2t", "scans_per_s"});
+    ASSERT_EQ(j["lookups"].size(), 2u);
+    EXPECT_EQ(j["lookups"][0]["lookups"], 2000u);
+    EXPECT_EQ(j["lookups"][1]["lookups"], 4000u);  // 2 threads
+    EXPECT_EQ(j["scanned_keys"], 2000u);
+    EXPECT_GT(j["figures"]["scans_per_s"].get<double>(), 0.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
+                         ::testing::ValuesIn(ordo::bench::built_engines()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return ordo::testing::test_param_name(info.param);
+                         });
+
+TEST(OrdoBenchEngineOptionTest, UnknownEngineOrBadSizesAreUsageErrors) {
+  EXPECT_EQ(bench({"--engine", "berkeleydb"}).exit_code, 2);
+  EXPECT_EQ(bench_command("commit", {"--engine", "berkeleydb"}).exit_code, 2);
+  EXPECT_EQ(bench_command("reads", {"--key-bytes", "12"}).exit_code, 2);
+  EXPECT_EQ(bench_command("reads", {"--keys", "10", "--scan-length", "100"}).exit_code, 2);
+  EXPECT_EQ(bench_command("reads", {"--lookups", "10", "--seconds", "1"}).exit_code, 2);
+  EXPECT_EQ(bench_command("commit", {"--preload", "0"}).exit_code, 2);
 }
 
 TEST(OrdoBenchChurnTest, BothRunsReportEveryRound) {
@@ -180,7 +275,10 @@ TEST(OrdoBenchTreesTest, CountsCreatesSyncsAndFiles) {
       bench_command("trees", {"--trees", std::to_string(kTrees), "--batch", std::to_string(kBatch),
                               "--path", dir.path(), "--keep", "--json"}));
   ASSERT_TRUE(j.is_object());
-  EXPECT_EQ(j["workload"], "trees");
+  expect_figures(j, "trees", "ordo",
+                 {"p50_us_100", "p99_us_100", "p50_us_300", "p99_us_300", "batch_us",
+                  "files_created"});
+  EXPECT_EQ(j["figures"]["files_created"], 0u);
   EXPECT_TRUE(j["durable"].get<bool>());
   const uint64_t expected_syncs = j["expected_syncs_per_commit"].get<uint64_t>();
   EXPECT_TRUE(expected_syncs == 1 || expected_syncs == 2) << j["commit_protocol"];

@@ -38,4 +38,9 @@ ScopedTempDir::~ScopedTempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string test_param_name(std::string name) {
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return name;
+}
+
 }  // namespace ordo::testing

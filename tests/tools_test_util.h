@@ -18,8 +18,12 @@ struct ProcessResult {
 // (bench::run_child). A failure to start shows as exit code 127, the reason in err.
 ProcessResult run_process(const std::vector<std::string>& argv);
 
+// `name` usable as a GoogleTest parameter name: '-' becomes '_'.
+std::string test_param_name(std::string name);
+
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents on
 // destruction.
+
 class ScopedTempDir {
  public:
   ScopedTempDir();

@@ -48,7 +48,7 @@ BenchDir::~BenchDir() {
     fs::remove_all(dir_, ec);
     return;
   }
-  for (const std::string& file : files_) fs::remove(file, ec);
+  for (const std::string& file : files_) fs::remove_all(file, ec);  // a peer's store is a directory
 }
 
 Result<std::string> BenchDir::new_file(std::string_view name) {

@@ -23,7 +23,8 @@ class BenchDir {
   BenchDir& operator=(BenchDir&&) = delete;
   ~BenchDir();
 
-  // The path for a new database file `name` in this directory.
+  // The path for a new database file or store directory `name` in this
+  // directory.
   // InvalidArgument if something already exists there: runs never reuse a file.
   Result<std::string> new_file(std::string_view name);
 

@@ -1,8 +1,12 @@
 // ordo-bench: the benchmark driver of BENCHMARKING.md.
 //
-//   ordo-bench nodes [--nodes N] [--fanout F] [--commit-every C | --one-txn]
+//   ordo-bench nodes [--engine E] [--nodes N] [--fanout F] [--commit-every C | --one-txn]
 //                    [--txn-budget-mib M] [--ids seq|random] [--seed S] [--window W]
 //                    [--path DIR] [--keep] [--json]
+//   ordo-bench commit [--engine E] [--preload N1,N2,...] [--commits K] [--probe-every P]
+//                     [--seed S] [--path DIR] [--keep] [--json]
+//   ordo-bench reads [--engine E] [--keys N] [--key-bytes 8|16] [--lookups L | --seconds T]
+//                    [--scans S] [--scan-length K] [--seed S] [--path DIR] [--keep] [--json]
 //   ordo-bench churn [--keys K] [--rounds R] [--txn-size T] [--reader-first A]
 //                    [--reader-last B] [--no-sync] [--commit-protocol one-sync|two-sync]
 //                    [--path DIR] [--keep] [--json]
@@ -17,10 +21,24 @@
 //                    DIR/compare.csv, DIR/compare.json, DIR/runs/ (each child's JSON) and
 //                    PNG plots through gnuplot (compare_command.h).
 //
+// --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
+// cannot append is put plainly and counted), rocksdb, leveldb, sqlite; each
+// peer with its durable settings (kv_<engine>.cc) and only when CMake found
+// its package (else exit 2 naming the package). churn and trees run on ordo.
+// With --json each run prints one JSON document with "workload", "engine"
+// and "figures" (a flat name -> number object; see *_report.h/*_command.h).
+//
 // Default sizes and their cost on a 2-core VM whose fdatasync takes ~1-4 ms:
-//   nodes             1,000,000 nodes, a durable commit per 10,000: seconds.
+//   nodes             1,000,000 nodes, a durable commit per 10,000, seq then
+//                     random IDs: seconds to a minute per ID kind and engine
+//                     (random IDs on LMDB and SQLite are the slow ones).
 //   nodes --one-txn   as nodes, one commit; the figure is --nodes 10000000
 //                     (seq ids: ~25 s; random ids: ~2 min, the txn spills ~27 GB).
+//   commit            preloads 10,000, 100,000, 1,000,000 rows, 1,000 one-row
+//                     durable commits at each: 3,000 syncing commits, ~15-40 s.
+//   reads             1,000,000 rows, 1,000,000 lookups per thread with 1 and
+//                     2 threads, 1,000 scans of 1,000 keys: seconds (ordo, LMDB)
+//                     to about a minute (RocksDB, SQLite).
 //   churn             100,000 keys, 20 rounds of 100 txns, twice: 4,002 durable
 //                     commits, ~45 s.
 //   trees             100,000 durable one-tree txns: ~11 min (measured 11m20s);
@@ -30,19 +48,24 @@
 //                     no peer: 10 runs of 1,000,000 nodes, ~1 min.
 //
 // Exit codes: 0 ok, 1 a run failed (engine error or failed verification; the
-// reason on stderr), 2 bad command line, 3 compare: the A/A control failed
-// ("machine too noisy: rerun").
+// reason on stderr), 2 bad command line or an engine not built in, 3 compare:
+// the A/A control failed ("machine too noisy: rerun").
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "churn_command.h"
+#include "commit_command.h"
 #include "commit_settings.h"
 #include "compare_command.h"
+#include "kv_registry.h"
 #include "nodes_command.h"
+#include "reads_command.h"
 #include "trees_command.h"
 
 namespace {
@@ -55,6 +78,22 @@ void add_output_options(CLI::App& sub, std::string& dir, bool& keep, bool& json)
                  "Directory for the database files (default: a fresh temporary one)");
   sub.add_flag("--keep", keep, "Keep the database files and print their paths");
   sub.add_flag("--json", json, "Print one JSON document");
+}
+
+// --engine: any known name; whether it is built is checked after parsing
+// (engine_usable), so that a missing peer gets its own message.
+void add_engine_option(CLI::App& sub, std::string& engine) {
+  sub.add_option("--engine", engine,
+                 fmt::format("Engine (default ordo; built here: {})",
+                             fmt::join(ordo::bench::built_engines(), ", ")))
+      ->check(CLI::IsMember(ordo::bench::known_engines()));
+}
+
+// False (after saying why on stderr) when `engine` is not built in.
+bool engine_usable(const std::string& engine) {
+  if (ordo::bench::engine_built(engine)) return true;
+  std::fprintf(stderr, "ordo-bench: %s\n", ordo::bench::engine_missing_reason(engine).c_str());
+  return false;
 }
 
 // --no-sync and --commit-protocol, for the workloads of many small commits.
@@ -114,9 +153,7 @@ void add_nodes_options(CLI::App& nodes, NodesArgs& args) {
   nodes.add_option("--ids", args.ids, "ID kind: seq or random (default: both, seq first)")
       ->check(CLI::IsMember({"seq", "random"}));
   nodes.add_option("--seed", config.seed, "Seed of the random IDs")->capture_default_str();
-  nodes.add_option("--engine", args.engine, "Storage engine")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"ordo"}));
+  add_engine_option(nodes, config.engine);
   add_output_options(nodes, args.command.dir, args.command.keep, args.command.json);
 }
 
@@ -200,6 +237,55 @@ void add_compare_options(CLI::App& compare, CompareArgs& args) {
   compare.add_option("child-args", c.extra_args, "After --: arguments passed to every run");
 }
 
+void add_commit_options(CLI::App& commit, ordo::bench::CommitCommand& command) {
+  ordo::bench::CommitConfig& config = command.config;
+  add_engine_option(commit, config.engine);
+  commit
+      .add_option("--preload", config.preloads,
+                  "Rows preloaded before each round of timed commits, a comma-separated list")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  commit.add_option("--commits", config.commits, "One-row durable commits timed per preload size")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  commit
+      .add_option("--probe-every", config.probe_every,
+                  "One 4 KiB fdatasync probe (the floor) after every N commits; 0: none")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  commit.add_option("--seed", config.seed, "Seed of the rows picked")->capture_default_str();
+  add_output_options(commit, command.output.dir, command.output.keep, command.output.json);
+}
+
+void add_reads_options(CLI::App& reads, ordo::bench::ReadsCommand& command) {
+  ordo::bench::ReadsConfig& config = command.config;
+  add_engine_option(reads, config.engine);
+  reads.add_option("--keys", config.keys, "Rows loaded (64-byte values)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  reads.add_option("--key-bytes", config.key_bytes, "Key length: 8 or 16 bytes")
+      ->capture_default_str()
+      ->check(CLI::IsMember({8, 16}));
+  CLI::Option* lookups =
+      reads.add_option("--lookups", config.lookups, "Point lookups per thread")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+  reads
+      .add_option("--seconds", config.seconds,
+                  "Run each lookup phase this long instead of a fixed count")
+      ->check(CLI::PositiveNumber)
+      ->excludes(lookups);
+  reads.add_option("--scans", config.scans, "Range scans")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  reads.add_option("--scan-length", config.scan_length, "Consecutive keys per scan")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  reads.add_option("--seed", config.seed, "Seed of the keys looked up")->capture_default_str();
+  add_output_options(reads, command.output.dir, command.output.keep, command.output.json);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ordo benchmark driver (BENCHMARKING.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
@@ -220,9 +306,23 @@ int run(int argc, char** argv) {
   CLI::App* compare = app.add_subcommand(
       "compare", "Interleaved ABBA study of ordo against peers and itself (BENCHMARKING.md)");
   add_compare_options(*compare, compare_args);
+  ordo::bench::CommitCommand commit_command;
+  CLI::App* commit = app.add_subcommand(
+      "commit", "One-row durable commits after preloading N rows, beside the fdatasync floor");
+  add_commit_options(*commit, commit_command);
+  ordo::bench::ReadsCommand reads_command;
+  CLI::App* reads = app.add_subcommand(
+      "reads", "Random point lookups (1 and 2 threads) and range scans after a load");
+  add_reads_options(*reads, reads_command);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
+    const ordo::bench::ReadsConfig& r = reads_command.config;
+    if (reads->parsed() && r.keys < r.scan_length) {
+      throw CLI::ValidationError("--keys/--scan-length",
+                                 "need keys >= scan length (" + std::to_string(r.keys) + ", " +
+                                     std::to_string(r.scan_length) + ")");
+    }
     if (churn->parsed() && !(c.reader_first <= c.reader_last && c.reader_last <= c.rounds)) {
       throw CLI::ValidationError(
           "--reader-first/--reader-last",
@@ -242,13 +342,27 @@ int run(int argc, char** argv) {
       c.interval.method = ordo::bench::IntervalMethod::kBootstrap;
     }
     c.command.assign(argv, argv + argc);
+    // Without --engines: every engine built into this binary (the child).
+    if (c.engines.empty() && c.runner.empty()) c.engines = ordo::bench::built_engines();
     return ordo::bench::run_compare_command(c);
+  }
+  if (commit->parsed()) {
+    std::vector<uint64_t>& preloads = commit_command.config.preloads;
+    std::sort(preloads.begin(), preloads.end());
+    preloads.erase(std::unique(preloads.begin(), preloads.end()), preloads.end());
+    if (!engine_usable(commit_command.config.engine)) return kExitUsage;
+    return ordo::bench::run_commit_command(commit_command);
+  }
+  if (reads->parsed()) {
+    if (!engine_usable(reads_command.config.engine)) return kExitUsage;
+    return ordo::bench::run_reads_command(reads_command);
   }
   if (trees->parsed()) {
     trees_command.config.commits = trees_commit.settings();
     return ordo::bench::run_trees_command(trees_command);
   }
   ordo::bench::NodesCommand& command = nodes_args.command;
+  if (!engine_usable(command.config.engine)) return kExitUsage;
   if (nodes_args.ids == "seq") command.kinds = {ordo::bench::IdKind::kSeq};
   if (nodes_args.ids == "random") command.kinds = {ordo::bench::IdKind::kRandom};
   if (nodes_args.budget_mib != 0) command.config.txn_budget_bytes = nodes_args.budget_mib << 20;

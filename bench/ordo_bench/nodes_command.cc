@@ -22,13 +22,14 @@ Result<IdArray> make_ids(BenchDir& dir, const NodesConfig& config, IdKind kind) 
 }
 
 std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind kind) {
-  Result<std::string> path = dir.new_file(fmt::format("nodes-{}.ordo", id_kind_name(kind)));
+  Result<std::string> path =
+      dir.new_file(fmt::format("nodes-{}.{}", id_kind_name(kind), config.engine));
   if (!path.is_ok()) {
     report_failure("setup", dir.path(), path.status());
     return std::nullopt;
   }
-  fmt::print(stderr, "ordo-bench: nodes, {} ids, {} nodes{} -> {}\n", id_kind_name(kind),
-             config.nodes, config.one_txn ? " in one txn" : "", *path);
+  fmt::print(stderr, "ordo-bench: nodes, {}, {} ids, {} nodes{} -> {}\n", config.engine,
+             id_kind_name(kind), config.nodes, config.one_txn ? " in one txn" : "", *path);
   Result<IdArray> ids = make_ids(dir, config, kind);
   if (!ids.is_ok()) {
     report_failure("setup", dir.path(), ids.status());
@@ -44,7 +45,7 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
     report_failure("load", *path, load.status());
     return std::nullopt;
   }
-  Result<FileUsage> usage = file_usage(*path);
+  Result<FileUsage> usage = path_usage(*path);
   if (!usage.is_ok()) {
     report_failure("stat", *path, usage.status());
     return std::nullopt;
@@ -56,6 +57,7 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
     report_failure("verification", *path, verified.status());
     return std::nullopt;
   }
+  run.engine = config.engine;
   run.ids = kind;
   run.path = *path;
   run.nodes = config.nodes;
@@ -68,6 +70,7 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
   run.stats = load->stats;
   run.info = load->info;
   run.memory = load->memory;
+  run.counters = load->counters;
   run.phases = memory.phases();
   run.ids_storage = std::string(ids->storage());
   return run;

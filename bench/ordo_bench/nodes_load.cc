@@ -3,8 +3,11 @@
 #include <random>
 #include <utility>
 
+#include "kv_registry.h"
 #include "node_record.h"
 #include "nodes_workload.h"
+#include "ordo/database.h"
+#include "ordo/uuid_v7_generator.h"
 
 namespace ordo::bench {
 namespace {
@@ -40,7 +43,7 @@ class CurveRecorder {
   std::vector<CurvePoint> curve_;
 };
 
-Status put_node(WriteTxn& txn, const Tree& nodes, const Tree& children, uint64_t i, const Uuid& id,
+Status put_node(KvWrite& txn, TableId nodes, TableId children, uint64_t i, const Uuid& id,
                 const Uuid& parent) {
   const std::string name = node_name(i);
   const auto value = node_value(parent, name);
@@ -48,18 +51,35 @@ Status put_node(WriteTxn& txn, const Tree& nodes, const Tree& children, uint64_t
   return txn.put(children, child_key(parent, name), id.view());
 }
 
+// The next node ID: ordo's own txn.next_id() where the engine has one, else
+// the same UUIDv7 generator standalone, else a seeded UUIDv4-like ID.
+class IdSource {
+ public:
+  IdSource(IdKind kind, uint64_t seed) : kind_(kind), rng_(seed) {}
+  Uuid next(KvWrite& txn) {
+    if (kind_ == IdKind::kRandom) return random_node_id(rng_);
+    if (std::optional<Uuid> id = txn.engine_id()) return *id;
+    return generator_.next();
+  }
+
+ private:
+  const IdKind kind_;
+  std::mt19937_64 rng_;
+  UuidV7Generator generator_;
+};
+
 // Resident memory is sampled every this many nodes (and by the sampling
 // thread of PhaseMemory every few milliseconds).
 constexpr uint64_t kMemorySampleEvery = 10'000;
 
-Result<LoadResult> load(Database& db, const NodesConfig& config, IdKind kind, IdArray& ids,
+Result<LoadResult> load(KvEngine& db, const NodesConfig& config, IdKind kind, IdArray& ids,
                         PhaseMemory& memory) {
   LoadResult result;
-  std::mt19937_64 rng(config.seed);
+  IdSource id_source(kind, config.seed);
 
-  ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db.begin_write());
-  ORDO_ASSIGN_OR_RETURN(const Tree nodes, txn.create_tree("nodes"));
-  ORDO_ASSIGN_OR_RETURN(const Tree children, txn.create_tree("children"));
+  ORDO_ASSIGN_OR_RETURN(const TableId nodes, db.open_table("nodes"));
+  ORDO_ASSIGN_OR_RETURN(const TableId children, db.open_table("children"));
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvWrite> txn, db.begin_write());
 
   // Without --one-txn: a commit every commit_every nodes, and the curve
   // point of a window includes its commits. With it: one commit after the
@@ -67,10 +87,10 @@ Result<LoadResult> load(Database& db, const NodesConfig& config, IdKind kind, Id
   const SteadyClock::time_point start = SteadyClock::now();
   CurveRecorder curve(config.window_nodes, config.nodes, start);
   for (uint64_t i = 0; i < config.nodes; ++i) {
-    const Uuid id = kind == IdKind::kSeq ? txn.next_id() : random_node_id(rng);
+    const Uuid id = id_source.next(*txn);
     const Uuid parent = i == 0 ? Uuid{} : ids[parent_index(i, config.fanout)];
     ids[i] = id;
-    ORDO_RETURN_IF_ERROR(put_node(txn, nodes, children, i, id, parent));
+    ORDO_RETURN_IF_ERROR(put_node(*txn, nodes, children, i, id, parent));
     const uint64_t done = i + 1;
     if (done % kMemorySampleEvery == 0) memory.sample();
     if (config.one_txn) {
@@ -78,7 +98,8 @@ Result<LoadResult> load(Database& db, const NodesConfig& config, IdKind kind, Id
       continue;
     }
     if (done % config.commit_every == 0 || done == config.nodes) {
-      ORDO_RETURN_IF_ERROR(txn.commit());
+      ORDO_RETURN_IF_ERROR(txn->commit());
+      txn.reset();
       if (done != config.nodes) {
         ORDO_ASSIGN_OR_RETURN(txn, db.begin_write());
       }
@@ -89,14 +110,18 @@ Result<LoadResult> load(Database& db, const NodesConfig& config, IdKind kind, Id
     result.load_seconds = seconds_between(start, SteadyClock::now());
     memory.begin("commit");
     const SteadyClock::time_point commit_start = SteadyClock::now();
-    ORDO_RETURN_IF_ERROR(txn.commit());
+    ORDO_RETURN_IF_ERROR(txn->commit());
+    txn.reset();
     result.commit_seconds = seconds_between(commit_start, SteadyClock::now());
   }
   result.seconds = seconds_between(start, SteadyClock::now());
   if (!config.one_txn) result.load_seconds = result.seconds;
   result.curve = curve.take();
-  result.stats = db.stats();
-  result.info = db.info();
+  if (Database* ordo = db.ordo_database()) {
+    result.stats = ordo->stats();
+    result.info = ordo->info();
+  }
+  result.counters = db.counters();
   result.memory = process_memory();
   return result;
 }
@@ -110,10 +135,12 @@ Result<LoadResult> load_nodes(const std::string& path, const NodesConfig& config
   if (ids.size() != config.nodes) {
     return Status::invalid_argument("the ID array does not hold one ID per node");
   }
-  Options options;
-  options.txn_memory_budget_bytes = config.txn_budget_bytes;
-  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path, options));
-  return load(*db, config, kind, ids, memory);  // the database closes inside the last phase
+  KvOptions options;
+  options.ordo_txn_budget_bytes = config.txn_budget_bytes;
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, options));
+  ORDO_ASSIGN_OR_RETURN(LoadResult result, load(*db, config, kind, ids, memory));
+  ORDO_RETURN_IF_ERROR(db->close());  // inside the last phase
+  return result;
 }
 
 }  // namespace ordo::bench

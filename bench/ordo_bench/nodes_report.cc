@@ -18,7 +18,7 @@ constexpr int kColumnWidth = 16;
 struct Ratios {
   double nodes_per_s = 0;
   double file_bytes = 0;
-  double used_bytes = 0;
+  double used_bytes = 0;  // 0 when the engine does not report pages in use
 };
 
 std::optional<Ratios> random_over_seq(const std::vector<NodesRun>& runs) {
@@ -26,13 +26,15 @@ std::optional<Ratios> random_over_seq(const std::vector<NodesRun>& runs) {
   const NodesRun* random = nullptr;
   for (const NodesRun& run : runs) (run.ids == IdKind::kSeq ? seq : random) = &run;
   if (seq == nullptr || random == nullptr || seq->nodes_per_s() <= 0 ||
-      seq->usage.file_bytes == 0 || seq->tree.used_bytes == 0) {
+      seq->usage.file_bytes == 0) {
     return std::nullopt;
   }
   return Ratios{
       random->nodes_per_s() / seq->nodes_per_s(),
       static_cast<double>(random->usage.file_bytes) / static_cast<double>(seq->usage.file_bytes),
-      static_cast<double>(random->tree.used_bytes) / static_cast<double>(seq->tree.used_bytes)};
+      seq->tree.used_bytes == 0 ? 0.0
+                                : static_cast<double>(random->tree.used_bytes) /
+                                      static_cast<double>(seq->tree.used_bytes)};
 }
 
 uint64_t peak_rss_anon(const NodesRun& run) {
@@ -51,6 +53,8 @@ void row(const std::vector<NodesRun>& runs, std::string_view label, Cell cell) {
   fmt::print("\n");
 }
 
+bool is_ordo(const NodesRun& run) { return run.engine == "ordo"; }
+
 void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "", [](const NodesRun& r) { return std::string(id_kind_name(r.ids)); });
   row(runs, "seconds", [](const NodesRun& r) { return fmt::format("{:.3f}", r.seconds); });
@@ -63,9 +67,16 @@ void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "nodes/s", [](const NodesRun& r) { return fmt::format("{:.0f}", r.nodes_per_s()); });
   row(runs, "file bytes", [](const NodesRun& r) { return r.usage.file_bytes; });
   row(runs, "allocated bytes", [](const NodesRun& r) { return r.usage.allocated_bytes; });
-  row(runs, "used bytes (pages)", [](const NodesRun& r) { return r.tree.used_bytes; });
   row(runs, "bytes/node",
       [](const NodesRun& r) { return fmt::format("{:.1f}", r.bytes_per_node()); });
+  for (size_t c = 0; c < runs.front().counters.size(); ++c) {
+    row(runs, runs.front().counters[c].first,
+        [c](const NodesRun& r) { return fmt::format("{:.0f}", r.counters[c].second); });
+  }
+  row(runs, "rss anon bytes", [](const NodesRun& r) { return r.memory.rss_anon_bytes; });
+  row(runs, "rss file bytes", [](const NodesRun& r) { return r.memory.rss_file_bytes; });
+  if (!is_ordo(runs.front())) return;
+  row(runs, "used bytes (pages)", [](const NodesRun& r) { return r.tree.used_bytes; });
   row(runs, "used bytes/node",
       [](const NodesRun& r) { return fmt::format("{:.1f}", r.used_bytes_per_node()); });
   row(runs, "leaf fill (nodes)",
@@ -82,8 +93,6 @@ void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "file growths", [](const NodesRun& r) { return r.stats.file_growths; });
   row(runs, "pages reused", [](const NodesRun& r) { return r.stats.pages_reused; });
   row(runs, "pages spilled", [](const NodesRun& r) { return r.stats.pages_spilled; });
-  row(runs, "rss anon bytes", [](const NodesRun& r) { return r.memory.rss_anon_bytes; });
-  row(runs, "rss file bytes", [](const NodesRun& r) { return r.memory.rss_file_bytes; });
   row(runs, "io backend", [](const NodesRun& r) { return r.info.io_backend; });
 }
 
@@ -101,6 +110,7 @@ void print_phases(const NodesConfig& config, const NodesRun& run) {
                mib(p.peak_rss_anon_bytes), mib(p.peak_rss_file_bytes), mib(p.at_end.rss_anon_bytes),
                mib(p.at_end.rss_file_bytes));
   }
+  if (!is_ordo(run)) return;
   const uint64_t peak = peak_rss_anon(run);
   fmt::print("peak RssAnon {:.1f} MiB = {:.3f}x the txn budget ({} it)\n", mib(peak),
              static_cast<double>(peak) / static_cast<double>(config.txn_budget_bytes),
@@ -126,7 +136,7 @@ void print_curve(const NodesConfig& config, const std::vector<NodesRun>& runs) {
 
 json run_json(const NodesConfig& config, const NodesRun& r) {
   json j;
-  j["engine"] = "ordo";
+  j["engine"] = r.engine;
   j["ids"] = std::string(id_kind_name(r.ids));
   j["nodes"] = r.nodes;
   j["seconds"] = r.seconds;
@@ -137,34 +147,17 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
   j["file_bytes"] = r.usage.file_bytes;
   j["allocated_bytes"] = r.usage.allocated_bytes;
   j["bytes_per_node"] = r.bytes_per_node();
-  j["leaf_fill"] = r.tree.nodes.leaf_fill;
-  // Extra figures.
+  j["nodes_entries"] = r.tree.nodes_entries;
+  j["children_entries"] = r.tree.children_entries;
   j["path"] = r.path;
   if (r.ids == IdKind::kRandom) j["seed"] = config.seed;
-  j["used_bytes"] = r.tree.used_bytes;
-  j["used_bytes_per_node"] = r.used_bytes_per_node();
-  j["page_size_bytes"] = r.info.page_size_bytes;
-  j["nodes_depth"] = r.tree.nodes.depth;
-  j["nodes_leaf_pages"] = r.tree.nodes.leaf_pages;
-  j["nodes_branch_pages"] = r.tree.nodes.branch_pages;
-  j["children_leaf_fill"] = r.tree.children.leaf_fill;
-  j["commits"] = r.stats.commits;
-  j["syncs"] = r.stats.syncs;
-  j["pages_written"] = r.stats.pages_written;
-  j["bytes_written"] = r.stats.bytes_written;
-  j["write_calls"] = r.stats.write_calls;
-  j["file_growths"] = r.stats.file_growths;
-  j["pages_reused"] = r.stats.pages_reused;
-  j["pages_spilled"] = r.stats.pages_spilled;
-  j["overflow_pages_written"] = r.stats.overflow_pages_written;
+  for (const auto& [name, value] : r.counters) j[name] = value;
   j["rss_anon_bytes"] = r.memory.rss_anon_bytes;
   j["rss_file_bytes"] = r.memory.rss_file_bytes;
   j["peak_rss_bytes"] = r.memory.peak_rss_bytes;
-  j["io_backend"] = r.info.io_backend;
   j["one_txn"] = config.one_txn;
   j["load_seconds"] = r.load_seconds;
   j["commit_seconds"] = r.commit_seconds;
-  j["txn_budget_bytes"] = config.txn_budget_bytes;
   j["ids_storage"] = r.ids_storage;
   j["rss_anon_before_bytes"] = r.memory_before.rss_anon_bytes;
   j["rss_file_before_bytes"] = r.memory_before.rss_file_bytes;
@@ -181,27 +174,52 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
   }
   const uint64_t peak = peak_rss_anon(r);
   j["peak_rss_anon_bytes"] = peak;
+  if (!is_ordo(r)) return j;
+  // What only ordo reports.
+  j["leaf_fill"] = r.tree.nodes.leaf_fill;
+  j["used_bytes"] = r.tree.used_bytes;
+  j["used_bytes_per_node"] = r.used_bytes_per_node();
+  j["page_size_bytes"] = r.info.page_size_bytes;
+  j["nodes_depth"] = r.tree.nodes.depth;
+  j["nodes_leaf_pages"] = r.tree.nodes.leaf_pages;
+  j["nodes_branch_pages"] = r.tree.nodes.branch_pages;
+  j["children_leaf_fill"] = r.tree.children.leaf_fill;
+  j["commits"] = r.stats.commits;
+  j["syncs"] = r.stats.syncs;
+  j["pages_written"] = r.stats.pages_written;
+  j["bytes_written"] = r.stats.bytes_written;
+  j["write_calls"] = r.stats.write_calls;
+  j["file_growths"] = r.stats.file_growths;
+  j["pages_reused"] = r.stats.pages_reused;
+  j["pages_spilled"] = r.stats.pages_spilled;
+  j["overflow_pages_written"] = r.stats.overflow_pages_written;
+  j["io_backend"] = r.info.io_backend;
+  j["txn_budget_bytes"] = config.txn_budget_bytes;
   j["peak_rss_anon_over_budget"] =
       static_cast<double>(peak) / static_cast<double>(config.txn_budget_bytes);
   return j;
 }
 
-// The contract figures of `ordo-bench compare` (compare_study.h) for one run.
-json contract_figures(const NodesRun& r) {
-  const double first = r.curve.empty() ? 0 : r.curve.front().nodes_per_s;
-  const double last = r.curve.empty() ? 0 : r.curve.back().nodes_per_s;
-  return {{"nodes_per_s", r.nodes_per_s()},
-          {"file_bytes", r.usage.file_bytes},
-          {"allocated_bytes", r.usage.allocated_bytes},
-          {"bytes_per_node", r.bytes_per_node()},
-          {"first_window_nodes_per_s", first},
-          {"last_window_nodes_per_s", last}};
-}
-
-json contract_curve(const NodesRun& r) {
+json curve_pairs(const NodesRun& r) {
   json curve = json::array();
   for (const CurvePoint& p : r.curve) curve.push_back({p.at, p.nodes_per_s});
   return curve;
+}
+
+// The flat figures of the JSON contract (name -> number); with both ID kinds
+// each name gets the suffix _seq or _random.
+json figures_json(const std::vector<NodesRun>& runs) {
+  json f = json::object();
+  for (const NodesRun& r : runs) {
+    const std::string suffix = runs.size() == 1 ? "" : "_" + std::string(id_kind_name(r.ids));
+    f["nodes_per_s" + suffix] = r.nodes_per_s();
+    f["file_bytes" + suffix] = r.usage.file_bytes;
+    f["allocated_bytes" + suffix] = r.usage.allocated_bytes;
+    f["bytes_per_node" + suffix] = r.bytes_per_node();
+    f["first_window_nodes_per_s" + suffix] = r.curve.empty() ? 0.0 : r.curve.front().nodes_per_s;
+    f["last_window_nodes_per_s" + suffix] = r.curve.empty() ? 0.0 : r.curve.back().nodes_per_s;
+  }
+  return f;
 }
 
 }  // namespace
@@ -209,11 +227,12 @@ json contract_curve(const NodesRun& r) {
 void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept) {
   if (runs.empty()) return;
   if (config.one_txn) {
-    fmt::print("nodes: {} nodes, fan-out {}, all in one write txn (one durable commit at the end)",
-               config.nodes, config.fanout);
+    fmt::print(
+        "nodes on {}: {} nodes, fan-out {}, all in one write txn (one durable commit at the end)",
+        config.engine, config.nodes, config.fanout);
   } else {
-    fmt::print("nodes: {} nodes, fan-out {}, durable commit every {} nodes", config.nodes,
-               config.fanout, config.commit_every);
+    fmt::print("nodes on {}: {} nodes, fan-out {}, durable commit every {} nodes", config.engine,
+               config.nodes, config.fanout, config.commit_every);
   }
   const bool has_random = std::any_of(runs.begin(), runs.end(),
                                       [](const NodesRun& r) { return r.ids == IdKind::kRandom; });
@@ -223,8 +242,10 @@ void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& ru
   for (const NodesRun& run : runs) print_phases(config, run);
   print_curve(config, runs);
   if (const std::optional<Ratios> ratios = random_over_seq(runs)) {
-    fmt::print("\nrandom/seq: nodes/s {:.3f}x, file bytes {:.3f}x, used bytes {:.3f}x\n",
-               ratios->nodes_per_s, ratios->file_bytes, ratios->used_bytes);
+    fmt::print("\nrandom/seq: nodes/s {:.3f}x, file bytes {:.3f}x", ratios->nodes_per_s,
+               ratios->file_bytes);
+    if (ratios->used_bytes > 0) fmt::print(", used bytes {:.3f}x", ratios->used_bytes);
+    fmt::print("\n");
   }
   if (kept) {
     fmt::print("\n");
@@ -235,7 +256,11 @@ void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& ru
 std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept) {
   json j;
   j["workload"] = "nodes";
-  j["engine"] = "ordo";
+  j["engine"] = config.engine;
+  j["figures"] = figures_json(runs);
+  if (runs.size() == 1) j["curve"] = curve_pairs(runs.front());
+  j["curves"] = json::object();
+  for (const NodesRun& run : runs) j["curves"][std::string(id_kind_name(run.ids))] = curve_pairs(run);
   j["nodes"] = config.nodes;
   j["fanout"] = config.fanout;
   j["commit_every"] = config.commit_every;
@@ -245,10 +270,6 @@ std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& r
   j["durable"] = true;
   j["seed"] = config.seed;
   j["kept"] = kept;
-  if (runs.size() == 1) {  // one ID kind: the one-run contract of ordo-bench compare
-    j["figures"] = contract_figures(runs.front());
-    j["curve"] = contract_curve(runs.front());
-  }
   j["runs"] = json::array();
   for (const NodesRun& run : runs) j["runs"].push_back(run_json(config, run));
   if (const std::optional<Ratios> ratios = random_over_seq(runs)) {

@@ -1,11 +1,13 @@
-// After the load: reopen the file and check that every node made it.
+// After the load: reopen the store and check that every node made it.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "kv_registry.h"
 #include "node_record.h"
 #include "nodes_workload.h"
+#include "ordo/database.h"
 
 namespace ordo::bench {
 namespace {
@@ -13,13 +15,17 @@ namespace {
 // Node records read back: about 1,000 spread over the whole load.
 constexpr uint64_t kSampleCount = 1000;
 
-Status expect_entries(std::string_view tree, const TreeStats& stats, uint64_t expected) {
-  if (stats.entries == expected) return Status::ok();
-  return Status::corruption(
-      fmt::format("tree \"{}\" holds {} entries, expected {}", tree, stats.entries, expected));
+Result<uint64_t> count_entries(KvRead& txn, TableId table) {
+  return txn.scan(table, ByteView(), UINT64_MAX, [](ByteView, ByteView) {});
 }
 
-Status check_record(ReadTxn& txn, const Tree& nodes, const NodesConfig& config,
+Status expect_entries(std::string_view tree, uint64_t entries, uint64_t expected) {
+  if (entries == expected) return Status::ok();
+  return Status::corruption(
+      fmt::format("tree \"{}\" holds {} entries, expected {}", tree, entries, expected));
+}
+
+Status check_record(KvRead& txn, TableId nodes, const NodesConfig& config,
                     std::span<const Uuid> ids, uint64_t i) {
   Result<ByteView> value = txn.get(nodes, ids[i].view());
   if (!value.is_ok()) {
@@ -36,27 +42,45 @@ Status check_record(ReadTxn& txn, const Tree& nodes, const NodesConfig& config,
   return Status::ok();
 }
 
+// Tree shape and pages in use, which only ordo reports.
+Status add_ordo_figures(Database& db, VerifyResult& result) {
+  ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db.begin_read());
+  ORDO_ASSIGN_OR_RETURN(const Tree nodes, txn.open_tree("nodes"));
+  ORDO_ASSIGN_OR_RETURN(const Tree children, txn.open_tree("children"));
+  ORDO_ASSIGN_OR_RETURN(result.nodes, txn.tree_stats(nodes));
+  ORDO_ASSIGN_OR_RETURN(result.children, txn.tree_stats(children));
+  const DatabaseInfo info = db.info();
+  result.used_bytes = info.pages_used * info.page_size_bytes;
+  return Status::ok();
+}
+
+Result<VerifyResult> verify(KvEngine& db, const NodesConfig& config, std::span<const Uuid> ids) {
+  ORDO_ASSIGN_OR_RETURN(const TableId nodes, db.open_table("nodes"));
+  ORDO_ASSIGN_OR_RETURN(const TableId children, db.open_table("children"));
+  VerifyResult result;
+  {
+    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvRead> txn, db.begin_read());
+    ORDO_ASSIGN_OR_RETURN(result.nodes_entries, count_entries(*txn, nodes));
+    ORDO_ASSIGN_OR_RETURN(result.children_entries, count_entries(*txn, children));
+    ORDO_RETURN_IF_ERROR(expect_entries("nodes", result.nodes_entries, ids.size()));
+    ORDO_RETURN_IF_ERROR(expect_entries("children", result.children_entries, ids.size()));
+    const uint64_t step = std::max<uint64_t>(1, ids.size() / kSampleCount);
+    for (uint64_t i = 0; i < ids.size(); i += step) {
+      ORDO_RETURN_IF_ERROR(check_record(*txn, nodes, config, ids, i));
+    }
+    if (!ids.empty()) ORDO_RETURN_IF_ERROR(check_record(*txn, nodes, config, ids, ids.size() - 1));
+  }
+  if (Database* ordo = db.ordo_database()) ORDO_RETURN_IF_ERROR(add_ordo_figures(*ordo, result));
+  return result;
+}
+
 }  // namespace
 
 Result<VerifyResult> verify_nodes(const std::string& path, const NodesConfig& config,
                                   std::span<const Uuid> ids) {
-  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db,
-                        Database::open(path, Options{.read_only = true}));
-  ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db->begin_read());
-  ORDO_ASSIGN_OR_RETURN(const Tree nodes, txn.open_tree("nodes"));
-  ORDO_ASSIGN_OR_RETURN(const Tree children, txn.open_tree("children"));
-  VerifyResult result;
-  ORDO_ASSIGN_OR_RETURN(result.nodes, txn.tree_stats(nodes));
-  ORDO_ASSIGN_OR_RETURN(result.children, txn.tree_stats(children));
-  ORDO_RETURN_IF_ERROR(expect_entries("nodes", result.nodes, ids.size()));
-  ORDO_RETURN_IF_ERROR(expect_entries("children", result.children, ids.size()));
-  const uint64_t step = std::max<uint64_t>(1, ids.size() / kSampleCount);
-  for (uint64_t i = 0; i < ids.size(); i += step) {
-    ORDO_RETURN_IF_ERROR(check_record(txn, nodes, config, ids, i));
-  }
-  if (!ids.empty()) ORDO_RETURN_IF_ERROR(check_record(txn, nodes, config, ids, ids.size() - 1));
-  const DatabaseInfo info = db->info();
-  result.used_bytes = info.pages_used * info.page_size_bytes;
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, {}));
+  ORDO_ASSIGN_OR_RETURN(VerifyResult result, verify(*db, config, ids));
+  ORDO_RETURN_IF_ERROR(db->close());
   return result;
 }
 

@@ -2,6 +2,8 @@
 // fan-out F, each a 64-byte record in tree "nodes" (ID -> parent ID, name,
 // padding) plus an entry in tree "children" ((parent ID, name) -> ID),
 // committing durably every C nodes, or (--one-txn) once after the last node.
+// Runs on any engine of kv_registry.h with the same IDs, records and commit
+// points; the figures only ordo has (Stats, tree shape) are kept for ordo.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "id_array.h"
+#include "kv_engine.h"
 #include "ordo/database.h"
 #include "ordo/uuid.h"
 #include "phase_memory.h"
@@ -19,7 +22,7 @@
 namespace ordo::bench {
 
 enum class IdKind {
-  kSeq,     // WriteTxn::next_id(): UUIDv7, time-ordered
+  kSeq,     // UUIDv7, time-ordered: WriteTxn::next_id() on ordo, a UuidV7Generator on peers
   kRandom,  // UUIDv4-like from a seeded std::mt19937_64
 };
 
@@ -27,6 +30,7 @@ enum class IdKind {
 std::string_view id_kind_name(IdKind kind);
 
 struct NodesConfig {
+  std::string engine = "ordo";  // a name of kv_registry.h
   uint64_t nodes = 1'000'000;
   uint64_t fanout = 20;
   uint64_t commit_every = 10'000;
@@ -36,7 +40,7 @@ struct NodesConfig {
   // ignored). The ID array is then file-backed (IdArray), so that RssAnon
   // shows the engine's memory, not the workload's.
   bool one_txn = false;
-  // Options::txn_memory_budget_bytes of the load.
+  // Options::txn_memory_budget_bytes of the load (ordo only).
   uint64_t txn_budget_bytes = Options{}.txn_memory_budget_bytes;
 };
 
@@ -52,34 +56,40 @@ struct LoadResult {
   double load_seconds = 0;    // --one-txn: the puts; else the same as seconds
   double commit_seconds = 0;  // --one-txn: the one commit
   std::vector<CurvePoint> curve;
-  Stats stats;
-  DatabaseInfo info;
+  Stats stats;        // ordo only
+  DatabaseInfo info;  // ordo only
   ProcessMemory memory;
+  std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
 };
 
-// Creates the database at `path` (durable options, the configured txn
-// budget), loads it, storing node i's ID in ids[i], and closes it. Samples
+// Creates the store of config.engine at `path` (durable; for ordo the
+// configured txn budget), loads it, storing node i's ID in ids[i], and closes
+// it (the close is not timed). Samples
 // `memory` every 10,000 nodes; with one_txn, begins its "commit" phase before
 // the commit (the caller begins "load"). Any engine error is returned as is.
 // REQUIRES: ids.size() == config.nodes.
 Result<LoadResult> load_nodes(const std::string& path, const NodesConfig& config, IdKind kind,
                               IdArray& ids, PhaseMemory& memory);
 
-// The file as reopened after the load.
+// The store as reopened after the load.
 struct VerifyResult {
+  uint64_t nodes_entries = 0;     // counted by a full scan
+  uint64_t children_entries = 0;  // counted by a full scan
+  // ordo only:
   TreeStats nodes;
   TreeStats children;
   uint64_t used_bytes = 0;  // pages in use x page size
 };
 
-// Reopens `path` read-only and checks that both trees hold exactly
-// ids.size() entries and that a sample of node records reads back with the
-// right parent. Corruption naming the first mismatch otherwise.
+// Reopens the store at `path` and checks that both tables hold exactly
+// ids.size() entries (full scans) and that a sample of node records reads
+// back with the right parent. Corruption naming the first mismatch otherwise.
 Result<VerifyResult> verify_nodes(const std::string& path, const NodesConfig& config,
                                   std::span<const Uuid> ids);
 
 // One run: one ID kind on one fresh file.
 struct NodesRun {
+  std::string engine;
   IdKind ids = IdKind::kSeq;
   std::string path;
   uint64_t nodes = 0;
@@ -87,13 +97,14 @@ struct NodesRun {
   double load_seconds = 0;
   double commit_seconds = 0;
   std::vector<CurvePoint> curve;
-  FileUsage usage;
+  FileUsage usage;  // every file of the store (ordo: its one file)
   VerifyResult tree;
   Stats stats;
   DatabaseInfo info;
   ProcessMemory memory;              // at the end of the load
   ProcessMemory memory_before;       // before the load began (the process's own base)
   std::vector<PhaseFigures> phases;  // load[, commit], verify
+  std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
   std::string ids_storage;           // IdArray::storage()
 
   double nodes_per_s() const { return seconds > 0 ? static_cast<double>(nodes) / seconds : 0; }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 namespace ordo::bench {
@@ -29,6 +30,21 @@ Result<FileUsage> file_usage(const std::string& path) {
   usage.file_bytes = static_cast<uint64_t>(st.st_size);
   usage.allocated_bytes = static_cast<uint64_t>(st.st_blocks) * 512;
   return usage;
+}
+
+Result<FileUsage> path_usage(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return file_usage(path);
+  FileUsage sum;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    ORDO_ASSIGN_OR_RETURN(const FileUsage one, file_usage(it->path().string()));
+    sum.file_bytes += one.file_bytes;
+    sum.allocated_bytes += one.allocated_bytes;
+  }
+  if (ec) return Status::io_error("list " + path, ec.value());
+  return sum;
 }
 
 Result<std::set<std::string>> directory_entries(const std::string& dir) {

@@ -18,6 +18,10 @@ struct FileUsage {
 // IOError when stat(2) fails.
 Result<FileUsage> file_usage(const std::string& path);
 
+// The sum over `path`: the file itself, or every regular file below the
+// directory `path` (a peer's store). IOError when one cannot be read.
+Result<FileUsage> path_usage(const std::string& path);
+
 // The names in directory `dir` (without "." and ".."). IOError when it cannot
 // be read.
 Result<std::set<std::string>> directory_entries(const std::string& dir);

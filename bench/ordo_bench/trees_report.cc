@@ -85,6 +85,14 @@ std::string trees_json(const TreesConfig& config, const TreesRun& run, bool kept
   json j;
   j["workload"] = "trees";
   j["engine"] = "ordo";
+  json figures = json::object();
+  for (const TreesCheckpoint& c : run.checkpoints) {
+    figures["p50_us_" + std::to_string(c.at)] = c.window.p50_us;
+    figures["p99_us_" + std::to_string(c.at)] = c.window.p99_us;
+  }
+  figures["batch_us"] = run.batch_txn_us;
+  figures["files_created"] = run.files_created_after_open.size();
+  j["figures"] = figures;
   j["trees"] = config.trees;
   j["batch"] = config.batch;
   j["tail"] = config.tail;

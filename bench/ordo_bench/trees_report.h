@@ -11,7 +11,9 @@ namespace ordo::bench {
 // txn, files and syncs counted.
 void print_trees_text(const TreesConfig& config, const TreesRun& run, bool kept);
 
-// {"workload": "trees", trees, batch, tail, durable, "checkpoints": [{at, from,
+// {"workload": "trees", "engine": "ordo", "figures": {p50_us_<T>, p99_us_<T>
+//  for each checkpoint T (its window), batch_us, files_created}, trees, batch,
+//  tail, durable, "checkpoints": [{at, from,
 //  count, p50_us, p99_us, max_us, tail_count, tail_p50_us, tail_p99_us,
 //  pages_written_per_commit}], p50_ratio, batch_trees, batch_txn_us,
 //  files_created_after_open, directory_entries_*, commits, syncs_after_open,

@@ -1,0 +1,114 @@
+// The "ordo" adapter: ordo::Database in one file, a tree per table, a
+// WriteTxn per KvWrite, a ReadTxn per KvRead.
+#include <utility>
+#include <vector>
+
+#include "kv_registry.h"
+#include "ordo/database.h"
+
+namespace ordo::bench {
+namespace {
+
+class OrdoWrite final : public KvWrite {
+ public:
+  OrdoWrite(WriteTxn txn, const std::vector<Tree>& trees) : txn_(std::move(txn)), trees_(trees) {}
+
+  Status put(TableId table, ByteView key, ByteView value) override {
+    return txn_.put(trees_[table], key, value);
+  }
+  Status del(TableId table, ByteView key) override {
+    Status s = txn_.del(trees_[table], key);
+    return s.is_not_found() ? Status::ok() : s;
+  }
+  Status commit() override { return txn_.commit(); }
+  std::optional<Uuid> engine_id() override { return txn_.next_id(); }
+
+ private:
+  WriteTxn txn_;
+  const std::vector<Tree>& trees_;
+};
+
+class OrdoRead final : public KvRead {
+ public:
+  OrdoRead(ReadTxn txn, const std::vector<Tree>& trees) : txn_(std::move(txn)), trees_(trees) {}
+
+  Result<ByteView> get(TableId table, ByteView key) override {
+    return txn_.get(trees_[table], key);
+  }
+  Result<uint64_t> scan(TableId table, ByteView from, uint64_t limit,
+                        const ScanVisitor& visit) override {
+    ORDO_ASSIGN_OR_RETURN(Cursor cursor, txn_.cursor(trees_[table]));
+    uint64_t n = 0;
+    for (Status s = cursor.seek(from); n < limit && cursor.valid(); s = cursor.next()) {
+      ORDO_RETURN_IF_ERROR(s);
+      visit(cursor.key(), cursor.value());
+      ++n;
+    }
+    ORDO_RETURN_IF_ERROR(cursor.status());
+    return n;
+  }
+
+ private:
+  ReadTxn txn_;
+  const std::vector<Tree>& trees_;
+};
+
+class OrdoKv final : public KvEngine {
+ public:
+  explicit OrdoKv(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+
+  std::string_view name() const override { return "ordo"; }
+
+  Result<TableId> open_table(std::string_view name) override {
+    ORDO_ASSIGN_OR_RETURN(Tree tree, open_or_create(name));
+    trees_.push_back(std::move(tree));
+    return static_cast<TableId>(trees_.size() - 1);
+  }
+
+  Result<std::unique_ptr<KvWrite>> begin_write() override {
+    ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db_->begin_write());
+    return std::unique_ptr<KvWrite>(std::make_unique<OrdoWrite>(std::move(txn), trees_));
+  }
+
+  Result<std::unique_ptr<KvRead>> begin_read() override {
+    ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
+    return std::unique_ptr<KvRead>(std::make_unique<OrdoRead>(std::move(txn), trees_));
+  }
+
+  // Every commit is already on disk; closing only unmaps and unlocks.
+  Status close() override {
+    db_.reset();
+    return Status::ok();
+  }
+
+  Database* ordo_database() override { return db_.get(); }
+
+ private:
+  // An existing tree costs no commit (a reopened store stays as it was).
+  Result<Tree> open_or_create(std::string_view name) {
+    {
+      ORDO_ASSIGN_OR_RETURN(ReadTxn read, db_->begin_read());
+      Result<Tree> tree = read.open_tree(name);
+      if (!tree.status().is_not_found()) return tree;
+    }
+    ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db_->begin_write());
+    ORDO_ASSIGN_OR_RETURN(Tree tree, txn.create_tree(name));
+    ORDO_RETURN_IF_ERROR(txn.commit());
+    return tree;
+  }
+
+  std::unique_ptr<Database> db_;
+  std::vector<Tree> trees_;  // by TableId
+};
+
+}  // namespace
+
+Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options) {
+  Options o;
+  o.sync_commits = options.durable;
+  o.txn_memory_budget_bytes = options.ordo_txn_budget_bytes;
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path, o));
+  return std::unique_ptr<KvEngine>(std::make_unique<OrdoKv>(std::move(db)));
+}
+
+}  // namespace ordo::bench
