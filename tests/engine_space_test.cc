@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -216,6 +217,55 @@ TEST(ReaderSlotTest, StaggeredSnapshotsEachReadTheirOwnState) {
   auto report = r->check();
   ASSERT_TRUE(report.is_ok());
   EXPECT_TRUE(report->clean()) << report->problems.front().what;
+}
+
+// A writable handle gives back its preallocated extent when it closes, so a
+// closed file is as small as its pages; reopening grows it again on demand.
+TEST(TrimOnCloseTest, ClosedFileEndsAtTheHighWaterMark) {
+  io::testing::TempDir dir;
+  const std::string path = dir.file("trim.ordo");
+  auto write_keys = [&](Database& db, uint64_t from, uint64_t to) {
+    auto w = db.begin_write();
+    ASSERT_TRUE(w.is_ok());
+    for (uint64_t i = from; i < to; ++i) {
+      ASSERT_TRUE(w->put(w->default_tree(), be_key(i), std::string(100, 'x')).is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  };
+  auto high_water_bytes = [](Database& db) {
+    const DatabaseInfo info = db.info();
+    return info.metas[info.current_meta].page_high_water * info.page_size_bytes;
+  };
+  uint64_t used = 0;
+  {
+    auto db = testing::open_db(path);
+    write_keys(*db, 0, 5000);
+    used = high_water_bytes(*db);
+    // While open, the file holds a whole preallocated extent.
+    EXPECT_GT(std::filesystem::file_size(path), used);
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), used);
+  {
+    auto db = testing::open_db(path);
+    write_keys(*db, 5000, 10000);
+    used = high_water_bytes(*db);
+    auto r = db->begin_read();
+    ASSERT_TRUE(r.is_ok());
+    auto report = r->check();
+    ASSERT_TRUE(report.is_ok());
+    EXPECT_TRUE(report->clean());
+    EXPECT_EQ(r->get(r->default_tree(), be_key(9999))->str(), std::string(100, 'x'));
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), used);
+  // trim_on_close = false keeps the extent.
+  Options keep;
+  keep.trim_on_close = false;
+  {
+    auto db = testing::open_db(path, keep);
+    write_keys(*db, 10000, 10001);
+    used = high_water_bytes(*db);
+  }
+  EXPECT_GT(std::filesystem::file_size(path), used);
 }
 
 // Readers in several threads check an invariant every write txn keeps: the

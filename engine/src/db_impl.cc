@@ -15,6 +15,13 @@ namespace ordo {
 using engine::Meta;
 using engine::MetaProblem;
 
+DatabaseImpl::~DatabaseImpl() {
+  if (options_.read_only || !options_.trim_on_close || !file_ || !poisoned().is_ok()) return;
+  // Best effort: a failed ftruncate leaves the preallocated tail, nothing else.
+  const Meta m = committed();
+  if (m.page_size != 0) (void)file_->shrink_to(m.page_high_water * m.page_size);
+}
+
 DatabaseImpl::DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file)
     : options_(options),
       file_(std::move(file)),

@@ -29,6 +29,9 @@ class DatabaseImpl {
       const std::string& path, const Options& options,
       std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory);
 
+  // A writable handle gives back its preallocated tail (Options::trim_on_close).
+  ~DatabaseImpl();
+
   const Options& options() const { return options_; }
   uint32_t page_size() const { return page_size_; }
   io::PageFile& file() { return *file_; }

@@ -151,6 +151,24 @@ Status PageFile::grow_to(uint64_t min_bytes) {
   return Status::ok();
 }
 
+Status PageFile::shrink_to(uint64_t bytes) {
+  if (!backend_) return Status::invalid_argument("shrink_to on read-only file " + path_);
+  std::lock_guard<std::mutex> lock(map_mutex_);
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
+  if (static_cast<uint64_t>(st.st_size) <= bytes) return Status::ok();
+  int rc;
+  do {
+    rc = ::ftruncate(fd_, static_cast<off_t>(bytes));
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return os_error("ftruncate " + path_ + " to " + std::to_string(bytes), errno);
+  // Pages past the new end stay reserved address space but are never read.
+  file_bytes_.store(std::min(file_bytes(), bytes), std::memory_order_release);
+  mapped_bytes_.store(std::min(mapped_bytes_.load(std::memory_order_acquire), bytes),
+                      std::memory_order_release);
+  return Status::ok();
+}
+
 Status PageFile::refresh() {
   std::lock_guard<std::mutex> lock(map_mutex_);
   struct stat st;

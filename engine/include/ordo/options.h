@@ -50,6 +50,13 @@ struct Options {
   uint64_t extent_bytes = 64ull << 20;
   uint64_t max_extent_bytes = 1ull << 30;
 
+  // When a writable handle is destroyed, give back the preallocated space
+  // past the last page in use (ftruncate to the page high-water mark), so a
+  // closed file is no larger than its pages. The next writable open grows it
+  // again, in extents, at its first commit that needs a new page. Skipped
+  // after a failed write or sync (the handle is poisoned).
+  bool trim_on_close = true;
+
   // Address space reserved for the read mapping; also the largest file size.
   // Reserving costs no memory.
   uint64_t map_reserve_bytes = 256ull << 30;

@@ -96,6 +96,12 @@ class PageFile {
   // Returns IOError when fstat or mmap fails.
   Status refresh();
 
+  // Shrinks the file to `bytes` (ftruncate) when it is longer; for a writer
+  // that is closing, so that preallocated space past its last page is given
+  // back. REQUIRES: no pointer from data() past `bytes` is used afterwards.
+  // Returns InvalidArgument on a read-only file, IOError when ftruncate fails.
+  Status shrink_to(uint64_t bytes);
+
   // Writes the spans through the backend (see IoBackend::write) and counts them in
   // stats(). Spans may lie beyond file_bytes(): the file then gets longer without
   // preallocation and file_bytes()/data() learn of it only at the next grow_to() or
