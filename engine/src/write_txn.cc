@@ -179,21 +179,23 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   const bool sync = db_.options().sync_commits;
   const bool two_sync = db_.options().commit_protocol == CommitProtocol::kTwoSync;
   std::vector<io::WriteSpan> spans = pages_.write_spans();
-  if (!spans.empty()) {
-    // One-sync: the pages are written (into the page cache, so readers in
-    // other processes never see the meta first) but synced with the meta.
-    Status s = file.write(spans, sync && two_sync);
-    if (!s.is_ok()) {
-      if (s.is_io_error()) db_.poison(s);
-      return s;
-    }
-  }
   // The meta goes last: until it is durable the previous commit stays the one
   // a crash recovers to.
   std::byte* meta_page = static_cast<std::byte*>(mi_zalloc_aligned(ps, 4096));
   engine::encode_meta(meta, meta_page);
-  io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
-  Status s = file.write(std::span<const io::WriteSpan>(&meta_span, 1), sync);
+  const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
+  const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
+  Status s;
+  if (two_sync) {
+    // Pages durable first, then the meta and its own sync.
+    s = spans.empty() ? Status::ok() : file.write(spans, sync);
+    if (s.is_ok()) s = file.write(meta_spans, sync);
+  } else {
+    // One-sync: one batch. The meta starts only after every page write completed
+    // (into the page cache, so readers in other processes never see the meta
+    // first), and is skipped when one failed; one fdatasync behind both.
+    s = file.write_ordered(spans, meta_spans, sync);
+  }
   mi_free(meta_page);
   if (!s.is_ok()) {
     if (s.is_io_error()) db_.poison(s);
