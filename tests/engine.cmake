@@ -6,6 +6,7 @@ set(ENGINE_TEST_SOURCES
   engine_space_test.cc
   engine_check_test.cc
   engine_commit_test.cc
+  engine_rightmost_path_test.cc
   io_test_util.cc
 )
 # Readers in other threads beside the writer: label `concurrency` (the TSan run).

@@ -77,6 +77,7 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
   Tree tree{db_.tree_id(name), std::string(name)};
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
+  st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, name, &found)));
@@ -103,6 +104,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   engine::encode_tree_root(root, bytes);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, to, ByteView(bytes, sizeof bytes))));
   old_state->dropped = true;
+  old_state->rightmost.invalidate();
   old_state->dirty = false;
   trees_[new_tree.id] = TreeState{true, true, false, std::string(to), root};
   return Status::ok();
@@ -112,13 +114,14 @@ Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
-  return note(btree::put(pages_, st->root, key, value));
+  return note(btree::put(pages_, st->root, key, value, &st->rightmost));
 }
 
 Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
+  st->rightmost.invalidate();
   return note(btree::append(pages_, st->root, key, value, db_.options().append_fill));
 }
 
@@ -126,6 +129,7 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   bool found = false;
+  st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
   if (!found) return Status::not_found("key not found");
   st->dirty = true;
