@@ -6,6 +6,7 @@ set(ENGINE_TEST_SOURCES
   engine_space_test.cc
   engine_check_test.cc
   engine_commit_test.cc
+  engine_rightmost_path_test.cc
   io_test_util.cc
 )
 # Readers in other threads beside the writer: label `concurrency` (the TSan run).
@@ -32,3 +33,7 @@ add_subdirectory(fuzz)
 ordo_test(fuzz_replay_test SOURCES fuzz/fuzz_replay_test.cc LIBS ordo_fuzz_body LABELS fuzz)
 target_include_directories(fuzz_replay_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 target_compile_definitions(fuzz_replay_test PRIVATE ORDO_FUZZ_DIR="${CMAKE_CURRENT_SOURCE_DIR}/fuzz")
+
+# Heap allocations per put: replaces the global operator new, so its own binary.
+ordo_test(alloc_test SOURCES engine_alloc_test.cc io_test_util.cc
+  LIBS ordo_engine ordo_btree ordo_io PkgConfig::URING PkgConfig::XXHASH LABELS engine)

@@ -89,6 +89,16 @@ int recovered_count(const io::testing::TempDir& dir, const std::vector<std::byte
   return n;
 }
 
+// A database at dir/db whose every write and sync goes into `log`; nullptr (and a
+// test failure) when it does not open.
+std::unique_ptr<Database> open_logged(const io::testing::TempDir& dir,
+                                      const std::shared_ptr<FaultLog>& log) {
+  auto opened = DatabaseOpener::open(dir.file("db"), small_options(),
+                                     io::testing::fault_backend_factory(log));
+  EXPECT_TRUE(opened.is_ok()) << opened.status().to_string();
+  return opened.is_ok() ? std::move(opened).value() : nullptr;
+}
+
 TEST(FaultEngineSmokeTest, CrashImagesAroundTheLastCommitRecoverIt) {
   io::testing::TempDir dir;
   auto log = std::make_shared<FaultLog>();
@@ -157,10 +167,8 @@ TEST(FaultEngineSmokeTest, CrashImagesAroundTheLastCommitRecoverIt) {
 TEST(FaultEngineSmokeTest, InjectedSyncEioFailsTheCommitAndKeepsThePreviousOne) {
   io::testing::TempDir dir;
   auto log = std::make_shared<FaultLog>();
-  auto opened = DatabaseOpener::open(dir.file("db"), small_options(),
-                                     io::testing::fault_backend_factory(log));
-  ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
-  std::unique_ptr<Database> db = std::move(opened).value();
+  std::unique_ptr<Database> db = open_logged(dir, log);
+  ASSERT_NE(db, nullptr);
   ASSERT_TRUE(commit_number(*db, 1).is_ok());
   const size_t before_second = log->op_count();
   log->fail_sync_at(0, EIO);  // the first sync of commit 2
@@ -188,6 +196,54 @@ TEST(FaultEngineSmokeTest, InjectedSyncEioFailsTheCommitAndKeepsThePreviousOne) 
   const size_t ops = log->op_count();
   EXPECT_TRUE(commit_number(*db, 2).is_io_error());
   EXPECT_EQ(log->op_count(), ops);
+}
+
+// The write-out of a one-sync commit (the default): its pages in ascending page order,
+// then its meta, then one sync, and nothing synced in between.
+TEST(FaultEngineSmokeTest, OneSyncCommitWritesPagesThenMetaThenOneSync) {
+  io::testing::TempDir dir;
+  auto log = std::make_shared<FaultLog>();
+  std::unique_ptr<Database> db = open_logged(dir, log);
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(commit_number(*db, 1).is_ok());
+  const size_t before = log->op_count();
+  const Stats stats_before = db->stats();
+  ASSERT_TRUE(commit_number(*db, 2).is_ok());
+  const size_t ops = log->op_count();
+  ASSERT_GE(ops - before, 3u);
+  uint64_t previous_offset = 0;
+  for (size_t i = before; i + 2 < ops; ++i) {
+    const FaultOp& op = log->op(i);
+    ASSERT_EQ(op.kind, FaultOp::Kind::kWrite) << "op " << i;
+    EXPECT_GE(op.offset_bytes, 2u * kPage) << "op " << i << " is not a data page";
+    EXPECT_GT(op.offset_bytes, previous_offset) << "op " << i << " out of page order";
+    previous_offset = op.offset_bytes;
+  }
+  EXPECT_EQ(log->op(ops - 2).kind, FaultOp::Kind::kWrite);
+  EXPECT_EQ(log->op(ops - 2).offset_bytes, 0u);  // txn 2: meta slot 0
+  EXPECT_EQ(log->op(ops - 1).kind, FaultOp::Kind::kSync);
+  const Stats stats_after = db->stats();
+  EXPECT_EQ(stats_after.syncs - stats_before.syncs, 1u);
+  EXPECT_EQ(stats_after.pages_written - stats_before.pages_written, ops - before - 1);
+  EXPECT_EQ(stats_after.bytes_written - stats_before.bytes_written, (ops - before - 1) * kPage);
+}
+
+// A page write that fails ends the commit before its meta is written.
+TEST(FaultEngineSmokeTest, FailedPageWriteLeavesTheMetaUnwritten) {
+  io::testing::TempDir dir;
+  auto log = std::make_shared<FaultLog>();
+  std::unique_ptr<Database> db = open_logged(dir, log);
+  ASSERT_NE(db, nullptr);
+  ASSERT_TRUE(commit_number(*db, 1).is_ok());
+  const size_t before = log->op_count();
+  log->fail_write_at(1, EIO);  // the second page write of commit 2
+  EXPECT_TRUE(commit_number(*db, 2).is_io_error());
+  for (size_t i = before; i < log->op_count(); ++i) {
+    const FaultOp& op = log->op(i);
+    EXPECT_FALSE(op.kind == FaultOp::Kind::kWrite && op.offset_bytes < 2u * kPage)
+        << "op " << i << " wrote a meta page";
+    EXPECT_NE(op.kind, FaultOp::Kind::kSync) << "op " << i;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@ ordo_test(io_test
     io_backend_test.cc
     io_page_file_test.cc
     io_write_plan_test.cc
+    io_write_ordered_test.cc
     io_test_util.cc
   LIBS ordo_io PkgConfig::URING
   LABELS io

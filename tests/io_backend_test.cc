@@ -170,31 +170,27 @@ TEST_P(BackendTest, NoSpaceIsFull) {
 }
 
 // Exit codes of the file size limit child.
-enum FsizeChild { kChildOk = 0, kChildSetupFailed = 10, kChildInLimitFailed, kChildNotFull };
+enum FsizeChild {
+  kChildOk = 0,
+  kChildInLimitFailed = testing::kChildSetupFailed + 1,
+  kChildNotFull
+};
 
 TEST_P(BackendTest, FileSizeLimitIsFullAfterWritingUpToIt) {
   const std::string path = dir_.file("f");
-  const BackendKind kind = GetParam();
   constexpr uint64_t kLimit = 1 << 20;
   const std::vector<std::byte> bytes = random_bytes(20000, 3);
-  // In a child: RLIMIT_FSIZE is per process and SIGXFSZ must be ignored there.
-  const int code = testing::run_in_child([&]() -> int {
-    ::signal(SIGXFSZ, SIG_IGN);
-    const rlimit limit = {kLimit, kLimit};
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return kChildSetupFailed;
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return kChildSetupFailed;
-    auto backend = make_backend(fd, kind);
-    if (!backend.is_ok()) return kChildSetupFailed;
-    const std::vector<WriteSpan> inside = {{0, bytes.data(), 100}};
-    if (!backend.value()->write(inside, true).is_ok()) return kChildInLimitFailed;
-    // Crosses the limit: the kernel writes up to it (a short write), then EFBIG.
-    const std::vector<WriteSpan> across = {{kLimit - 10000, bytes.data(), bytes.size()}};
-    if (!backend.value()->write(across, true).is_full()) return kChildNotFull;
-    const std::vector<WriteSpan> beyond = {{kLimit + 10, bytes.data(), 10}};
-    if (!backend.value()->write(beyond, false).is_full()) return kChildNotFull;
-    return kChildOk;
-  });
+  const int code =
+      testing::run_with_file_size_limit(path, GetParam(), kLimit, [&](IoBackend& backend) {
+        const std::vector<WriteSpan> inside = {{0, bytes.data(), 100}};
+        if (!backend.write(inside, true).is_ok()) return kChildInLimitFailed;
+        // Crosses the limit: the kernel writes up to it (a short write), then EFBIG.
+        const std::vector<WriteSpan> across = {{kLimit - 10000, bytes.data(), bytes.size()}};
+        if (!backend.write(across, true).is_full()) return kChildNotFull;
+        const std::vector<WriteSpan> beyond = {{kLimit + 10, bytes.data(), 10}};
+        if (!backend.write(beyond, false).is_full()) return kChildNotFull;
+        return kChildOk;
+      });
   ASSERT_EQ(code, kChildOk);
   ASSERT_EQ(file_size(path), static_cast<int64_t>(kLimit));
   EXPECT_TRUE(pread_file(path, kLimit - 10000, 10000) ==

@@ -130,7 +130,10 @@ TEST_P(PageFileTest, WritesReadBackThroughMappingAndPread) {
   uint64_t bytes = 0;
   for (const WriteSpan& span : set.spans) bytes += span.size_bytes;
   FileStats stats = file->stats();
-  EXPECT_EQ(stats.write_calls, 1u);
+  // Kernel submissions: the scattered set needs several (more runs than the ring or
+  // than one pwritev takes).
+  const uint64_t calls = stats.write_calls;
+  EXPECT_GE(calls, 2u);
   EXPECT_EQ(stats.spans_written, set.spans.size());
   EXPECT_EQ(stats.bytes_written, bytes);
   EXPECT_EQ(stats.syncs, 1u);
@@ -141,11 +144,12 @@ TEST_P(PageFileTest, WritesReadBackThroughMappingAndPread) {
   ASSERT_TRUE(file->write(one, /*sync_after=*/false).is_ok());
   EXPECT_EQ(std::memcmp(file->data(0, page.size()), page.data(), page.size()), 0);
   stats = file->stats();
-  EXPECT_EQ(stats.write_calls, 2u);
+  EXPECT_EQ(stats.write_calls, calls + 1);  // one io_uring_enter, or one pwritev
   EXPECT_EQ(stats.bytes_written, bytes + page.size());
   EXPECT_EQ(stats.syncs, 1u);
   ASSERT_TRUE(file->sync().is_ok());
   EXPECT_EQ(file->stats().syncs, 2u);
+  EXPECT_EQ(file->stats().write_calls, calls + 2);
 }
 
 TEST_P(PageFileTest, GrowsInPreallocatedExtents) {

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <liburing.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +124,20 @@ int run_in_child(const std::function<int()>& body) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+int run_with_file_size_limit(const std::string& path, BackendKind kind, uint64_t limit_bytes,
+                             const std::function<int(IoBackend&)>& body) {
+  return run_in_child([&]() -> int {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit = {limit_bytes, limit_bytes};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return kChildSetupFailed;
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return kChildSetupFailed;
+    auto backend = make_backend(fd, kind);
+    if (!backend.is_ok()) return kChildSetupFailed;
+    return body(*backend.value());
+  });
 }
 
 ScopedEnv::ScopedEnv(std::string name, std::optional<std::string> value) : name_(std::move(name)) {

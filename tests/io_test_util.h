@@ -59,6 +59,16 @@ bool uring_available();
 // 128 + signal number if it died from a signal, or -1 if fork failed.
 int run_in_child(const std::function<int()>& body);
 
+// Exit code of run_with_file_size_limit() when the set-up in the child failed.
+inline constexpr int kChildSetupFailed = 10;
+
+// In a forked child limited to files of `limit_bytes` (RLIMIT_FSIZE, SIGXFSZ ignored):
+// opens `path` (O_RDWR | O_CREAT), builds a backend of `kind` over it, and exits with
+// body(backend), or kChildSetupFailed when a step of the set-up fails. Returns as
+// run_in_child().
+int run_with_file_size_limit(const std::string& path, BackendKind kind, uint64_t limit_bytes,
+                             const std::function<int(IoBackend&)>& body);
+
 // Sets (or with nullopt unsets) an environment variable; restores it on destruction.
 class ScopedEnv {
  public:

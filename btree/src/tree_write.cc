@@ -20,6 +20,53 @@ struct PathEntry {
   uint32_t index;  // child index taken in this branch
 };
 
+}  // namespace
+
+// Fills and reads a RightmostPath (its friend).
+class RightmostPathAccess {
+ public:
+  // `path` holds tree.depth - 1 branches; `low_key` is the last leaf's lower bound
+  // when `has_low_key`.
+  static void fill(RightmostPath& c, const TreeRoot& tree, const PathEntry* path, PageNo leaf,
+                   bool has_low_key, ByteView low_key) {
+    c.root_ = tree.root;
+    c.depth_ = tree.depth;
+    c.leaf_ = leaf;
+    for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
+      c.branches_[level] = path[level].page;
+      c.indexes_[level] = path[level].index;
+    }
+    c.has_low_key_ = has_low_key;
+    if (has_low_key)
+      c.low_key_.assign(reinterpret_cast<const char*>(low_key.data()), low_key.size());
+    c.valid_ = true;
+  }
+  static PageNo leaf(const RightmostPath& c) { return c.leaf_; }
+  static void copy_path(const RightmostPath& c, PathEntry* path) {
+    for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
+      path[level] = {c.branches_[level], c.indexes_[level]};
+    }
+  }
+};
+
+bool RightmostPath::covers(const TreeRoot& tree, ByteView key) const {
+  return valid_ && root_ == tree.root && depth_ == tree.depth &&
+         (!has_low_key_ || key.compare(ByteView(low_key_)) >= 0);
+}
+
+namespace {
+
+// Where `key` goes in a leaf: past the last entry for a key above them all (one
+// comparison, the sequential case), else the binary search of leaf_lower_bound().
+uint32_t leaf_position(const NodeView& leaf, ByteView key, bool* found) {
+  const uint32_t n = leaf.count();
+  if (n > 0 && leaf.key(n - 1).compare(key) < 0) {
+    *found = false;
+    return n;
+  }
+  return leaf.leaf_lower_bound(key, found);
+}
+
 // Makes `pg` writable, checking a committed page fully before copying it so a
 // damaged page is reported, never built upon.
 Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf, uint64_t expected_checksum) {
@@ -30,14 +77,22 @@ Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf, uint64_t expecte
 }
 
 // Descends to the leaf for `key`, copying each page on the way. Fills `path`
-// with the branches (depth-1 of them) and returns the leaf's page number.
-Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry* path) {
+// with the branches (depth-1 of them) and returns the leaf's page number. When
+// `rightmost` is given and the descent took the last child at every level, it
+// becomes this path.
+Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry* path,
+                        RightmostPath* rightmost = nullptr) {
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
   ORDO_ASSIGN_OR_RETURN(PageNo pg, cow(pw, tree.root, tree.depth == 1, tree.root_checksum));
   tree.root = pg;
+  bool on_rightmost = rightmost != nullptr;
+  // The last leaf's lower bound; points into a branch page of the path, which stays
+  // in place (set_child edits a cell where it is).
+  bool has_low_key = false;
+  ByteView low_key;
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
     NodeEditor ed(pw.writable(pg), pw.page_size());
     NodeView v = ed.view();
@@ -45,11 +100,19 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
     PageNo child = v.child(idx);
     uint64_t checksum = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
+    if (on_rightmost) {
+      on_rightmost = idx + 1 == v.count();
+      if (on_rightmost && idx > 0) {
+        low_key = v.key(idx);
+        has_low_key = true;
+      }
+    }
     ORDO_ASSIGN_OR_RETURN(PageNo copy, cow(pw, child, level + 2 == tree.depth, checksum));
     if (copy != child) ed.set_child(idx, copy, 0);
     path[level] = {pg, idx};
     pg = copy;
   }
+  if (on_rightmost) RightmostPathAccess::fill(*rightmost, tree, path, pg, has_low_key, low_key);
   return pg;
 }
 
@@ -250,16 +313,23 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
 
 }  // namespace
 
-Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value) {
+Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, RightmostPath* rightmost) {
   ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
   thread_local std::vector<std::byte> cell_buf;
   ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
   if (tree.root == kNoPage) return start_tree(pw, tree, cell);
   PathEntry path[kMaxDepth];
-  ORDO_ASSIGN_OR_RETURN(PageNo leaf_pg, cow_path(pw, tree, key, path));
+  // At the right edge, the cached path's leaf: no root-to-leaf search.
+  const bool cached = rightmost != nullptr && rightmost->covers(tree, key);
+  PageNo leaf_pg = kNoPage;
+  if (cached) {
+    leaf_pg = RightmostPathAccess::leaf(*rightmost);
+  } else {
+    ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost));
+  }
   NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
   bool found = false;
-  uint32_t pos = leaf.view().leaf_lower_bound(key, &found);
+  uint32_t pos = leaf_position(leaf.view(), key, &found);
   if (leaf.view().damaged()) return internal::damaged(leaf_pg);
   if (found) {
     free_value(pw, leaf.view(), pos);
@@ -271,6 +341,9 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value) {
     leaf.insert_cell(pos, cell);
     return Status::ok();
   }
+  // A split changes the path's pages and separators: the next put descends again.
+  if (cached) RightmostPathAccess::copy_path(*rightmost, path);
+  if (rightmost != nullptr) rightmost->invalidate();
   return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size());
 }
 
@@ -305,8 +378,7 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
 
 namespace {
 
-Status free_subtree(PageWriter& pw, PageNo pg, uint64_t expected, uint32_t level,
-                    uint32_t depth) {
+Status free_subtree(PageWriter& pw, PageNo pg, uint64_t expected, uint32_t level, uint32_t depth) {
   const bool leaf = level + 1 == depth;
   ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, leaf, expected));
   ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
@@ -339,8 +411,8 @@ namespace {
 // Merges the page at `level` (under path[level-1]) with a neighbour when it is
 // under a quarter full and both fit one page. Returns true when it merged, so
 // the parent lost an entry and may itself be underfull.
-Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t level,
-                                PageNo pg, bool leaf) {
+Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t level, PageNo pg,
+                                bool leaf) {
   const uint32_t ps = pw.page_size();
   if (level == 0 || NodeView(pw.writable(pg), ps).used_bytes() >= ps / 4) return false;
   const PageNo parent = path[level - 1].page;

@@ -81,6 +81,8 @@ class WriteTxnImpl : public TxnImpl {
     bool dropped = false;  // dropped or renamed away in this txn
     std::string name;
     btree::TreeRoot root;
+    // put()'s cache of the rightmost path; invalidated by every other change.
+    btree::RightmostPath rightmost;
   };
   Result<TreeState*> state_of(const Tree& tree);
   // Remembers a failure that may have left pages half-changed: the txn can

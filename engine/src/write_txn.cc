@@ -77,6 +77,7 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
   Tree tree{db_.tree_id(name), std::string(name)};
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
+  st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, name, &found)));
@@ -103,6 +104,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   engine::encode_tree_root(root, bytes);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, to, ByteView(bytes, sizeof bytes))));
   old_state->dropped = true;
+  old_state->rightmost.invalidate();
   old_state->dirty = false;
   trees_[new_tree.id] = TreeState{true, true, false, std::string(to), root};
   return Status::ok();
@@ -112,13 +114,14 @@ Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
-  return note(btree::put(pages_, st->root, key, value));
+  return note(btree::put(pages_, st->root, key, value, &st->rightmost));
 }
 
 Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
+  st->rightmost.invalidate();
   return note(btree::append(pages_, st->root, key, value, db_.options().append_fill));
 }
 
@@ -126,6 +129,7 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   bool found = false;
+  st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
   if (!found) return Status::not_found("key not found");
   st->dirty = true;
@@ -179,21 +183,23 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   const bool sync = db_.options().sync_commits;
   const bool two_sync = db_.options().commit_protocol == CommitProtocol::kTwoSync;
   std::vector<io::WriteSpan> spans = pages_.write_spans();
-  if (!spans.empty()) {
-    // One-sync: the pages are written (into the page cache, so readers in
-    // other processes never see the meta first) but synced with the meta.
-    Status s = file.write(spans, sync && two_sync);
-    if (!s.is_ok()) {
-      if (s.is_io_error()) db_.poison(s);
-      return s;
-    }
-  }
   // The meta goes last: until it is durable the previous commit stays the one
   // a crash recovers to.
   std::byte* meta_page = static_cast<std::byte*>(mi_zalloc_aligned(ps, 4096));
   engine::encode_meta(meta, meta_page);
-  io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
-  Status s = file.write(std::span<const io::WriteSpan>(&meta_span, 1), sync);
+  const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
+  const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
+  Status s;
+  if (two_sync) {
+    // Pages durable first, then the meta and its own sync.
+    s = spans.empty() ? Status::ok() : file.write(spans, sync);
+    if (s.is_ok()) s = file.write(meta_spans, sync);
+  } else {
+    // One-sync: one batch. The meta starts only after every page write completed
+    // (into the page cache, so readers in other processes never see the meta
+    // first), and is skipped when one failed; one fdatasync behind both.
+    s = file.write_ordered(spans, meta_spans, sync);
+  }
   mi_free(meta_page);
   if (!s.is_ok()) {
     if (s.is_io_error()) db_.poison(s);

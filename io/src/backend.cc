@@ -32,6 +32,12 @@ Result<std::unique_ptr<IoBackend>> make_auto(int fd) {
 
 }  // namespace
 
+Status IoBackend::write_ordered(std::span<const WriteSpan> first,
+                                std::span<const WriteSpan> then, bool sync_after) {
+  ORDO_RETURN_IF_ERROR(write(first, false));
+  return write(then, sync_after);
+}
+
 Result<std::unique_ptr<IoBackend>> make_backend(int fd, BackendKind kind) {
   if (fd < 0) {
     return Status::invalid_argument("make_backend: bad file descriptor " + std::to_string(fd));

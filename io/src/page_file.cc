@@ -191,21 +191,40 @@ Status PageFile::map_up_to(uint64_t new_file_bytes) {
 
 Status PageFile::write(std::span<const WriteSpan> spans, bool sync_after) {
   if (!backend_) return Status::invalid_argument("write to read-only file " + path_);
-  ORDO_RETURN_IF_ERROR(with_context(backend_->write(spans, sync_after), path_));
+  const uint64_t submissions_before = backend_->submissions();
+  Status s = with_context(backend_->write(spans, sync_after), path_);
+  count_call(submissions_before, spans, {}, sync_after, s);
+  return s;
+}
+
+Status PageFile::write_ordered(std::span<const WriteSpan> first, std::span<const WriteSpan> then,
+                               bool sync_after) {
+  if (!backend_) return Status::invalid_argument("write to read-only file " + path_);
+  const uint64_t submissions_before = backend_->submissions();
+  Status s = with_context(backend_->write_ordered(first, then, sync_after), path_);
+  count_call(submissions_before, first, then, sync_after, s);
+  return s;
+}
+
+void PageFile::count_call(uint64_t submissions_before, std::span<const WriteSpan> first,
+                          std::span<const WriteSpan> then, bool synced, const Status& status) {
+  counters_.write_calls.fetch_add(backend_->submissions() - submissions_before,
+                                  std::memory_order_relaxed);
+  if (!status.is_ok()) return;
   uint64_t bytes = 0;
-  for (const WriteSpan& span : spans) bytes += span.size_bytes;
-  counters_.write_calls.fetch_add(1, std::memory_order_relaxed);
-  counters_.spans_written.fetch_add(spans.size(), std::memory_order_relaxed);
+  for (const WriteSpan& span : first) bytes += span.size_bytes;
+  for (const WriteSpan& span : then) bytes += span.size_bytes;
+  counters_.spans_written.fetch_add(first.size() + then.size(), std::memory_order_relaxed);
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
-  if (sync_after) counters_.syncs.fetch_add(1, std::memory_order_relaxed);
-  return Status::ok();
+  if (synced) counters_.syncs.fetch_add(1, std::memory_order_relaxed);
 }
 
 Status PageFile::sync() {
   if (!backend_) return Status::invalid_argument("sync of read-only file " + path_);
-  ORDO_RETURN_IF_ERROR(with_context(backend_->sync(), path_));
-  counters_.syncs.fetch_add(1, std::memory_order_relaxed);
-  return Status::ok();
+  const uint64_t submissions_before = backend_->submissions();
+  Status s = with_context(backend_->sync(), path_);
+  count_call(submissions_before, {}, {}, true, s);
+  return s;
 }
 
 std::string_view PageFile::backend_name() const {

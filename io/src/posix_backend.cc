@@ -30,6 +30,7 @@ Status PosixBackend::write_run(WriteRun& run) {
   int again_retries = 0;
   while (run.size_bytes > 0) {
     const int count = static_cast<int>(std::min(run.iov_count, kMaxIovecsPerWrite));
+    ++submissions_;
     const ssize_t written =
         ::pwritev(fd_, &iovecs[run.first_iov], count, static_cast<off_t>(run.offset_bytes));
     if (written < 0) {
@@ -48,7 +49,7 @@ Status PosixBackend::write_run(WriteRun& run) {
 }
 
 Status PosixBackend::sync() {
-  while (::fdatasync(fd_) != 0) {
+  while ((++submissions_, ::fdatasync(fd_)) != 0) {
     const int err = errno;
     if (err != EINTR) return write_error("fdatasync", err);
   }

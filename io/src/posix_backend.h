@@ -22,6 +22,7 @@ class PosixBackend final : public IoBackend {
   std::string_view name() const override { return "posix"; }
   Status write(std::span<const WriteSpan> spans, bool sync_after) override;
   Status sync() override;
+  uint64_t submissions() const override { return submissions_; }
 
  private:
   // Writes all of `run`. Returns Full/IOError as IoBackend::write.
@@ -29,6 +30,7 @@ class PosixBackend final : public IoBackend {
 
   const int fd_;
   WritePlan plan_;
+  uint64_t submissions_ = 0;  // pwritev and fdatasync calls
 };
 
 }  // namespace ordo::io

@@ -69,33 +69,99 @@ UringBackend::~UringBackend() {
 
 Status UringBackend::write(std::span<const WriteSpan> spans, bool sync_after) {
   ORDO_RETURN_IF_ERROR(plan_.build(spans));
-  return run_batch(sync_after);
+  return run_batch(kFirstPlan, sync_after);
+}
+
+Status UringBackend::write_ordered(std::span<const WriteSpan> first,
+                                   std::span<const WriteSpan> then, bool sync_after) {
+  ORDO_RETURN_IF_ERROR(plan_.build(first));
+  ORDO_RETURN_IF_ERROR(then_plan_.build(then));
+  const size_t operations = plan_.runs().size() + then_plan_.runs().size() + (sync_after ? 1 : 0);
+  if (chain_fits(operations)) {
+    ORDO_RETURN_IF_ERROR(run_chain(sync_after));
+    if (!chain_incomplete_) return Status::ok();
+  }
+  // What the chain left (or all of it, when it did not fit), group after group. Runs
+  // the chain finished have no bytes left and are skipped.
+  ORDO_RETURN_IF_ERROR(run_batch(kFirstPlan, false));
+  return run_batch(kThenPlan, sync_after);
 }
 
 Status UringBackend::sync() {
   ORDO_RETURN_IF_ERROR(plan_.build({}));
-  return run_batch(/*sync_after=*/true);
+  return run_batch(kFirstPlan, /*sync_after=*/true);
 }
 
-Status UringBackend::run_batch(bool sync_after) {
-  if (broken_) {
-    return Status::io_error("io_uring ring is unusable after an earlier io_uring_enter failure",
-                            EIO);
-  }
-  const size_t run_count = plan_.runs().size();
-  pending_.clear();
-  pending_.reserve(run_count);
-  for (size_t i = 0; i < run_count; ++i) pending_.push_back(static_cast<uint32_t>(i));
+void UringBackend::reset_batch(bool sync_after, bool chained) {
   pending_head_ = 0;
   in_flight_ = 0;
   sync_after_ = sync_after;
   sync_wanted_ = sync_after;
+  chained_ = chained;
+  chain_incomplete_ = false;
   retries_ = 0;
   error_ = Status::ok();
+}
+
+Status UringBackend::run_batch(uint32_t id, bool sync_after) {
+  if (broken_) {
+    return Status::io_error("io_uring ring is unusable after an earlier io_uring_enter failure",
+                            EIO);
+  }
+  reset_batch(sync_after, /*chained=*/false);
+  active_plan_ = id;
+  std::span<const WriteRun> runs = plan(id).runs();
+  pending_.clear();
+  pending_.reserve(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].size_bytes > 0) pending_.push_back(static_cast<uint32_t>(i));
+  }
 
   while (true) {
     if (error_.is_ok()) queue_operations();
     if (in_flight_ == 0) break;
+    submit_and_wait();
+    if (broken_) break;
+    reap_completions();
+  }
+  return std::move(error_);
+}
+
+bool UringBackend::chain_fits(size_t operations) const {
+  return operations > 0 && operations <= ring_.sq.ring_entries && operations <= max_in_flight_;
+}
+
+Status UringBackend::run_chain(bool sync_after) {
+  if (broken_) {
+    return Status::io_error("io_uring ring is unusable after an earlier io_uring_enter failure",
+                            EIO);
+  }
+  reset_batch(sync_after, /*chained=*/true);
+  const int file = fixed_file_ ? 0 : fd_;
+  io_uring_sqe* last = nullptr;
+  for (const uint32_t id : {kFirstPlan, kThenPlan}) {
+    std::span<WriteRun> runs = plan(id).runs();
+    std::span<iovec> iovecs = plan(id).iovecs();
+    for (size_t i = 0; i < runs.size(); ++i) {
+      last = next_sqe();  // chain_fits(): never nullptr
+      io_uring_prep_writev(last, file, &iovecs[runs[i].first_iov],
+                           static_cast<unsigned>(runs[i].iov_count), runs[i].offset_bytes);
+      // Linked: the next operation starts only after this one wrote all its bytes; a
+      // failed or short write cancels the rest of the chain.
+      last->flags |= file_flags() | IOSQE_IO_LINK;
+      io_uring_sqe_set_data64(last, (uint64_t{id} << 32) | i);
+    }
+  }
+  if (sync_after) {
+    last = next_sqe();
+    io_uring_prep_fsync(last, file, IORING_FSYNC_DATASYNC);
+    last->flags |= file_flags();
+    io_uring_sqe_set_data64(last, kSyncTag);
+    sync_wanted_ = false;
+  } else if (last != nullptr) {
+    last->flags &= static_cast<uint8_t>(~IOSQE_IO_LINK);
+  }
+  while (in_flight_ > 0) {
     submit_and_wait();
     if (broken_) break;
     reap_completions();
@@ -113,8 +179,8 @@ io_uring_sqe* UringBackend::next_sqe() {
 
 void UringBackend::queue_operations() {
   const int file = fixed_file_ ? 0 : fd_;
-  std::span<WriteRun> runs = plan_.runs();
-  std::span<iovec> iovecs = plan_.iovecs();
+  std::span<WriteRun> runs = plan(active_plan_).runs();
+  std::span<iovec> iovecs = plan(active_plan_).iovecs();
   while (pending_head_ < pending_.size()) {
     io_uring_sqe* sqe = next_sqe();
     if (sqe == nullptr) return;
@@ -123,7 +189,7 @@ void UringBackend::queue_operations() {
     io_uring_prep_writev(sqe, file, &iovecs[run.first_iov], static_cast<unsigned>(run.iov_count),
                          run.offset_bytes);
     sqe->flags |= file_flags();
-    io_uring_sqe_set_data64(sqe, index);
+    io_uring_sqe_set_data64(sqe, (uint64_t{active_plan_} << 32) | index);
   }
   if (!sync_wanted_) return;
   io_uring_sqe* sqe = next_sqe();
@@ -138,6 +204,7 @@ void UringBackend::queue_operations() {
 void UringBackend::submit_and_wait() {
   // Waiting for the whole batch (not just one completion) refills the queue in full
   // batches: one io_uring_enter per kUringQueueEntries operations.
+  ++submissions_;
   const int rc = io_uring_submit_and_wait(&ring_, in_flight_);
   if (rc >= 0) return;
   // EINTR: a signal; EAGAIN/EBUSY: kernel short of memory or completions to reap first.
@@ -164,14 +231,17 @@ void UringBackend::reap_completions() {
   }
 }
 
-void UringBackend::on_write_completion(uint64_t run_index, int result) {
-  WriteRun& run = plan_.runs()[run_index];
+void UringBackend::on_write_completion(uint64_t tag, int result) {
+  const auto run_index = static_cast<uint32_t>(tag);
+  WritePlan& owner = plan(static_cast<uint32_t>(tag >> 32));
+  WriteRun& run = owner.runs()[run_index];
   // Built only on error paths: the normal path allocates nothing.
   auto what = [&run] { return "io_uring writev at offset " + std::to_string(run.offset_bytes); };
   if (result < 0) {
     if (result == -EINTR || result == -EAGAIN) {
-      if (may_retry("io_uring writev", -result))
-        pending_.push_back(static_cast<uint32_t>(run_index));
+      if (may_retry("io_uring writev", -result)) retry_write(run_index);
+    } else if (result == -ECANCELED && chained_) {
+      chain_incomplete_ = true;  // behind a short or retryable write: not written
     } else {
       record_error(write_error(what(), -result));
     }
@@ -181,20 +251,40 @@ void UringBackend::on_write_completion(uint64_t run_index, int result) {
     record_error(Status::io_error(what() + " wrote nothing", EIO));
     return;
   }
-  advance_run(run, plan_.iovecs(), static_cast<uint64_t>(result));
+  advance_run(run, owner.iovecs(), static_cast<uint64_t>(result));
   if (run.size_bytes == 0) return;
   // Short write: submit the rest; a sync already queued may have run before it.
-  pending_.push_back(static_cast<uint32_t>(run_index));
-  if (sync_after_) sync_wanted_ = true;
+  retry_write(run_index);
+  if (sync_after_ && !chained_) sync_wanted_ = true;
 }
 
 void UringBackend::on_sync_completion(int result) {
   if (result >= 0) return;
   if (result == -EINTR || result == -EAGAIN) {
-    if (may_retry("io_uring fdatasync", -result)) sync_wanted_ = true;
+    if (may_retry("io_uring fdatasync", -result)) retry_sync();
+    return;
+  }
+  if (result == -ECANCELED && chained_) {
+    chain_incomplete_ = true;
     return;
   }
   record_error(write_error("io_uring fdatasync", -result));
+}
+
+void UringBackend::retry_write(uint32_t run_index) {
+  if (chained_) {
+    chain_incomplete_ = true;  // run_batch writes what the run has left
+  } else {
+    pending_.push_back(run_index);
+  }
+}
+
+void UringBackend::retry_sync() {
+  if (chained_) {
+    chain_incomplete_ = true;
+  } else {
+    sync_wanted_ = true;
+  }
 }
 
 bool UringBackend::may_retry(std::string_view what, int err) {

@@ -1,6 +1,8 @@
 // UringBackend: the io_uring IoBackend. One write() is one batch: an IORING_OP_WRITEV per
 // coalesced run, then (if asked) an IORING_OP_FSYNC with IORING_FSYNC_DATASYNC and
 // IOSQE_IO_DRAIN, so the sync starts only after every write of the batch completed.
+// One write_ordered() is one chain: every write of both groups and the sync linked
+// (IOSQE_IO_LINK) in one submission.
 #pragma once
 
 #include <liburing.h>
@@ -35,22 +37,40 @@ class UringBackend final : public IoBackend {
 
   std::string_view name() const override { return "io_uring"; }
   Status write(std::span<const WriteSpan> spans, bool sync_after) override;
+  Status write_ordered(std::span<const WriteSpan> first, std::span<const WriteSpan> then,
+                       bool sync_after) override;
   Status sync() override;
+  uint64_t submissions() const override { return submissions_; }
 
  private:
+  // Which plan a write belongs to (the high half of its user_data).
+  enum PlanId : uint32_t { kFirstPlan = 0, kThenPlan = 1 };
+
   explicit UringBackend(int fd) : fd_(fd) {}
 
-  // Submits the current plan (and a sync when `sync_after`) and waits until nothing is
-  // in flight. Returns the first error seen.
-  Status run_batch(bool sync_after);
+  WritePlan& plan(uint32_t id) { return id == kThenPlan ? then_plan_ : plan_; }
+  // Clears the state of one batch or chain.
+  void reset_batch(bool sync_after, bool chained);
+  // Submits what is left of plan `id` (runs with bytes to write) and a sync when
+  // `sync_after`, and waits until nothing is in flight. Returns the first error seen.
+  Status run_batch(uint32_t id, bool sync_after);
+  // Submits both plans and the sync (when `sync_after`) as one linked chain and waits
+  // for it. Leaves chain_incomplete_ set when something must be finished by run_batch
+  // (a short write, a retryable error, or an operation cancelled behind one).
+  // REQUIRES: the chain fits (chain_fits()). Returns the first error seen.
+  Status run_chain(bool sync_after);
+  bool chain_fits(size_t operations) const;
   // Fills free submission slots with pending writes, then the sync once none is left.
   void queue_operations();
   // Submits queued entries and waits until every operation in flight completed.
   void submit_and_wait();
   // Handles every available completion.
   void reap_completions();
-  void on_write_completion(uint64_t run_index, int result);
+  void on_write_completion(uint64_t tag, int result);
   void on_sync_completion(int result);
+  // An operation to do again: queued in a batch, left to the slow path in a chain.
+  void retry_write(uint32_t run_index);
+  void retry_sync();
   // Counts one EINTR/EAGAIN retry; records an error when there were too many.
   bool may_retry(std::string_view what, int err);
   void record_error(Status status);
@@ -66,9 +86,14 @@ class UringBackend final : public IoBackend {
   bool fixed_file_ = false;     // fd_ registered as fixed file 0
   bool broken_ = false;         // io_uring_enter failed unrecoverably; every call fails
   unsigned max_in_flight_ = 0;  // CQ ring size: never more operations than CQ slots
-  WritePlan plan_;
+  uint64_t submissions_ = 0;    // io_uring_enter calls
+  WritePlan plan_;              // write(), and the first group of write_ordered()
+  WritePlan then_plan_;         // the second group of write_ordered()
 
-  // State of the batch being run (valid during run_batch only).
+  // State of the batch or chain being run (valid during run_batch/run_chain only).
+  uint32_t active_plan_ = kFirstPlan;  // the plan run_batch writes
+  bool chained_ = false;               // run_chain: retries go to the slow path
+  bool chain_incomplete_ = false;
   std::vector<uint32_t> pending_;  // run indexes to (re)submit, consumed from pending_head_
   size_t pending_head_ = 0;
   unsigned in_flight_ = 0;  // prepared SQEs whose CQE was not reaped yet

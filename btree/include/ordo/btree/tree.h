@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "ordo/btree/page_access.h"
+#include "ordo/btree/rightmost_path.h"
 #include "ordo/byte_view.h"
 #include "ordo/status.h"
 
@@ -38,7 +39,11 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, 
 
 // Inserts or overwrites. InvalidArgument for an oversized key or value;
 // Corruption on a damaged page; Full/IOError from page allocation.
-Status put(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value);
+// `rightmost`, when given, is this tree's cache for this write txn (see
+// RightmostPath): a key it covers skips the root-to-leaf search; a descent along
+// the last child at every level refills it; a split invalidates it.
+Status put(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value,
+           RightmostPath* rightmost = nullptr);
 
 // Removes `key`; *found tells whether it existed. A page left under a quarter
 // full merges with a neighbour when the two fit one page; empty pages are
@@ -51,6 +56,9 @@ Status remove(PageWriter& pages, TreeRoot& tree, ByteView key, bool* found);
 Status append(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value, double fill);
 
 // Frees every page of the tree (and its overflow runs); leaves it empty.
+//
+// remove(), append() and drop() do not know the tree's RightmostPath: a caller
+// that keeps one must invalidate() it around them.
 Status drop(PageWriter& pages, TreeRoot& tree);
 
 // Computes, bottom-up over the txn's dirty pages, every branch entry's child

@@ -4,7 +4,9 @@
 // A commit hands the backend every page it writes as a list of WriteSpans. The backend
 // sorts them by offset, coalesces adjacent spans into one vectored write (at most
 // kMaxIovecsPerWrite iovecs each), writes every byte, and, when asked, issues one
-// fdatasync that completes only after all of those writes completed.
+// fdatasync that completes only after all of those writes completed. write_ordered()
+// adds a second group (the meta page) that starts only after the first completed, so a
+// one-sync commit is one batch: on io_uring, one io_uring_enter.
 #pragma once
 
 #include <cstddef>
@@ -37,9 +39,11 @@ struct WriteSpan {
 // split into several writes.
 inline constexpr size_t kMaxIovecsPerWrite = 1024;
 
-// Submission queue entries of the io_uring backend's ring. A write with more coalesced
-// runs than this is submitted in several batches, all before the sync.
-inline constexpr unsigned kUringQueueEntries = 64;
+// Submission queue entries of the io_uring backend's ring (its completion queue holds
+// twice as many). A write with more coalesced runs than this is submitted in several
+// batches, all before the sync; write_ordered() submits its one linked chain in a single
+// io_uring_enter when all of its operations fit.
+inline constexpr unsigned kUringQueueEntries = 256;
 
 // Value of the environment variable ORDO_IO that BackendKind::kAuto reads.
 inline constexpr std::string_view kBackendEnvVar = "ORDO_IO";
@@ -73,9 +77,28 @@ class IoBackend {
   //                    After a failed sync the durability of earlier writes is unknown.
   virtual Status write(std::span<const WriteSpan> spans, bool sync_after) = 0;
 
+  // Writes `first` as write(first, false) would, then `then` as write(then, sync_after)
+  // would, with one ordering guarantee: no byte of `then` is written before every write
+  // of `first` completed (reached the page cache), and none is written when a write of
+  // `first` failed. Spans of `first` and `then` may not overlap within their group; the
+  // groups are not checked against each other.
+  //
+  // The default implementation is those two write() calls. The io_uring backend submits
+  // everything as one chain of linked operations (IOSQE_IO_LINK: a failed or short write
+  // cancels what follows it) in one io_uring_enter when it fits the ring, finishing any
+  // short or cancelled remainder group by group, in order, afterwards.
+  // Returns as write(); an error leaves `then` unwritten when it came from `first`.
+  virtual Status write_ordered(std::span<const WriteSpan> first, std::span<const WriteSpan> then,
+                               bool sync_after);
+
   // fdatasync: makes every completed write durable.
   // Returns Full on ENOSPC/EDQUOT, IOError (errno) on any other failure.
   virtual Status sync() = 0;
+
+  // System calls this backend made so far to hand writes or syncs to the kernel:
+  // io_uring_enter calls (io_uring), pwritev and fdatasync calls (POSIX). Failed and
+  // retried calls count. Read by the writer thread (not synchronized).
+  virtual uint64_t submissions() const = 0;
 };
 
 // Builds the backend `kind` writing to `fd` (open for writing; not owned).

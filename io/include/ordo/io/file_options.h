@@ -32,12 +32,15 @@ struct FileOptions {
 };
 
 // Counters of what a PageFile did since open, for Database::stats() and benchmarks.
-// Only successful calls are counted.
+// Only successful calls are counted, except write_calls, which counts every submission.
 struct FileStats {
-  uint64_t write_calls = 0;    // successful PageFile::write calls
-  uint64_t spans_written = 0;  // WriteSpans passed to those calls
+  // System calls that handed writes or syncs to the kernel (IoBackend::submissions()):
+  // io_uring_enter calls with io_uring (a one-sync commit is one), pwritev and fdatasync
+  // calls with POSIX. Failed calls count too.
+  uint64_t write_calls = 0;
+  uint64_t spans_written = 0;  // WriteSpans passed to successful write calls
   uint64_t bytes_written = 0;  // sum of their size_bytes
-  uint64_t syncs = 0;          // successful fdatasyncs: write(..., true) plus sync()
+  uint64_t syncs = 0;          // successful fdatasyncs: write*(..., true) plus sync()
   uint64_t growths = 0;        // grow_to calls that lengthened the file
 };
 

@@ -110,6 +110,12 @@ class PageFile {
   // messages name the path.
   Status write(std::span<const WriteSpan> spans, bool sync_after);
 
+  // Writes `first`, then `then` only after every write of `first` completed, then
+  // fdatasync when `sync_after` (see IoBackend::write_ordered): a one-sync commit's pages
+  // and meta page in one batch. Counted in stats() as write() counts. Returns as write().
+  Status write_ordered(std::span<const WriteSpan> first, std::span<const WriteSpan> then,
+                       bool sync_after);
+
   // fdatasync. Returns InvalidArgument on a read-only file, else as IoBackend::sync.
   Status sync();
 
@@ -139,7 +145,7 @@ class PageFile {
 
  private:
   struct Counters {
-    std::atomic<uint64_t> write_calls{0};
+    std::atomic<uint64_t> write_calls{0};  // backend submissions (FileStats::write_calls)
     std::atomic<uint64_t> spans_written{0};
     std::atomic<uint64_t> bytes_written{0};
     std::atomic<uint64_t> syncs{0};
@@ -153,6 +159,10 @@ class PageFile {
   Status map_up_to(uint64_t new_file_bytes);
   // The growth step for the current length, in bytes.
   uint64_t growth_step_bytes() const;
+  // Counts one write/write_ordered/sync call: its kernel submissions always, its spans,
+  // bytes and sync when `status` is ok.
+  void count_call(uint64_t submissions_before, std::span<const WriteSpan> first,
+                  std::span<const WriteSpan> then, bool synced, const Status& status);
 
   const std::string path_;
   const FileOptions options_;

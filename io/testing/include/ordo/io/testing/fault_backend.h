@@ -20,7 +20,9 @@ namespace ordo::io::testing {
 // recorded as failed and the call returns its error (the spans before it stay written,
 // the ones after it are neither written nor recorded); any other span is written alone
 // through the real backend and recorded with the file length after it. Then, when
-// `sync_after`, a sync op the same way. sync() is one sync op.
+// `sync_after`, a sync op the same way. sync() is one sync op. write_ordered() is the
+// IoBackend default: write(first, false), then write(then, sync_after), so the log holds
+// every op of `first` before any op of `then`, as the real backends order them.
 //
 // Returns, like IoBackend::write: InvalidArgument for bad spans (nothing recorded);
 // Full for an injected ENOSPC/EDQUOT/EFBIG; IOError carrying errno for any other
@@ -35,6 +37,8 @@ class FaultBackend final : public IoBackend {
   std::string_view name() const override { return "fault"; }
   Status write(std::span<const WriteSpan> spans, bool sync_after) override;
   Status sync() override;
+  // The real backend's: one per write op and sync op it performed (POSIX by default).
+  uint64_t submissions() const override { return real_->submissions(); }
 
   const std::shared_ptr<FaultLog>& log() const { return log_; }
 

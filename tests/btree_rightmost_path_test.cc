@@ -1,0 +1,150 @@
+// RightmostPath: a put at the right edge skips the root-to-leaf search, and puts with
+// the cache stay correct against std::map through splits, deletes, overwrites, large
+// values, several trees and committed (copied-on-write) pages.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "btree_mem_pages.h"
+#include "btree_model.h"
+#include "ordo/btree/tree.h"
+
+namespace ordo::btree {
+namespace {
+
+using testing::be_key;
+using testing::expect_matches;
+using testing::MemPages;
+
+// Counts the pages the tree asks to write and the pages it reads.
+class CountingPages : public MemPages {
+ public:
+  using MemPages::MemPages;
+  std::byte* writable(PageNo pg) override {
+    ++writable_calls;
+    return MemPages::writable(pg);
+  }
+  Result<const std::byte*> read(PageNo pg) override {
+    ++read_calls;
+    return MemPages::read(pg);
+  }
+  uint64_t writable_calls = 0;
+  uint64_t read_calls = 0;
+};
+
+TEST(RightmostPathTest, SequentialPutTouchesOnlyTheLastLeaf) {
+  CountingPages pages(4096);
+  TreeRoot tree;
+  RightmostPath rightmost;
+  uint64_t next = 0;
+  // Depth 3: ~100 keys per leaf, ~170 leaves per branch.
+  while (tree.depth < 3) {
+    ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+  }
+  pages.commit();  // the path is now shared with a committed snapshot
+  // The first put of the txn copies the whole path and fills the cache.
+  ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+  ASSERT_TRUE(rightmost.valid());
+  // The next one, if it does not split, writes the last leaf and nothing else.
+  for (int i = 0; i < 20; ++i) {
+    const uint64_t entries = tree.entries;
+    pages.writable_calls = 0;
+    pages.read_calls = 0;
+    ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+    ASSERT_EQ(tree.entries, entries + 1);
+    if (!rightmost.valid()) break;  // it split: the next put descends again
+    EXPECT_EQ(pages.writable_calls, 1u) << "put " << i;
+    EXPECT_EQ(pages.read_calls, 0u) << "put " << i;
+  }
+  // Without the cache the same put writes every page on the path.
+  pages.writable_calls = 0;
+  ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789").is_ok());
+  EXPECT_GE(pages.writable_calls, tree.depth);
+}
+
+TEST(RightmostPathTest, KeyBelowTheLastLeafIsNotCovered) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  RightmostPath rightmost;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(put(pages, tree, be_key(i * 2), "v", &rightmost).is_ok());
+  }
+  ASSERT_GE(tree.depth, 2u);
+  ASSERT_TRUE(put(pages, tree, be_key(5000), "v", &rightmost).is_ok());
+  ASSERT_TRUE(rightmost.valid());
+  EXPECT_TRUE(rightmost.covers(tree, be_key(6000)));
+  EXPECT_TRUE(rightmost.covers(tree, be_key(1999)));  // inside the last leaf's range
+  EXPECT_FALSE(rightmost.covers(tree, be_key(1)));
+  TreeRoot other = tree;
+  other.root += 1;
+  EXPECT_FALSE(rightmost.covers(other, be_key(6000)));
+  rightmost.invalidate();
+  EXPECT_FALSE(rightmost.covers(tree, be_key(6000)));
+}
+
+// Two trees in one page store, each with its own cache, under interleaved appends,
+// random puts (overwrites, inserts into the last leaf and elsewhere), large values,
+// deletes (of the last key too) and commits.
+TEST(RightmostPathTest, RandomMixMatchesStdMap) {
+  const uint64_t seed = 20261130;
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  MemPages pages(4096);
+  struct Tree {
+    TreeRoot root;
+    RightmostPath rightmost;
+    std::map<std::string, std::string> model;
+    uint64_t next = 1'000'000;
+  };
+  Tree trees[2];
+  for (int step = 0; step < 60'000; ++step) {
+    Tree& t = trees[rng() % 2];
+    const int op = static_cast<int>(rng() % 100);
+    std::string value(rng() % 400, static_cast<char>('a' + step % 26));
+    if (op < 2) value.assign(2000 + rng() % 3000, 'L');  // overflow run
+    std::string key;
+    if (op < 60) {
+      key = be_key(t.next);
+      t.next += 1 + rng() % 3;
+    } else if (op < 70) {
+      key = be_key(rng() % t.next);
+    } else if (op < 75) {
+      key = be_key(t.next - 1 - rng() % 3000);  // near the right edge, maybe below the last leaf
+    } else if (op < 80 && !t.model.empty()) {
+      key = t.model.rbegin()->first;  // overwrite the last key
+    } else if (!t.model.empty()) {
+      const bool last = op < 85;
+      auto it = last ? std::prev(t.model.end()) : t.model.lower_bound(be_key(rng() % t.next));
+      if (it == t.model.end()) continue;
+      bool found = false;
+      t.rightmost.invalidate();
+      ASSERT_TRUE(remove(pages, t.root, it->first, &found).is_ok());
+      ASSERT_TRUE(found);
+      t.model.erase(it);
+      continue;
+    } else {
+      continue;
+    }
+    ASSERT_TRUE(put(pages, t.root, key, value, &t.rightmost).is_ok()) << "step " << step;
+    t.model[key] = value;
+    if (step % 5000 == 4999) {
+      for (Tree& each : trees) {
+        ASSERT_TRUE(finalize(pages, each.root).is_ok());
+        each.rightmost.invalidate();  // a new txn: a new cache
+      }
+      pages.commit();
+      for (Tree& each : trees) expect_matches(pages, each.root, each.model);
+    }
+  }
+  for (Tree& t : trees) {
+    EXPECT_GE(t.root.depth, 3u);  // deep enough for paths that leave the right edge low
+    expect_matches(pages, t.root, t.model);
+  }
+}
+
+}  // namespace
+}  // namespace ordo::btree
