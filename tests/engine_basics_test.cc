@@ -430,7 +430,8 @@ TEST_F(EngineTest, AbortsReturnTheirPages) {
   db = testing::open_db(path());
   EXPECT_EQ(meta().free_pages, free_before);
   EXPECT_EQ(meta().page_high_water, high_water_before);
-  EXPECT_EQ(db->info().file_bytes, file_before);
+  // Closing trimmed the preallocated extent: no larger than before.
+  EXPECT_LE(db->info().file_bytes, file_before);
   auto r = db->begin_read();
   EXPECT_EQ(r->tree_stats(r->default_tree())->entries, 0u);
 }
