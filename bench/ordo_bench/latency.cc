@@ -27,4 +27,8 @@ LatencySummary summarize_latency(std::span<const double> samples_us) {
   return s;
 }
 
+nlohmann::ordered_json latency_json(const LatencySummary& s) {
+  return {{"count", s.count}, {"p50_us", s.p50_us}, {"p99_us", s.p99_us}, {"max_us", s.max_us}};
+}
+
 }  // namespace ordo::bench

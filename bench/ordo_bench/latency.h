@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 
 namespace ordo::bench {
@@ -16,5 +17,8 @@ struct LatencySummary {
 // Nearest-rank percentiles (the smallest sample with at least p% of the
 // samples at or below it) of `samples_us`; all zero when it is empty.
 LatencySummary summarize_latency(std::span<const double> samples_us);
+
+// {"count", "p50_us", "p99_us", "max_us"}.
+nlohmann::ordered_json latency_json(const LatencySummary& s);
 
 }  // namespace ordo::bench
