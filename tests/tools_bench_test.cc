@@ -229,6 +229,20 @@ TEST_P(OrdoBenchEngineTest, LinkbenchReportsEveryOpAtEverySize) {
                        j["figures"]["add_link_p99_us_300"].get<double>());
 }
 
+TEST_P(OrdoBenchEngineTest, TreesReportsLatencyBatchAndFiles) {
+  const json j = parse_report(bench_command(
+      "trees", {"--engine", GetParam(), "--trees", "200", "--batch", "20", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "trees", GetParam(),
+                 {"p50_us_100", "p99_us_100", "p50_us_200", "p99_us_200", "batch_us",
+                  "files_created"});
+  EXPECT_EQ(j["trees_checked"], 220u);  // every tree (fewer than 1,000) and the batch read back
+  EXPECT_TRUE(j["per_new_table"].is_string());
+  ASSERT_EQ(j["checkpoints"].size(), 2u);
+  EXPECT_EQ(j["checkpoints"][1]["count"], 100u);
+  EXPECT_FALSE(std::filesystem::exists(j["path"].get<std::string>()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
                          ::testing::ValuesIn(ordo::bench::built_engines()),
                          [](const ::testing::TestParamInfo<std::string>& info) {

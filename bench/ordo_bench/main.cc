@@ -12,13 +12,17 @@
 //   ordo-bench churn [--keys K] [--rounds R] [--txn-size T] [--reader-first A]
 //                    [--reader-last B] [--no-sync] [--commit-protocol one-sync|two-sync]
 //                    [--path DIR] [--keep] [--json]
-//   ordo-bench trees [--trees T] [--batch B] [--tail N] [--probe-every P] [--no-sync]
-//                    [--commit-protocol one-sync|two-sync] [--path DIR] [--keep] [--json]
+//   ordo-bench trees [--engine E] [--trees T] [--batch B] [--tail N] [--probe-every P]
+//                    [--no-sync] [--commit-protocol one-sync|two-sync] [--path DIR] [--keep]
+//                    [--json]
 //
 // --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
 // cannot append is put plainly and counted), rocksdb, leveldb, sqlite; each
 // peer with its durable settings (kv_<engine>.cc) and only when CMake found
-// its package (else exit 2 naming the package). churn and trees run on ordo.
+// its package (else exit 2 naming the package). churn runs on ordo only;
+// trees on a peer makes each tree a table with KvEngine::open_table, then
+// puts its key in a txn of its own (trees_workload.h says what each peer
+// does per new table); --commit-protocol is ordo's.
 // With --json each run prints one JSON document with "workload", "engine"
 // and "figures" (a flat name -> number object; see *_report.h/*_command.h).
 //
@@ -178,6 +182,7 @@ void add_churn_options(CLI::App& churn, ordo::bench::ChurnCommand& command, Comm
 
 void add_trees_options(CLI::App& trees, ordo::bench::TreesCommand& command, CommitArgs& commit) {
   ordo::bench::TreesConfig& config = command.config;
+  add_engine_option(trees, config.engine);
   trees.add_option("--trees", config.trees, "Trees to create, one txn each")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -349,6 +354,7 @@ int run(int argc, char** argv) {
   }
   if (trees->parsed()) {
     trees_command.config.commits = trees_commit.settings();
+    if (!engine_usable(trees_command.config.engine)) return kExitUsage;
     return ordo::bench::run_trees_command(trees_command);
   }
   ordo::bench::NodesCommand& command = nodes_args.command;
