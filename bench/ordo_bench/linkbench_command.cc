@@ -34,9 +34,10 @@ std::string linkbench_text(const LinkbenchConfig& config, const LinkbenchRun& ru
       "snapshot each; latency in microseconds\n",
       run.engine, config.ops_per_type, config.seed);
   for (const LinkbenchAtSize& at : run.sizes) {
-    out += fmt::format("\nN = {} nodes, {} links, preloaded in {:.2f} s; {} links read by "
-                       "get_links; {} groups checked against the model\n",
-                       at.nodes, at.links, at.preload_seconds, at.links_read, at.groups_checked);
+    out += fmt::format(
+        "\nN = {} nodes, {} links, preloaded in {:.2f} s; {} links read by "
+        "get_links; {} groups checked against the model\n",
+        at.nodes, at.links, at.preload_seconds, at.links_read, at.groups_checked);
     out += fmt::format("{:<12} {:>9} {:>9} {:>9}\n", "op", "p50", "p99", "max");
     for (const LinkOp op : kLinkOps) {
       const LatencySummary& s = at.ops[static_cast<size_t>(op)];
@@ -89,12 +90,9 @@ std::string linkbench_json(const LinkbenchConfig& config, const LinkbenchRun& ru
       const LatencySummary& s = at.ops[static_cast<size_t>(op)];
       ops[std::string(link_op_name(op))] = latency_json(s);
     }
-    json size = {{"nodes", at.nodes},
-                 {"links", at.links},
-                 {"preload_seconds", at.preload_seconds},
-                 {"ops", ops},
-                 {"links_read", at.links_read},
-                 {"groups_checked", at.groups_checked}};
+    json size = {
+        {"nodes", at.nodes}, {"links", at.links},           {"preload_seconds", at.preload_seconds},
+        {"ops", ops},        {"links_read", at.links_read}, {"groups_checked", at.groups_checked}};
     add_store_json(size, at.store);
     j["sizes"].push_back(size);
   }

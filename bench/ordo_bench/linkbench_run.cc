@@ -45,7 +45,8 @@ class Session {
       ORDO_ASSIGN_OR_RETURN(KvWrite* const txn, writer.txn());
       ids_.push_back(next_id(*txn));
       const auto node = row_value(i, 0);
-      ORDO_RETURN_IF_ERROR(writer.put(nodes_table_, ids_[i].view(), ByteView(node.data(), node.size())));
+      ORDO_RETURN_IF_ERROR(
+          writer.put(nodes_table_, ids_[i].view(), ByteView(node.data(), node.size())));
       for (const auto& [type, id2] : model_.preload_links(i)) {
         const auto value = link_value(id2, 0);
         ORDO_RETURN_IF_ERROR(writer.put(links_table_, link_key(ids_[i], type, ids_[id2]),
@@ -61,7 +62,8 @@ class Session {
   // model after the clock stops.
   Result<double> run(LinkOp op, uint64_t& links_read) {
     switch (op) {
-      case LinkOp::kAddNode: return add_node();
+      case LinkOp::kAddNode:
+        return add_node();
       case LinkOp::kAddLink: {
         const LinkGroup group{random_node(), rng_() % kLinkTypes};
         return write_link(group, random_node(), /*remove=*/false);
@@ -71,8 +73,10 @@ class Session {
         ORDO_ASSIGN_OR_RETURN(const auto link, existing_link());
         return write_link(link.first, link.second, op == LinkOp::kDeleteLink);
       }
-      case LinkOp::kGetNode: return get_node();
-      case LinkOp::kGetLinks: return get_links(links_read);
+      case LinkOp::kGetNode:
+        return get_node();
+      case LinkOp::kGetLinks:
+        return get_links(links_read);
     }
     return Status::invalid_argument("unknown linkbench operation");
   }
@@ -112,7 +116,8 @@ class Session {
       const LinkGroup group{random_node(), rng_() % kLinkTypes};
       const std::set<uint64_t> links = model_.links(group);
       if (links.empty()) continue;
-      return std::make_pair(group, *std::next(links.begin(), static_cast<long>(rng_() % links.size())));
+      return std::make_pair(group,
+                            *std::next(links.begin(), static_cast<long>(rng_() % links.size())));
     }
     return Status::invalid_argument("no link found to update or delete");
   }
@@ -175,7 +180,8 @@ class Session {
     const SteadyClock::time_point start = SteadyClock::now();
     {
       ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvRead> read, db_->begin_read());
-      ORDO_ASSIGN_OR_RETURN(got, scan_prefix(*read, links_table_, prefix, [](ByteView, ByteView) {}));
+      ORDO_ASSIGN_OR_RETURN(got,
+                            scan_prefix(*read, links_table_, prefix, [](ByteView, ByteView) {}));
     }
     const double us = micros_since(start);
     const uint64_t want = model_.links(group).size();
@@ -190,11 +196,10 @@ class Session {
 
   Status check_group(KvRead& read, LinkGroup group, const std::set<uint64_t>& want) {
     std::set<uint64_t> got;
-    ORDO_RETURN_IF_ERROR(scan_prefix(read, links_table_, link_prefix(ids_[group.id1], group.type),
-                                     [&](ByteView, ByteView value) {
-                                       got.insert(row_of_value(value));
-                                     })
-                             .status());
+    ORDO_RETURN_IF_ERROR(
+        scan_prefix(read, links_table_, link_prefix(ids_[group.id1], group.type),
+                    [&](ByteView, ByteView value) { got.insert(row_of_value(value)); })
+            .status());
     if (got == want) return Status::ok();
     return Status::corruption("links of node " + std::to_string(group.id1) + " type " +
                               std::to_string(group.type) + ": the store holds " +
@@ -247,12 +252,18 @@ Result<LinkbenchAtSize> run_size(const std::string& path, const LinkbenchConfig&
 
 std::string_view link_op_name(LinkOp op) {
   switch (op) {
-    case LinkOp::kAddNode: return "add_node";
-    case LinkOp::kAddLink: return "add_link";
-    case LinkOp::kUpdateLink: return "update_link";
-    case LinkOp::kDeleteLink: return "delete_link";
-    case LinkOp::kGetNode: return "get_node";
-    case LinkOp::kGetLinks: return "get_links";
+    case LinkOp::kAddNode:
+      return "add_node";
+    case LinkOp::kAddLink:
+      return "add_link";
+    case LinkOp::kUpdateLink:
+      return "update_link";
+    case LinkOp::kDeleteLink:
+      return "delete_link";
+    case LinkOp::kGetNode:
+      return "get_node";
+    case LinkOp::kGetLinks:
+      return "get_links";
   }
   return "?";
 }

@@ -46,9 +46,9 @@ bool link_op_writes(LinkOp op);
 struct LinkbenchConfig {
   std::string engine = "ordo";
   std::vector<uint64_t> sizes = {10'000, 100'000, 1'000'000};  // N, ascending
-  uint64_t ops_per_type = 1000;  // timed operations of each kind at each N
-  uint64_t seed = 42;            // of the graph and the operations
-  uint64_t load_batch = 10'000;  // preload puts per commit
+  uint64_t ops_per_type = 1000;   // timed operations of each kind at each N
+  uint64_t seed = 42;             // of the graph and the operations
+  uint64_t load_batch = 10'000;   // preload puts per commit
   uint64_t check_samples = 1000;  // nodes whose links are checked at the end
 };
 
@@ -58,9 +58,9 @@ struct LinkbenchAtSize {
   uint64_t links = 0;  // links preloaded
   double preload_seconds = 0;
   std::array<LatencySummary, kLinkOpCount> ops;  // by LinkOp, microseconds
-  uint64_t links_read = 0;      // by the timed get_links
-  uint64_t groups_checked = 0;  // (id1, type) groups compared with the model
-  StoreFigures store;           // after the timed operations
+  uint64_t links_read = 0;                       // by the timed get_links
+  uint64_t groups_checked = 0;                   // (id1, type) groups compared with the model
+  StoreFigures store;                            // after the timed operations
 };
 
 struct LinkbenchRun {

@@ -270,8 +270,9 @@ void add_linkbench_options(CLI::App& linkbench, ordo::bench::LinkbenchCommand& c
                               kSmallLinkbenchOps))
       ->default_str(std::to_string(config.ops_per_type))
       ->check([](const std::string& v) -> std::string {
-        const bool count = !v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") ==
-                           std::string::npos && v.find_first_not_of('0') != std::string::npos;
+        const bool count = !v.empty() && v.size() < 19 &&
+                           v.find_first_not_of("0123456789") == std::string::npos &&
+                           v.find_first_not_of('0') != std::string::npos;
         return v == "small" || count ? "" : "must be a positive count or small, not " + v;
       });
   linkbench.add_option("--seed", config.seed, "Seed of the graph and of the operations")

@@ -54,16 +54,17 @@ Result<uint64_t> scan_prefix(KvRead& read, TableId table, ByteView prefix,
   bool left = false;  // an entry past the prefix was seen
   for (uint64_t limit = 8; !left; limit *= 2) {
     uint64_t matched = 0;
-    ORDO_ASSIGN_OR_RETURN(const uint64_t seen,
-                          read.scan(table, ByteView(from), limit, [&](ByteView key, ByteView value) {
-                            if (left || !key.view().starts_with(want)) {
-                              left = true;
-                              return;
-                            }
-                            visit(key, value);
-                            from.assign(key.view());
-                            ++matched;
-                          }));
+    ORDO_ASSIGN_OR_RETURN(
+        const uint64_t seen,
+        read.scan(table, ByteView(from), limit, [&](ByteView key, ByteView value) {
+          if (left || !key.view().starts_with(want)) {
+            left = true;
+            return;
+          }
+          visit(key, value);
+          from.assign(key.view());
+          ++matched;
+        }));
     visited += matched;
     if (seen < limit) break;  // the end of the table
     from.push_back('\0');     // the next key after the last match
@@ -87,7 +88,8 @@ Status load_rows(KvEngine& db, TableId table, uint64_t from, uint64_t to, size_t
   BatchWriter writer(db, batch);
   for (uint64_t i = from; i < to; ++i) {
     const auto value = row_value(i, 0);
-    ORDO_RETURN_IF_ERROR(writer.put(table, row_key(i, key_bytes), ByteView(value.data(), value.size())));
+    ORDO_RETURN_IF_ERROR(
+        writer.put(table, row_key(i, key_bytes), ByteView(value.data(), value.size())));
   }
   return writer.finish();
 }

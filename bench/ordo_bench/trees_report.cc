@@ -59,9 +59,9 @@ void print_trees_text(const TreesConfig& config, const TreesRun& run, bool kept)
         "every {} creates, the machine's own sync latency in the same window{}; \"p50/floor\" = "
         "window p50 / floor p50\n\n",
         config.probe_every,
-        !ordo ? ""
-        : config.commits.expected_syncs_per_commit() == 1 ? " (an ordo commit makes 1 sync)"
-                                                          : " (an ordo commit makes 2 syncs)");
+        ordo ? fmt::format(" (an ordo commit makes {})",
+                           config.commits.expected_syncs_per_commit() == 1 ? "1 sync" : "2 syncs")
+             : std::string());
   }
   const bool probed = config.commits.sync && config.probe_every > 0;
   fmt::print("{:>8} {:>14} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}", "T", "window", "n", "p50",

@@ -219,8 +219,8 @@ Result<TreesRun> run_trees(const std::string& path, const TreesConfig& config) {
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path, options));
   result.syncs_at_open = db->stats().syncs;
   OrdoTrees target(*db);
-  ORDO_ASSIGN_OR_RETURN(result, run_trees_on(target, dir, config, probe ? &*probe : nullptr,
-                                             std::move(result)));
+  ORDO_ASSIGN_OR_RETURN(
+      result, run_trees_on(target, dir, config, probe ? &*probe : nullptr, std::move(result)));
   result.stats = db->stats();
   result.info = db->info();
   return result;
