@@ -50,8 +50,9 @@ void print_trees_text(const TreesConfig& config, const TreesRun& run, bool kept)
              : ordo ? fmt::format("durable {}", protocol_name(config.commits.protocol))
                     : "durable (the engine's durable setting)");
   fmt::print(
-      "create latency in microseconds, begin_write to end of commit: \"window\" = every create "
-      "after the previous checkpoint up to T; \"last {}\" = the {} creates ending at T\n\n",
+      "create latency in microseconds, begin_write (a peer: open_table) to end of commit: "
+      "\"window\" = every create after the previous checkpoint up to T; \"last {}\" = the {} "
+      "creates ending at T\n\n",
       config.tail, config.tail);
   if (config.commits.sync && config.probe_every > 0) {
     fmt::print(

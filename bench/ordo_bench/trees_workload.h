@@ -48,8 +48,8 @@ struct TreesConfig {
   std::vector<uint64_t> checkpoints() const;
 };
 
-// Create latency in microseconds (begin_write to the end of commit) at one
-// checkpoint T.
+// Create latency in microseconds (begin_write, on a peer open_table, to the
+// end of commit) at one checkpoint T.
 struct TreesCheckpoint {
   uint64_t at = 0;                      // T
   uint64_t from = 0;                    // the previous checkpoint (0 for the first)
