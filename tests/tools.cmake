@@ -20,3 +20,11 @@ ordo_test(bench_kv_engine_test
   SOURCES bench_kv_engine_test.cc tools_test_util.cc
   LIBS ordo_bench_kv ordo_bench_compare
   LABELS bench)
+
+# The linkbench model and the prefix scan of ordo-bench, as a library test.
+ordo_test(bench_linkbench_model_test
+  SOURCES bench_linkbench_model_test.cc tools_test_util.cc
+          ${PROJECT_SOURCE_DIR}/bench/ordo_bench/linkbench_graph.cc
+          ${PROJECT_SOURCE_DIR}/bench/ordo_bench/rows.cc
+  LIBS ordo_bench_kv ordo_bench_compare
+  LABELS bench)

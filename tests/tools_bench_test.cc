@@ -200,6 +200,49 @@ TEST_P(OrdoBenchEngineTest, ReadsReportsLookupsAndScans) {
   }
 }
 
+TEST_P(OrdoBenchEngineTest, LinkbenchReportsEveryOpAtEverySize) {
+  const json j = parse_report(bench_command(
+      "linkbench", {"--engine", GetParam(), "--sizes", "1000,300", "--ops", "small", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  std::vector<std::string> names;
+  for (const char* op :
+       {"add_node", "add_link", "update_link", "delete_link", "get_node", "get_links"}) {
+    for (const char* n : {"300", "1000"}) {
+      for (const char* stat : {"_p50_us_", "_p99_us_", "_max_us_"}) {
+        names.push_back(std::string(op) + stat + n);
+      }
+    }
+    names.push_back(std::string(op) + "_p99_growth");
+  }
+  expect_figures(j, "linkbench", GetParam(), names);
+  ASSERT_EQ(j["sizes"].size(), 2u);
+  EXPECT_EQ(j["sizes"][0]["nodes"], 300u);  // sorted
+  for (const json& at : j["sizes"]) {
+    EXPECT_EQ(at["ops"]["add_link"]["count"], 50u);
+    EXPECT_EQ(at["ops"]["get_links"]["count"], 50u);
+    EXPECT_GT(at["links"].get<uint64_t>(), at["nodes"].get<uint64_t>());
+    EXPECT_GT(at["groups_checked"].get<uint64_t>(), 0u);  // the model check ran and passed
+    EXPECT_FALSE(std::filesystem::exists(at["path"].get<std::string>()));
+  }
+  EXPECT_DOUBLE_EQ(j["figures"]["add_link_p99_growth"].get<double>(),
+                   j["figures"]["add_link_p99_us_1000"].get<double>() /
+                       j["figures"]["add_link_p99_us_300"].get<double>());
+}
+
+TEST_P(OrdoBenchEngineTest, TreesReportsLatencyBatchAndFiles) {
+  const json j = parse_report(bench_command(
+      "trees", {"--engine", GetParam(), "--trees", "200", "--batch", "20", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "trees", GetParam(),
+                 {"p50_us_100", "p99_us_100", "p50_us_200", "p99_us_200", "batch_us",
+                  "files_created"});
+  EXPECT_EQ(j["trees_checked"], 220u);  // every tree (fewer than 1,000) and the batch read back
+  EXPECT_TRUE(j["per_new_table"].is_string());
+  ASSERT_EQ(j["checkpoints"].size(), 2u);
+  EXPECT_EQ(j["checkpoints"][1]["count"], 100u);
+  EXPECT_FALSE(std::filesystem::exists(j["path"].get<std::string>()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
                          ::testing::ValuesIn(ordo::bench::built_engines()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
@@ -213,6 +256,10 @@ TEST(OrdoBenchEngineOptionTest, UnknownEngineOrBadSizesAreUsageErrors) {
   EXPECT_EQ(bench_command("reads", {"--keys", "10", "--scan-length", "100"}).exit_code, 2);
   EXPECT_EQ(bench_command("reads", {"--lookups", "10", "--seconds", "1"}).exit_code, 2);
   EXPECT_EQ(bench_command("commit", {"--preload", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("linkbench", {"--ops", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("linkbench", {"--ops", "tiny"}).exit_code, 2);
+  EXPECT_EQ(bench_command("linkbench", {"--sizes", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("linkbench", {"--engine", "berkeleydb"}).exit_code, 2);
 }
 
 TEST(OrdoBenchChurnTest, BothRunsReportEveryRound) {

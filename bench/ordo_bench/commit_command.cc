@@ -5,15 +5,7 @@
 #include <nlohmann/json.hpp>
 
 namespace ordo::bench {
-namespace {
-
 using json = nlohmann::ordered_json;
-
-json summary_json(const LatencySummary& s) {
-  return {{"count", s.count}, {"p50_us", s.p50_us}, {"p99_us", s.p99_us}, {"max_us", s.max_us}};
-}
-
-}  // namespace
 
 int run_commit_command(const CommitCommand& command) {
   const CommitConfig& config = command.config;
@@ -72,10 +64,10 @@ std::string commit_json(const CommitConfig& config, const CommitRun& run) {
   for (const CommitAtSize& at : run.sizes) {
     j["latency_by_preload"].push_back({{"rows", at.rows},
                                        {"preload_seconds", at.preload_seconds},
-                                       {"commit", summary_json(at.commit)},
-                                       {"floor", summary_json(at.floor)}});
+                                       {"commit", latency_json(at.commit)},
+                                       {"floor", latency_json(at.floor)}});
   }
-  j["floor"] = summary_json(run.floor);
+  j["floor"] = latency_json(run.floor);
   add_store_json(j, run.store);
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }

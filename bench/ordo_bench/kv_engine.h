@@ -39,6 +39,8 @@ struct KvOptions {
   // RocksDB/LevelDB WriteOptions.sync, SQLite WAL + synchronous=FULL. When
   // false each engine skips its syncs (SQLite: synchronous=OFF).
   bool durable = true;
+  // LMDB only: mdb_env_set_maxdbs, the named DBs (tables) the store may hold.
+  uint32_t max_tables = 256;
   // ordo only: Options::txn_memory_budget_bytes.
   uint64_t ordo_txn_budget_bytes = Options{}.txn_memory_budget_bytes;
 };

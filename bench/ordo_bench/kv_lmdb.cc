@@ -5,7 +5,8 @@
 // Settings: durable = LMDB's default (two syncs per commit, data then meta);
 // not durable = MDB_NOSYNC. MDB_NOTLS so that a thread may hold a read txn
 // beside the write txn. The map size is 256 GiB of address space (the file
-// grows only as pages are used). "lmdb-append" puts with MDB_APPEND, valid
+// grows only as pages are used), at most KvOptions::max_tables named DBs.
+// "lmdb-append" puts with MDB_APPEND, valid
 // only for a key above every key in the DB; LMDB refuses any other key with
 // MDB_KEYEXIST, and the adapter then puts it plainly and counts it in
 // counters() as "append_fallback_puts", so a run on unsorted keys says so.
@@ -20,7 +21,6 @@ namespace ordo::bench {
 namespace {
 
 constexpr size_t kMapSizeBytes = 256ull << 30;
-constexpr MDB_dbi kMaxTables = 256;
 
 Status lmdb_status(int rc, std::string_view what) {
   std::string msg = "lmdb " + std::string(what) + ": " + mdb_strerror(rc);
@@ -189,7 +189,7 @@ class LmdbKv final : public KvEngine {
 
 Status configure(MDB_env* env, const std::string& path, const KvOptions& options) {
   int rc = mdb_env_set_mapsize(env, kMapSizeBytes);
-  if (rc == MDB_SUCCESS) rc = mdb_env_set_maxdbs(env, kMaxTables);
+  if (rc == MDB_SUCCESS) rc = mdb_env_set_maxdbs(env, options.max_tables);
   if (rc != MDB_SUCCESS) return lmdb_status(rc, "configure " + path);
   const unsigned flags = MDB_NOTLS | (options.durable ? 0u : unsigned{MDB_NOSYNC});
   rc = mdb_env_open(env, path.c_str(), flags, 0644);

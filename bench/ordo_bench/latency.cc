@@ -34,4 +34,8 @@ double nearest_rank_percentile(std::span<const double> samples, double p) {
   return nearest_rank(sorted, p);
 }
 
+nlohmann::ordered_json latency_json(const LatencySummary& s) {
+  return {{"count", s.count}, {"p50_us", s.p50_us}, {"p99_us", s.p99_us}, {"max_us", s.max_us}};
+}
+
 }  // namespace ordo::bench

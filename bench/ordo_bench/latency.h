@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 
 namespace ordo::bench {
@@ -22,5 +23,8 @@ LatencySummary summarize_latency(std::span<const double> samples_us);
 // p = 50 is the median of `ordo-bench compare` (of an even count, the lower
 // of the middle two).
 double nearest_rank_percentile(std::span<const double> samples, double p);
+
+// {"count", "p50_us", "p99_us", "max_us"}.
+nlohmann::ordered_json latency_json(const LatencySummary& s);
 
 }  // namespace ordo::bench

@@ -7,11 +7,14 @@
 //                     [--seed S] [--path DIR] [--keep] [--json]
 //   ordo-bench reads [--engine E] [--keys N] [--key-bytes 8|16] [--lookups L | --seconds T]
 //                    [--scans S] [--scan-length K] [--seed S] [--path DIR] [--keep] [--json]
+//   ordo-bench linkbench [--engine E] [--sizes N1,N2,...] [--ops K|small] [--seed S]
+//                        [--path DIR] [--keep] [--json]
 //   ordo-bench churn [--keys K] [--rounds R] [--txn-size T] [--reader-first A]
 //                    [--reader-last B] [--no-sync] [--commit-protocol one-sync|two-sync]
 //                    [--path DIR] [--keep] [--json]
-//   ordo-bench trees [--trees T] [--batch B] [--tail N] [--probe-every P] [--no-sync]
-//                    [--commit-protocol one-sync|two-sync] [--path DIR] [--keep] [--json]
+//   ordo-bench trees [--engine E] [--trees T] [--batch B] [--tail N] [--probe-every P]
+//                    [--no-sync] [--commit-protocol one-sync|two-sync] [--path DIR] [--keep]
+//                    [--json]
 //   ordo-bench compare --workload W[,W...] [--engines ordo,lmdb,...] [--rounds R]
 //                    [--out DIR] [--interval minmax|bootstrap] [--seed S] [-- child args...]
 //                    W: nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit,
@@ -24,7 +27,10 @@
 // --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
 // cannot append is put plainly and counted), rocksdb, leveldb, sqlite; each
 // peer with its durable settings (kv_<engine>.cc) and only when CMake found
-// its package (else exit 2 naming the package). churn and trees run on ordo.
+// its package (else exit 2 naming the package). churn runs on ordo only;
+// trees on a peer makes each tree a table with KvEngine::open_table, then
+// puts its key in a txn of its own (trees_workload.h says what each peer
+// does per new table); --commit-protocol is ordo's.
 // With --json each run prints one JSON document with "workload", "engine"
 // and "figures" (a flat name -> number object; see *_report.h/*_command.h).
 //
@@ -39,10 +45,18 @@
 //   reads             1,000,000 rows, 1,000,000 lookups per thread with 1 and
 //                     2 threads, 1,000 scans of 1,000 keys: seconds (ordo, LMDB)
 //                     to about a minute (RocksDB, SQLite).
+//   linkbench         a fresh store per N = 10,000, 100,000, 1,000,000: N nodes and
+//                     ~5N links preloaded (10,000 puts per commit), then 1,000 of
+//                     each of the 6 ops: 4,000 durable txns per N, 12,000 in all;
+//                     measured 18-38 s per engine.
 //   churn             100,000 keys, 20 rounds of 100 txns, twice: 4,002 durable
 //                     commits, ~45 s.
-//   trees             100,000 durable one-tree txns: ~11 min (measured 11m20s);
-//                     --no-sync runs the same in seconds, not durable.
+//   trees             100,000 durable one-tree txns: ~11 min on ordo (measured
+//                     11m20s); --no-sync runs the same in seconds, not durable.
+//                     Peers at --trees 10000: leveldb 5 s, lmdb 25 s, sqlite 90 s;
+//                     rocksdb writes a new OPTIONS file per column family, each
+//                     create slower than the last: --trees 1000 took 152 s, so
+//                     100,000 is out of reach there.
 //
 //   compare           runs x (seconds of one run); e.g. --workload nodes-seq --rounds 5 with
 //                     no peer: 10 runs of 1,000,000 nodes, ~1 min.
@@ -64,6 +78,7 @@
 #include "commit_settings.h"
 #include "compare_command.h"
 #include "kv_registry.h"
+#include "linkbench_command.h"
 #include "nodes_command.h"
 #include "reads_command.h"
 #include "trees_command.h"
@@ -184,6 +199,7 @@ void add_churn_options(CLI::App& churn, ordo::bench::ChurnCommand& command, Comm
 
 void add_trees_options(CLI::App& trees, ordo::bench::TreesCommand& command, CommitArgs& commit) {
   ordo::bench::TreesConfig& config = command.config;
+  add_engine_option(trees, config.engine);
   trees.add_option("--trees", config.trees, "Trees to create, one txn each")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -286,6 +302,36 @@ void add_reads_options(CLI::App& reads, ordo::bench::ReadsCommand& command) {
   add_output_options(reads, command.output.dir, command.output.keep, command.output.json);
 }
 
+// --ops of linkbench: a count, or "small".
+constexpr uint64_t kSmallLinkbenchOps = 50;
+
+void add_linkbench_options(CLI::App& linkbench, ordo::bench::LinkbenchCommand& command,
+                           std::string& ops) {
+  ordo::bench::LinkbenchConfig& config = command.config;
+  add_engine_option(linkbench, config.engine);
+  linkbench
+      .add_option("--sizes", config.sizes,
+                  "Nodes preloaded (each with about 5 links), a fresh store per size, a "
+                  "comma-separated list")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  linkbench
+      .add_option("--ops", ops,
+                  fmt::format("Timed operations of each kind per size: a count, or small ({})",
+                              kSmallLinkbenchOps))
+      ->default_str(std::to_string(config.ops_per_type))
+      ->check([](const std::string& v) -> std::string {
+        const bool count = !v.empty() && v.size() < 19 &&
+                           v.find_first_not_of("0123456789") == std::string::npos &&
+                           v.find_first_not_of('0') != std::string::npos;
+        return v == "small" || count ? "" : "must be a positive count or small, not " + v;
+      });
+  linkbench.add_option("--seed", config.seed, "Seed of the graph and of the operations")
+      ->capture_default_str();
+  add_output_options(linkbench, command.output.dir, command.output.keep, command.output.json);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ordo benchmark driver (BENCHMARKING.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
@@ -314,6 +360,11 @@ int run(int argc, char** argv) {
   CLI::App* reads = app.add_subcommand(
       "reads", "Random point lookups (1 and 2 threads) and range scans after a load");
   add_reads_options(*reads, reads_command);
+  ordo::bench::LinkbenchCommand linkbench_command;
+  std::string linkbench_ops;
+  CLI::App* linkbench = app.add_subcommand(
+      "linkbench", "A graph store's write path: p50/p99/max of six operations at each size N");
+  add_linkbench_options(*linkbench, linkbench_command, linkbench_ops);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
@@ -357,8 +408,20 @@ int run(int argc, char** argv) {
     if (!engine_usable(reads_command.config.engine)) return kExitUsage;
     return ordo::bench::run_reads_command(reads_command);
   }
+  if (linkbench->parsed()) {
+    ordo::bench::LinkbenchConfig& config = linkbench_command.config;
+    std::sort(config.sizes.begin(), config.sizes.end());
+    config.sizes.erase(std::unique(config.sizes.begin(), config.sizes.end()), config.sizes.end());
+    if (linkbench_ops == "small") config.ops_per_type = kSmallLinkbenchOps;
+    if (!linkbench_ops.empty() && linkbench_ops != "small") {
+      config.ops_per_type = std::stoull(linkbench_ops);
+    }
+    if (!engine_usable(config.engine)) return kExitUsage;
+    return ordo::bench::run_linkbench_command(linkbench_command);
+  }
   if (trees->parsed()) {
     trees_command.config.commits = trees_commit.settings();
+    if (!engine_usable(trees_command.config.engine)) return kExitUsage;
     return ordo::bench::run_trees_command(trees_command);
   }
   ordo::bench::NodesCommand& command = nodes_args.command;

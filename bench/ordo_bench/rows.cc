@@ -6,16 +6,6 @@
 namespace ordo::bench {
 namespace {
 
-void put_be64(char* out, uint64_t v) {
-  for (int b = 0; b < 8; ++b) out[b] = static_cast<char>(v >> (56 - 8 * b));
-}
-
-uint64_t get_be64(const std::byte* in) {
-  uint64_t v = 0;
-  for (int b = 0; b < 8; ++b) v = (v << 8) | static_cast<uint8_t>(in[b]);
-  return v;
-}
-
 // splitmix64's finalizer: the second half of a 16-byte key.
 uint64_t mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -26,18 +16,67 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
+void put_be64(char* out, uint64_t v) {
+  for (int b = 0; b < 8; ++b) out[b] = static_cast<char>(v >> (56 - 8 * b));
+}
+
+uint64_t get_be64(const std::byte* in) {
+  uint64_t v = 0;
+  for (int b = 0; b < 8; ++b) v = (v << 8) | static_cast<uint8_t>(in[b]);
+  return v;
+}
+
+Result<KvWrite*> BatchWriter::txn() {
+  if (txn_ == nullptr) {
+    ORDO_ASSIGN_OR_RETURN(txn_, db_.begin_write());
+    puts_ = 0;
+  }
+  return txn_.get();
+}
+
+Status BatchWriter::put(TableId table, ByteView key, ByteView value) {
+  ORDO_ASSIGN_OR_RETURN(KvWrite* const txn, this->txn());
+  ORDO_RETURN_IF_ERROR(txn->put(table, key, value));
+  return ++puts_ >= batch_ ? finish() : Status::ok();
+}
+
+Status BatchWriter::finish() {
+  if (txn_ == nullptr) return Status::ok();
+  std::unique_ptr<KvWrite> txn = std::move(txn_);
+  return txn->commit();
+}
+
+Result<uint64_t> scan_prefix(KvRead& read, TableId table, ByteView prefix,
+                             const ScanVisitor& visit) {
+  const std::string_view want = prefix.view();
+  std::string from(want);
+  uint64_t visited = 0;
+  bool left = false;  // an entry past the prefix was seen
+  for (uint64_t limit = 8; !left; limit *= 2) {
+    uint64_t matched = 0;
+    ORDO_ASSIGN_OR_RETURN(
+        const uint64_t seen,
+        read.scan(table, ByteView(from), limit, [&](ByteView key, ByteView value) {
+          if (left || !key.view().starts_with(want)) {
+            left = true;
+            return;
+          }
+          visit(key, value);
+          from.assign(key.view());
+          ++matched;
+        }));
+    visited += matched;
+    if (seen < limit) break;  // the end of the table
+    from.push_back('\0');     // the next key after the last match
+  }
+  return visited;
+}
+
 std::string row_key(uint64_t i, size_t key_bytes) {
   std::string key(key_bytes, '\0');
   put_be64(key.data(), i);
   if (key_bytes >= 16) put_be64(key.data() + 8, mix(i));
   return key;
-}
-
-std::array<char, kRowValueBytes> row_value(uint64_t i, uint64_t version) {
-  std::array<char, kRowValueBytes> value{};
-  put_be64(value.data(), i);
-  put_be64(value.data() + 8, version);
-  return value;
 }
 
 uint64_t row_of_value(ByteView value) {
@@ -46,17 +85,13 @@ uint64_t row_of_value(ByteView value) {
 
 Status load_rows(KvEngine& db, TableId table, uint64_t from, uint64_t to, size_t key_bytes,
                  uint64_t batch) {
-  for (uint64_t start = from; start < to; start += batch) {
-    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvWrite> txn, db.begin_write());
-    const uint64_t end = std::min(to, start + batch);
-    for (uint64_t i = start; i < end; ++i) {
-      const auto value = row_value(i, 0);
-      ORDO_RETURN_IF_ERROR(
-          txn->put(table, row_key(i, key_bytes), ByteView(value.data(), value.size())));
-    }
-    ORDO_RETURN_IF_ERROR(txn->commit());
+  BatchWriter writer(db, batch);
+  for (uint64_t i = from; i < to; ++i) {
+    const auto value = row_value(i, 0);
+    ORDO_RETURN_IF_ERROR(
+        writer.put(table, row_key(i, key_bytes), ByteView(value.data(), value.size())));
   }
-  return Status::ok();
+  return writer.finish();
 }
 
 }  // namespace ordo::bench

@@ -14,12 +14,13 @@ int run_trees_command(const TreesCommand& command) {
     report_failure("setup", command.dir, dir.status());
     return kExitError;
   }
-  Result<std::string> path = dir->new_file("trees.ordo");
+  Result<std::string> path = dir->new_file("trees." + command.config.engine);
   if (!path.is_ok()) {
     report_failure("setup", dir->path(), path.status());
     return kExitError;
   }
-  fmt::print(stderr, "ordo-bench: trees, {} trees, {} -> {}\n", command.config.trees,
+  fmt::print(stderr, "ordo-bench: trees, {}, {} trees, {} -> {}\n", command.config.engine,
+             command.config.trees,
              command.config.commits.sync ? "durable" : "not durable", *path);
   Result<TreesRun> run = run_trees(*path, command.config);
   if (!run.is_ok()) {

@@ -1,4 +1,4 @@
-// `ordo-bench trees`: the trees workload on a fresh database file.
+// `ordo-bench trees`: the trees workload on a fresh store ("trees.<engine>").
 #pragma once
 
 #include <string>
