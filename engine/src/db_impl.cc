@@ -118,11 +118,19 @@ Status DatabaseImpl::load_existing() {
                                     std::to_string(len) + " bytes, no ordo header)");
   }
   MetaProblem problems[2];
-  read_meta_slots(slots_, slot_problems_, problems);
   int pick = -1;
-  for (int i = 0; i < 2; ++i) {
-    if (problems[i] != MetaProblem::kNone) continue;
-    if (pick < 0 || slots_[i].txn_id > slots_[pick].txn_id) pick = i;
+  for (int attempt = 0;; ++attempt) {
+    read_meta_slots(slots_, slot_problems_, problems);
+    pick = -1;
+    for (int i = 0; i < 2; ++i) {
+      if (problems[i] != MetaProblem::kNone) continue;
+      if (pick < 0 || slots_[i].txn_id > slots_[pick].txn_id) pick = i;
+    }
+    if (pick < 0) break;
+    Result<int> trusted = trusted_slot(slots_, problems, pick, &recovery_note_);
+    if (trusted.status().is_busy() && attempt < kRaceRetries) continue;  // writer moved on
+    ORDO_ASSIGN_OR_RETURN(pick, std::move(trusted));
+    break;
   }
   if (pick < 0) {
     for (int i = 0; i < 2; ++i) {
@@ -137,7 +145,6 @@ Status DatabaseImpl::load_existing() {
     return Status::corruption("both meta pages are invalid: meta 0: " + slot_problems_[0] +
                               "; meta 1: " + slot_problems_[1]);
   }
-  ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots_, problems, pick, &recovery_note_));
   const Meta& m = slots_[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
     return Status::invalid_argument("page size mismatch: the file uses " +
@@ -192,7 +199,26 @@ void DatabaseImpl::read_meta_slots(Meta slots[2], std::string texts[2],
   }
 }
 
+bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
+  if (!file_->refresh().is_ok()) return false;
+  Meta slots[2];
+  std::string texts[2];
+  MetaProblem problems[2];
+  read_meta_slots(slots, texts, problems);
+  for (int i = 0; i < 2; ++i) {
+    if (problems[i] == MetaProblem::kNone && slots[i].txn_id > txn_id) return true;
+  }
+  return false;
+}
+
 Result<Meta> DatabaseImpl::newest_meta_from_file() {
+  for (int attempt = 0;; ++attempt) {
+    Result<Meta> meta = newest_meta_once();
+    if (!meta.status().is_busy() || attempt == kRaceRetries) return meta;
+  }
+}
+
+Result<Meta> DatabaseImpl::newest_meta_once() {
   ORDO_RETURN_IF_ERROR(file_->refresh());
   Meta slots[2];
   std::string texts[2];
@@ -246,6 +272,12 @@ Result<int> DatabaseImpl::trusted_slot(const Meta slots[2], const MetaProblem pr
   if (intact.is_ok()) {
     verified_txn_ = newest.txn_id;
     return pick;
+  }
+  if (options_.read_only && writer_moved_past(newest.txn_id)) {
+    // A live writer in another process may reuse this txn's pages once two
+    // newer commits exist: the check raced with it, nothing was lost.
+    return Status::busy("a writer committed past txn " + std::to_string(newest.txn_id) +
+                        " while it was being checked");
   }
   if (!other_valid) return intact;
   *note = "txn " + std::to_string(newest.txn_id) + " was not durable (" + intact.to_string() +

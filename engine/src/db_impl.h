@@ -94,10 +94,18 @@ class DatabaseImpl {
                        engine::MetaProblem problems[2]) const;
   // The newest valid meta on disk (after mapping any growth).
   Result<engine::Meta> newest_meta_from_file();
+  Result<engine::Meta> newest_meta_once();  // one try: Busy when it raced a writer
   // Of two decoded slots with `pick` the newest valid one: the slot to trust,
   // after the one-sync recovery check; `note` says why it fell back if so.
+  // Busy (read-only handles) when the check failed because a writer in
+  // another process committed past that txn meanwhile: the caller re-reads.
   Result<int> trusted_slot(const engine::Meta slots[2], const engine::MetaProblem problems[2],
                            int pick, std::string* note);
+  // True when the file now holds a valid meta newer than `txn_id`.
+  bool writer_moved_past(uint64_t txn_id);
+  // Re-reads after a Busy from trusted_slot; a writer that outruns this many
+  // checks in a row makes open fail with Busy.
+  static constexpr int kRaceRetries = 100;
 
   Options options_;
   std::unique_ptr<io::PageFile> file_;
