@@ -63,6 +63,13 @@ TEST(CompareStatsTest, RatiosPairTheSameRoundAndSkipMissingOnes) {
   EXPECT_EQ(per_round_ratios(rounds), (std::vector<double>{2, 2}));
 }
 
+// Two arms that both count zero (files created) agree: ratio 1, so the A/A
+// control of such a figure passes.
+TEST(CompareStatsTest, BothZeroIsARatioOfOne) {
+  const Paired rounds{{0, 0, 3}, {0, 0, 0}};
+  EXPECT_EQ(per_round_ratios(rounds), (std::vector<double>{1, 1}));
+}
+
 TEST(CompareStatsTest, FigureDirections) {
   EXPECT_EQ(figure_direction("nodes_per_s"), Better::kHigher);
   EXPECT_EQ(figure_direction("point_lookups_per_s_1t"), Better::kHigher);

@@ -89,7 +89,11 @@ Summary summarize(std::span<const double> values, const IntervalSpec& spec) {
 std::vector<double> per_round_ratios(const Paired& rounds) {
   std::vector<double> ratios;
   for (size_t i = 0; i < rounds.a.size() && i < rounds.b.size(); ++i) {
-    if (std::isnan(rounds.a[i]) || std::isnan(rounds.b[i]) || rounds.b[i] == 0) continue;
+    if (std::isnan(rounds.a[i]) || std::isnan(rounds.b[i])) continue;
+    if (rounds.b[i] == 0) {
+      if (rounds.a[i] == 0) ratios.push_back(1.0);  // e.g. 0 files created on both arms
+      continue;
+    }
     ratios.push_back(rounds.a[i] / rounds.b[i]);
   }
   return ratios;

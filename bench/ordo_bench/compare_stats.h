@@ -66,8 +66,9 @@ struct Paired {
   std::vector<double> a;
   std::vector<double> b;
 };
-// a[i] / b[i] for each i where both are present and b[i] != 0 (a zero
-// denominator gives no ratio). Extra entries of the longer side are ignored.
+// a[i] / b[i] for each i where both are present; 1 where both are 0 (the
+// arms agree); no ratio where only b[i] is 0. Extra entries of the longer
+// side are ignored.
 std::vector<double> per_round_ratios(const Paired& rounds);
 
 // One arm of a pair: A is ordo, B the peer (or ordo again for the A/A control).
