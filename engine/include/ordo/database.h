@@ -152,6 +152,10 @@ struct Stats {
 // they meet a damaged page. key()/value() REQUIRE valid(); their views stay
 // valid until the txn ends, or in a write txn until its next write; a cursor
 // of a write txn must be repositioned after a write.
+// REQUIRES: the txn that made the cursor is still live (not committed,
+// aborted or destroyed). A cursor used after its txn ended is not detected:
+// its snapshot's pages may have been reused, so it can return wrong entries
+// or Corruption.
 class Cursor {
  public:
   Cursor(Cursor&&) noexcept;
