@@ -39,6 +39,16 @@ io::BackendKind to_io(IoBackend b) {
   return io::BackendKind::kAuto;
 }
 
+// The valid slot with the higher txn id, or -1 when neither is valid.
+int newest_valid_slot(const Meta slots[2], const MetaProblem problems[2]) {
+  int pick = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (problems[i] != MetaProblem::kNone) continue;
+    if (pick < 0 || slots[i].txn_id > slots[pick].txn_id) pick = i;
+  }
+  return pick;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
@@ -121,11 +131,7 @@ Status DatabaseImpl::load_existing() {
   int pick = -1;
   for (int attempt = 0;; ++attempt) {
     read_meta_slots(slots_, slot_problems_, problems);
-    pick = -1;
-    for (int i = 0; i < 2; ++i) {
-      if (problems[i] != MetaProblem::kNone) continue;
-      if (pick < 0 || slots_[i].txn_id > slots_[pick].txn_id) pick = i;
-    }
+    pick = newest_valid_slot(slots_, problems);
     if (pick < 0) break;
     Result<int> trusted = trusted_slot(slots_, problems, pick, &recovery_note_);
     if (trusted.status().is_busy() && attempt < kRaceRetries) continue;  // writer moved on
@@ -205,10 +211,8 @@ bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
   std::string texts[2];
   MetaProblem problems[2];
   read_meta_slots(slots, texts, problems);
-  for (int i = 0; i < 2; ++i) {
-    if (problems[i] == MetaProblem::kNone && slots[i].txn_id > txn_id) return true;
-  }
-  return false;
+  const int pick = newest_valid_slot(slots, problems);
+  return pick >= 0 && slots[pick].txn_id > txn_id;
 }
 
 Result<Meta> DatabaseImpl::newest_meta_from_file() {
@@ -224,14 +228,12 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
   std::string texts[2];
   MetaProblem problems[2];
   read_meta_slots(slots, texts, problems);
-  int pick = -1;
   for (int i = 0; i < 2; ++i) {
-    if (problems[i] != MetaProblem::kNone || slots[i].page_size != page_size_) {
+    if (problems[i] == MetaProblem::kNone && slots[i].page_size != page_size_) {
       problems[i] = MetaProblem::kBadFields;
-      continue;
     }
-    if (pick < 0 || slots[i].txn_id > slots[pick].txn_id) pick = i;
   }
+  int pick = newest_valid_slot(slots, problems);
   if (pick >= 0) {
     std::string note;
     ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots, problems, pick, &note));

@@ -39,6 +39,15 @@ Status check_options(const FileOptions& options) {
   return Status::ok();
 }
 
+// ftruncate to `bytes`, retried on EINTR. Returns 0 or the errno.
+int truncate_file(int fd, uint64_t bytes) {
+  int rc;
+  do {
+    rc = ::ftruncate(fd, static_cast<off_t>(bytes));
+  } while (rc != 0 && errno == EINTR);
+  return rc == 0 ? 0 : errno;
+}
+
 // fallocate (mode 0) of [from, to), or, where fallocate is unsupported, ftruncate to `to`
 // unless the file (`length_bytes` long) is already longer. Returns the errno of the
 // failed call (0 on success) and names it in `call`.
@@ -54,10 +63,7 @@ int extend_file(int fd, uint64_t from_bytes, uint64_t to_bytes, uint64_t length_
   if (errno != EOPNOTSUPP) return errno;
   if (length_bytes >= to_bytes) return 0;
   *call = "ftruncate";
-  do {
-    rc = ::ftruncate(fd, static_cast<off_t>(to_bytes));
-  } while (rc != 0 && errno == EINTR);
-  return rc == 0 ? 0 : errno;
+  return truncate_file(fd, to_bytes);
 }
 
 }  // namespace
@@ -157,11 +163,9 @@ Status PageFile::shrink_to(uint64_t bytes) {
   struct stat st;
   if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
   if (static_cast<uint64_t>(st.st_size) <= bytes) return Status::ok();
-  int rc;
-  do {
-    rc = ::ftruncate(fd_, static_cast<off_t>(bytes));
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) return os_error("ftruncate " + path_ + " to " + std::to_string(bytes), errno);
+  if (const int err = truncate_file(fd_, bytes); err != 0) {
+    return os_error("ftruncate " + path_ + " to " + std::to_string(bytes), err);
+  }
   // Pages past the new end stay reserved address space but are never read.
   file_bytes_.store(std::min(file_bytes(), bytes), std::memory_order_release);
   mapped_bytes_.store(std::min(mapped_bytes_.load(std::memory_order_acquire), bytes),
