@@ -7,6 +7,8 @@ set(ENGINE_TEST_SOURCES
   engine_check_test.cc
   engine_commit_test.cc
   engine_rightmost_path_test.cc
+  engine_cursor_test.cc
+  engine_lifetime_test.cc
   io_test_util.cc
 )
 # Readers in other threads beside the writer: label `concurrency` (the TSan run).
@@ -15,6 +17,11 @@ set(ENGINE_CONCURRENCY_TESTS
   EngineTest.ConcurrentReadersSeeWholeCommits
   EngineTest.ReadersBesideAGrowingWriter
   EngineTest.ReadSnapshotIgnoresLaterCommits
+  LifetimeTest.DatabaseDestroyedWhileThreadsRead
+  LifetimeTest.TryAndTimedBeginWriteWhileAnotherThreadWrites
+  LifetimeTest.WriteTxnMayEndOnAnotherThread
+  LifetimeTest.OpenWaitsForAnotherWritableHandle
+  LifetimeTest.SecondBeginWriteOnTheSameThreadIsBusy
 )
 # The engine suite runs once per I/O backend.
 ordo_test(engine_test SOURCES ${ENGINE_TEST_SOURCES} LIBS ordo_engine ordo_btree ordo_io PkgConfig::URING PkgConfig::XXHASH

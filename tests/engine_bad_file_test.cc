@@ -54,15 +54,15 @@ class BadFileTest : public ::testing::Test {
 TEST_F(BadFileTest, TextFileIsNotAnOrdoDatabase) {
   write_file(std::string(20000, 'x'));
   Status s = open_status();
-  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_TRUE(s.is_not_ordo_file()) << s.to_string();
   EXPECT_NE(s.message().find("not an ordo database"), std::string::npos) << s.to_string();
 }
 
 TEST_F(BadFileTest, TinyAndEmptyFiles) {
   write_file("hello");
-  EXPECT_TRUE(open_status().is_invalid_argument()) << open_status().to_string();
+  EXPECT_TRUE(open_status().is_not_ordo_file()) << open_status().to_string();
   write_file("");
-  EXPECT_TRUE(open_status(true).is_invalid_argument()) << open_status(true).to_string();
+  EXPECT_TRUE(open_status(true).is_not_ordo_file()) << open_status(true).to_string();
 }
 
 TEST_F(BadFileTest, RandomBytesNeverCrash) {
@@ -72,7 +72,7 @@ TEST_F(BadFileTest, RandomBytesNeverCrash) {
     for (char& c : bytes) c = static_cast<char>(rng());
     write_file(bytes);
     Status s = open_status();
-    EXPECT_TRUE(s.is_invalid_argument() || s.is_corruption()) << s.to_string();
+    EXPECT_TRUE(s.is_not_ordo_file() || s.is_corruption()) << s.to_string();
   }
 }
 
@@ -111,7 +111,7 @@ TEST_F(BadFileTest, OneCorruptMetaFallsBackToTheOther) {
   EXPECT_EQ(r->get(r->default_tree(), "5")->str(), std::string(50, 'v'));
 }
 
-TEST_F(BadFileTest, UnknownFormatVersionIsInvalidArgument) {
+TEST_F(BadFileTest, UnknownFormatVersionIsVersionMismatch) {
   make_db();
   // Both metas claim version 99, with checksums that match.
   for (int slot = 0; slot < 2; ++slot) {
@@ -125,7 +125,7 @@ TEST_F(BadFileTest, UnknownFormatVersionIsInvalidArgument) {
     patch(slot * 4096, page);
   }
   Status s = open_status();
-  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_TRUE(s.is_version_mismatch()) << s.to_string();
   EXPECT_NE(s.message().find("version 99"), std::string::npos) << s.to_string();
 }
 

@@ -52,8 +52,8 @@ class OrdoToolTest : public ::testing::Test {
     ASSERT_TRUE(txn->put(txn->default_tree(), "hello", "world").is_ok());
     fill_tree(*txn, "alpha", kAlphaEntries);
     fill_tree(*txn, "beta", kBetaEntries);
-    last_uuid_ = txn->next_id();
-    last_id64_ = txn->next_id64();
+    last_uuid_ = *txn->next_id();
+    last_id64_ = *txn->next_id64();
     const Status s = txn->commit();
     ASSERT_TRUE(s.is_ok()) << s.to_string();
   }
@@ -225,7 +225,7 @@ TEST(OrdoToolErrorTest, NotADatabaseExitsOneNamingTheProblem) {
       EXPECT_EQ(r.signal, 0) << command << " " << bytes;
       EXPECT_EQ(r.exit_code, 1) << command << " " << bytes << "\n" << r.out;
       EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
-      const bool named = r.err.find("InvalidArgument") != std::string::npos ||
+      const bool named = r.err.find("NotOrdoFile") != std::string::npos ||
                          r.err.find("Corruption") != std::string::npos;
       EXPECT_TRUE(named) << r.err;
     }

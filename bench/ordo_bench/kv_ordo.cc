@@ -21,7 +21,10 @@ class OrdoWrite final : public KvWrite {
     return s.is_not_found() ? Status::ok() : s;
   }
   Status commit() override { return txn_.commit(); }
-  std::optional<Uuid> engine_id() override { return txn_.next_id(); }
+  std::optional<Uuid> engine_id() override {
+    Result<Uuid> id = txn_.next_id();
+    return id.is_ok() ? std::optional<Uuid>(*id) : std::nullopt;
+  }
 
  private:
   WriteTxn txn_;

@@ -223,7 +223,7 @@ class Checker {
 }  // namespace
 
 Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& progress) {
-  if (!impl_) return Status::invalid_argument("txn already committed or aborted");
+  if (!impl_) return Status::txn_ended("txn already committed, aborted or moved from");
   const engine::Meta& meta = impl_->snapshot();
   CheckReport report;
   Checker c(impl_->pages(), meta.page_high_water, report, progress);

@@ -8,7 +8,7 @@
 
 namespace ordo {
 
-Database::Database(std::unique_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) {}
+Database::Database(std::shared_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path, const Options& options) {
@@ -20,30 +20,48 @@ Result<std::unique_ptr<Database>> DatabaseOpener::open(const std::string& path,
                                                        BackendFactory factory) {
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<DatabaseImpl> impl,
                         DatabaseImpl::open(path, options, std::move(factory)));
-  return std::unique_ptr<Database>(new Database(std::move(impl)));
+  return std::unique_ptr<Database>(new Database(std::shared_ptr<DatabaseImpl>(std::move(impl))));
 }
 
 Result<ReadTxn> Database::begin_read() {
+  ORDO_RETURN_IF_ERROR(impl_->check_process());
   ORDO_ASSIGN_OR_RETURN(engine::Meta snapshot, impl_->register_reader());
-  return ReadTxn(std::make_unique<ReadTxnImpl>(*impl_, snapshot), impl_.get());
+  return TxnFactory::read(std::make_unique<ReadTxnImpl>(impl_, snapshot));
 }
 
-Result<WriteTxn> Database::begin_write() {
-  if (impl_->options().read_only) {
+namespace {
+Result<WriteTxn> begin_write_with(const std::shared_ptr<DatabaseImpl>& db,
+                                  engine::WriterGate::Wait wait) {
+  if (db->options().read_only) {
     return Status::invalid_argument("database was opened read-only");
   }
-  std::unique_lock<std::mutex> lock(impl_->writer_mutex());
-  Status poisoned = impl_->poisoned();
+  ORDO_RETURN_IF_ERROR(db->check_process());
+  ORDO_RETURN_IF_ERROR(db->writer_gate().acquire(wait));
+  engine::WriterLock lock(&db->writer_gate());
+  Status poisoned = db->poisoned();
   if (!poisoned.is_ok()) {
     return Status::io_error("database handle is unusable after a failed write or sync; reopen: " +
                                 poisoned.message(),
                             poisoned.errno_value());
   }
-  engine::Meta snapshot = impl_->committed();
-  ORDO_ASSIGN_OR_RETURN(engine::ReuseRule rule, impl_->reuse_rule(snapshot.txn_id));
-  return WriteTxn(
-      std::make_unique<WriteTxnImpl>(*impl_, std::move(lock), snapshot, std::move(rule)),
-      impl_.get());
+  engine::Meta snapshot = db->committed();
+  ORDO_ASSIGN_OR_RETURN(engine::ReuseRule rule, db->reuse_rule(snapshot.txn_id));
+  return TxnFactory::write(
+      std::make_unique<WriteTxnImpl>(db, std::move(lock), snapshot, std::move(rule)));
+}
+}  // namespace
+
+Result<WriteTxn> Database::begin_write() {
+  return begin_write_with(impl_, engine::WriterGate::Wait::forever());
+}
+
+Result<WriteTxn> Database::try_begin_write() {
+  return begin_write_with(impl_, engine::WriterGate::Wait::none());
+}
+
+Result<WriteTxn> Database::begin_write(std::chrono::milliseconds timeout) {
+  return begin_write_with(
+      impl_, engine::WriterGate::Wait::until(std::chrono::steady_clock::now() + timeout));
 }
 
 DatabaseInfo Database::info() const {

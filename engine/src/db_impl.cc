@@ -2,6 +2,7 @@
 #include "db_impl.h"
 
 #include <mimalloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +10,7 @@
 
 #include "ordo/btree/page_format.h"
 #include "recovery.h"
+#include "tree_handles.h"
 
 namespace ordo {
 
@@ -16,15 +18,27 @@ using engine::Meta;
 using engine::MetaProblem;
 
 DatabaseImpl::~DatabaseImpl() {
+  // A forked child shares the file with its parent: it shrinks nothing.
+  if (in_forked_child()) return;
   if (options_.read_only || !options_.trim_on_close || !file_ || !poisoned().is_ok()) return;
   // Best effort: a failed ftruncate leaves the preallocated tail, nothing else.
   const Meta m = committed();
   if (m.page_size != 0) (void)file_->shrink_to(m.page_high_water * m.page_size);
 }
 
+namespace {
+// Tags tell one open Database's Tree handles from another's.
+uint64_t next_tag() {
+  static std::atomic<uint64_t> tags{1};
+  return tags.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
 DatabaseImpl::DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file)
     : options_(options),
       file_(std::move(file)),
+      tag_(next_tag()),
+      opener_pid_(::getpid()),
       uuids_(options.clock ? *options.clock : system_clock()),
       id64s_(options.id_node, options.clock ? *options.clock : system_clock()) {}
 
@@ -71,6 +85,7 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
   io::FileOptions fo;
   fo.read_only = options.read_only;
   fo.create_if_missing = options.create_if_missing && !options.read_only;
+  fo.lock_wait_ms = options.writer_wait_ms;
   fo.backend = to_io(options.io_backend);
   fo.extent_bytes = options.extent_bytes;
   fo.max_extent_bytes = options.max_extent_bytes;
@@ -80,7 +95,7 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
   std::unique_ptr<DatabaseImpl> db(new DatabaseImpl(options, std::move(file)));
   if (db->file_->file_bytes() == 0) {
     if (options.read_only) {
-      return Status::invalid_argument("not an ordo database: " + path + " is empty");
+      return Status::not_ordo_file("not an ordo database: " + path + " is empty");
     }
     ORDO_RETURN_IF_ERROR(db->create_new());
   } else {
@@ -124,8 +139,8 @@ Status DatabaseImpl::load_existing() {
       return Status::corruption("file is truncated to " + std::to_string(len) +
                                 " bytes, shorter than its meta pages");
     }
-    return Status::invalid_argument("not an ordo database: " + path + " (" +
-                                    std::to_string(len) + " bytes, no ordo header)");
+    return Status::not_ordo_file("not an ordo database: " + path + " (" + std::to_string(len) +
+                                 " bytes, no ordo header)");
   }
   MetaProblem problems[2];
   int pick = -1;
@@ -141,12 +156,12 @@ Status DatabaseImpl::load_existing() {
   if (pick < 0) {
     for (int i = 0; i < 2; ++i) {
       if (problems[i] == MetaProblem::kBadVersion) {
-        return Status::invalid_argument(path + ": unsupported " + slot_problems_[i]);
+        return Status::version_mismatch(path + ": unsupported " + slot_problems_[i]);
       }
     }
     if (problems[0] == MetaProblem::kNoMagic && problems[1] == MetaProblem::kNoMagic) {
-      return Status::invalid_argument("not an ordo database: " + path +
-                                      " (no ordo magic in either meta page)");
+      return Status::not_ordo_file("not an ordo database: " + path +
+                                   " (no ordo magic in either meta page)");
     }
     return Status::corruption("both meta pages are invalid: meta 0: " + slot_problems_[0] +
                               "; meta 1: " + slot_problems_[1]);
@@ -330,7 +345,9 @@ void DatabaseImpl::unregister_reader(uint64_t txn_id) {
   auto it = readers_.find(txn_id);
   if (it != readers_.end() && --it->second == 0) {
     readers_.erase(it);
-    if (options_.read_only) (void)file_->unlock_reader_slot(txn_id);
+    // The slot's lock belongs to the file description a forked child shares
+    // with its parent: only the process that took it releases it.
+    if (options_.read_only && !in_forked_child()) (void)file_->unlock_reader_slot(txn_id);
   }
 }
 
@@ -367,12 +384,28 @@ Status DatabaseImpl::poisoned() const {
   return poisoned_;
 }
 
-uint32_t DatabaseImpl::tree_id(std::string_view name) {
-  if (name.empty()) return 0;
+Tree DatabaseImpl::tree_handle(std::string_view name) {
+  if (name.empty()) return Tree();
   std::lock_guard<std::mutex> g(names_mu_);
   auto [it, inserted] =
       tree_ids_.emplace(std::string(name), static_cast<uint32_t>(tree_ids_.size() + 1));
-  return it->second;
+  return TreeHandles::make(tag_, it->second, std::string(name));
+}
+
+Status DatabaseImpl::check_tree_handle(const Tree& tree) const {
+  if (tree.is_default() || TreeHandles::database_tag(tree) == tag_) return Status::ok();
+  return Status::invalid_argument("tree handle '" + tree.name() +
+                                  "' was made by another Database (or another open of this "
+                                  "file); open the tree again in this one");
+}
+
+bool DatabaseImpl::in_forked_child() const { return ::getpid() != opener_pid_; }
+
+Status DatabaseImpl::check_process() const {
+  if (!in_forked_child()) return Status::ok();
+  return Status::invalid_argument(
+      "this handle was opened by process " + std::to_string(opener_pid_) +
+      "; a forked child may not use it (open the database again in the child)");
 }
 
 }  // namespace ordo

@@ -1,7 +1,11 @@
 // DatabaseImpl: the state one open database shares between its txns: the
 // file, the last committed meta, the reader table, the writer lock, the ID
-// generators and the registry of tree names.
+// generators and the registry of tree names. Owned jointly by the Database
+// handle and every txn made from it (std::shared_ptr), so it lives until the
+// last of them is gone.
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <functional>
@@ -15,6 +19,7 @@
 #include "meta.h"
 #include "reuse_rule.h"
 #include "page_buffers.h"
+#include "writer_gate.h"
 #include "ordo/database.h"
 #include "ordo/id64.h"
 #include "ordo/io/page_file.h"
@@ -56,8 +61,9 @@ class DatabaseImpl {
   // Makes `meta` the committed state seen by later txns.
   void publish(const engine::Meta& meta);
 
-  std::mutex& writer_mutex() { return writer_mu_; }
-  // Dirty-page buffers; used only by the txn holding writer_mutex().
+  // The writer lock: one write txn at a time.
+  engine::WriterGate& writer_gate() { return writer_gate_; }
+  // Dirty-page buffers; used only by the txn holding the writer lock.
   engine::PageBuffers& page_buffers() { return *page_buffers_; }
 
   // A failed sync leaves the on-disk state unknown to this handle: every
@@ -65,8 +71,18 @@ class DatabaseImpl {
   void poison(const Status& s);
   Status poisoned() const;
 
-  // Stable id for a tree name for the life of this handle (0 = default tree).
-  uint32_t tree_id(std::string_view name);
+  // A handle for the tree named `name` (the default tree when empty), with
+  // an id fixed per name for the life of this handle.
+  Tree tree_handle(std::string_view name);
+  // InvalidArgument unless `tree` was made by this handle (or is the default
+  // tree).
+  Status check_tree_handle(const Tree& tree) const;
+
+  // fork(): InvalidArgument when called in a process other than the one
+  // that opened this handle. The parent's locks, reader slots and file are
+  // shared with a child, so a child must neither use nor release them.
+  Status check_process() const;
+  bool in_forked_child() const;
 
   UuidV7Generator& uuid_generator() { return uuids_; }
   Id64Generator& id64_generator() { return id64s_; }
@@ -116,11 +132,14 @@ class DatabaseImpl {
   std::map<uint64_t, uint32_t> readers_;  // snapshot txn id -> count; guarded by state_mu_
   Status poisoned_;                    // guarded by state_mu_
 
-  std::mutex writer_mu_;
+  engine::WriterGate writer_gate_;
   std::unique_ptr<engine::PageBuffers> page_buffers_;  // created once the page size is known
 
   std::mutex names_mu_;
   std::unordered_map<std::string, uint32_t> tree_ids_;  // guarded by names_mu_
+  // Tells this handle's Tree handles from those of other handles.
+  const uint64_t tag_;
+  const pid_t opener_pid_;
 
   UuidV7Generator uuids_;
   Id64Generator id64s_;

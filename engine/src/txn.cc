@@ -4,6 +4,8 @@
 
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
+#include "cursor_impl.h"
+#include "tree_handles.h"
 #include "txn_impl.h"
 
 namespace ordo {
@@ -32,18 +34,40 @@ Result<btree::TreeRoot> TxnImpl::lookup_catalog(std::string_view name) {
 }
 
 Result<btree::TreeRoot> TxnImpl::root_of(const Tree& tree) {
-  if (tree.id == 0) return snapshot_.default_tree;
-  auto it = read_roots_.find(tree.id);
+  if (tree.is_default()) return snapshot_.default_tree;
+  ORDO_RETURN_IF_ERROR(db_->check_tree_handle(tree));
+  const uint32_t id = TreeHandles::id(tree);
+  auto it = read_roots_.find(id);
   if (it != read_roots_.end()) return it->second;
-  ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, lookup_catalog(tree.name));
-  read_roots_.emplace(tree.id, root);
+  ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, lookup_catalog(tree.name()));
+  read_roots_.emplace(id, root);
   return root;
 }
 
-Txn::Txn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db) : impl_(std::move(impl)), db_(db) {}
+TxnImpl::~TxnImpl() {
+  if (link_) link_->txn = nullptr;
+}
+
+std::shared_ptr<TxnLink> TxnImpl::link() {
+  if (!link_) link_ = std::make_shared<TxnLink>(TxnLink{this});
+  return link_;
+}
+
+void TxnImpl::remove_cursor(CursorImpl* cursor) {
+  auto it = std::find(cursors_.begin(), cursors_.end(), cursor);
+  if (it == cursors_.end()) return;
+  *it = cursors_.back();
+  cursors_.pop_back();
+}
+
+void TxnImpl::detach_cursors() {
+  for (CursorImpl* c : cursors_) c->detach();
+}
+
+Txn::Txn(std::unique_ptr<TxnImpl> impl) : impl_(std::move(impl)) {}
 
 namespace {
-Status ended() { return Status::invalid_argument("txn already committed or aborted"); }
+Status ended() { return Status::txn_ended("txn already committed, aborted or moved from"); }
 }  // namespace
 #define ORDO_REQUIRE_LIVE() \
   if (!impl_) return ended()
@@ -53,10 +77,12 @@ Txn::~Txn() = default;
 
 uint64_t Txn::txn_id() const { return impl_ ? impl_->txn_id() : 0; }
 
+void Txn::abort() { impl_.reset(); }
+
 Result<Tree> Txn::open_tree(std::string_view name) {
   ORDO_REQUIRE_LIVE();
   ORDO_RETURN_IF_ERROR(impl_->lookup_catalog(name).status());
-  return Tree{impl_->db().tree_id(name), std::string(name)};
+  return impl_->db().tree_handle(name);
 }
 
 Result<std::vector<std::string>> Txn::list_trees() {
@@ -85,7 +111,22 @@ Result<ByteView> Txn::get(const Tree& tree, ByteView key) {
 Result<Cursor> Txn::cursor(const Tree& tree) {
   ORDO_REQUIRE_LIVE();
   ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, impl_->root_of(tree));
-  return Cursor(std::make_unique<CursorImpl>(impl_->pages(), root));
+  return Cursor(std::make_unique<CursorImpl>(*impl_, tree, root));
+}
+
+Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
+  ORDO_REQUIRE_LIVE();
+  ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, impl_->root_of(tree));
+  // A registered cursor, so that writes `fn` makes to a write txn keep it right.
+  CursorImpl c(*impl_, tree, root);
+  ORDO_RETURN_IF_ERROR(c.seek(range.from()));
+  while (c.valid() && !range.past_end(c.key())) {
+    const ByteView value = c.value();
+    ORDO_RETURN_IF_ERROR(c.status());
+    if (!fn(c.key(), value)) return Status::ok();
+    ORDO_RETURN_IF_ERROR(c.next_after_visit());
+  }
+  return c.status();
 }
 
 Result<TreeStats> Txn::tree_stats(const Tree& tree) {
@@ -94,7 +135,7 @@ Result<TreeStats> Txn::tree_stats(const Tree& tree) {
   btree::TreeStats s;
   ORDO_RETURN_IF_ERROR(btree::collect_stats(impl_->pages(), root, &s));
   TreeStats out;
-  out.name = tree.name;
+  out.name = tree.name();
   out.entries = s.entries;
   out.depth = s.depth;
   out.leaf_pages = s.leaf_pages;
@@ -129,19 +170,25 @@ Cursor::Cursor(std::unique_ptr<CursorImpl> impl) : impl_(std::move(impl)) {}
 Cursor::Cursor(Cursor&&) noexcept = default;
 Cursor& Cursor::operator=(Cursor&&) noexcept = default;
 Cursor::~Cursor() = default;
-Status Cursor::first() { return impl_->cursor.first(); }
-Status Cursor::last() { return impl_->cursor.last(); }
-Status Cursor::seek(ByteView key) { return impl_->cursor.seek(key); }
-Status Cursor::next() { return impl_->cursor.next(); }
-Status Cursor::prev() { return impl_->cursor.prev(); }
-bool Cursor::valid() const { return impl_->cursor.valid(); }
-ByteView Cursor::key() const { return impl_->cursor.key(); }
-ByteView Cursor::value() const { return impl_->cursor.value(); }
-Status Cursor::status() const { return impl_->cursor.status(); }
 
-}  // namespace ordo
+namespace {
+Status moved_from() { return Status::invalid_argument("cursor was moved from"); }
+}  // namespace
+Status Cursor::first() { return impl_ ? impl_->first() : moved_from(); }
+Status Cursor::last() { return impl_ ? impl_->last() : moved_from(); }
+Status Cursor::seek(ByteView key) { return impl_ ? impl_->seek(key) : moved_from(); }
+Status Cursor::next() { return impl_ ? impl_->next() : moved_from(); }
+Status Cursor::prev() { return impl_ ? impl_->prev() : moved_from(); }
+bool Cursor::valid() const { return impl_ && impl_->valid(); }
+ByteView Cursor::key() const { return impl_ ? impl_->key() : ByteView(); }
+ByteView Cursor::value() const { return impl_ ? impl_->value() : ByteView(); }
+Status Cursor::status() const { return impl_ ? impl_->status() : moved_from(); }
+Status Cursor::put(ByteView key, ByteView value) {
+  return impl_ ? impl_->put(key, value) : moved_from();
+}
+Status Cursor::del() { return impl_ ? impl_->del() : moved_from(); }
 
-namespace ordo {
-ReadTxn::ReadTxn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db) : Txn(std::move(impl), db) {}
-WriteTxn::WriteTxn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db) : Txn(std::move(impl), db) {}
+ReadTxn::ReadTxn(std::unique_ptr<TxnImpl> impl) : Txn(std::move(impl)) {}
+WriteTxn::WriteTxn(std::unique_ptr<TxnImpl> impl) : Txn(std::move(impl)) {}
+
 }  // namespace ordo

@@ -1,28 +1,41 @@
-// The private halves of ReadTxn, WriteTxn and Cursor.
+// The private halves of ReadTxn and WriteTxn.
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "db_impl.h"
 #include "dirty_pages.h"
-#include "ordo/btree/cursor.h"
 #include "ordo/btree/tree.h"
 #include "snapshot_pages.h"
+#include "writer_gate.h"
 
 namespace ordo {
 
+class CursorImpl;
+
+// What a cursor holds of its txn: the txn while it lives, null once it
+// ended. Cursors may outlive their txn; the txn may move between Txn objects.
+struct TxnLink {
+  TxnImpl* txn = nullptr;
+};
+
 class TxnImpl {
  public:
-  TxnImpl(DatabaseImpl& db, const engine::Meta& snapshot) : db_(db), snapshot_(snapshot) {}
-  virtual ~TxnImpl() = default;
+  TxnImpl(std::shared_ptr<DatabaseImpl> db, const engine::Meta& snapshot)
+      : db_(std::move(db)), snapshot_(snapshot) {}
+  // Tells the txn's cursors that it ended.
+  virtual ~TxnImpl();
+  TxnImpl(const TxnImpl&) = delete;
+  TxnImpl& operator=(const TxnImpl&) = delete;
 
   virtual btree::PageReader& pages() = 0;
+  virtual bool is_write() const { return false; }
   virtual uint64_t txn_id() const { return snapshot_.txn_id; }
-  // The tree's root as this txn sees it; NotFound when it does not exist.
+  // The tree's root as this txn sees it; NotFound when it does not exist;
+  // InvalidArgument for another database's handle.
   virtual Result<btree::TreeRoot> root_of(const Tree& tree);
   virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
   virtual const btree::TreeRoot& free_tree_root() { return snapshot_.free_tree; }
@@ -31,22 +44,36 @@ class TxnImpl {
   Result<btree::TreeRoot> lookup_catalog(std::string_view name);
   Status check_tree_name(std::string_view name) const;
 
-  DatabaseImpl& db() { return db_; }
+  DatabaseImpl& db() { return *db_; }
   const engine::Meta& snapshot() const { return snapshot_; }
 
+  // Cursors: each registers for the life of the txn, so that writes can
+  // tell them to remember their position first (detach_cursors()).
+  std::shared_ptr<TxnLink> link();
+  void add_cursor(CursorImpl* cursor) { cursors_.push_back(cursor); }
+  void remove_cursor(CursorImpl* cursor);
+
  protected:
-  DatabaseImpl& db_;
+  // Before any change to pages: cursors keep their position by key, since
+  // the pages under them may change or move.
+  void detach_cursors();
+
+  std::shared_ptr<DatabaseImpl> db_;
   engine::Meta snapshot_;
   std::unordered_map<uint32_t, btree::TreeRoot> read_roots_;
+
+ private:
+  std::shared_ptr<TxnLink> link_;  // made by the first cursor
+  std::vector<CursorImpl*> cursors_;
 };
 
 class ReadTxnImpl : public TxnImpl {
  public:
-  ReadTxnImpl(DatabaseImpl& db, const engine::Meta& snapshot)
-      : TxnImpl(db, snapshot),
-        pages_(db.file(), snapshot.page_size, snapshot.page_high_water,
-               db.options().verify_checksums) {}
-  ~ReadTxnImpl() override { db_.unregister_reader(snapshot_.txn_id); }
+  ReadTxnImpl(std::shared_ptr<DatabaseImpl> db, const engine::Meta& snapshot)
+      : TxnImpl(std::move(db), snapshot),
+        pages_(db_->file(), snapshot.page_size, snapshot.page_high_water,
+               db_->options().verify_checksums) {}
+  ~ReadTxnImpl() override { db_->unregister_reader(snapshot_.txn_id); }
   btree::PageReader& pages() override { return pages_; }
 
  private:
@@ -55,10 +82,11 @@ class ReadTxnImpl : public TxnImpl {
 
 class WriteTxnImpl : public TxnImpl {
  public:
-  WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock, const engine::Meta& snapshot,
-               engine::ReuseRule rule);
+  WriteTxnImpl(std::shared_ptr<DatabaseImpl> db, engine::WriterLock lock,
+               const engine::Meta& snapshot, engine::ReuseRule rule);
 
   btree::PageReader& pages() override { return pages_; }
+  bool is_write() const override { return true; }
   uint64_t txn_id() const override { return snapshot_.txn_id + 1; }
   Result<btree::TreeRoot> root_of(const Tree& tree) override;
   const btree::TreeRoot& catalog_root() const override { return catalog_; }
@@ -70,9 +98,8 @@ class WriteTxnImpl : public TxnImpl {
   Status put(const Tree& tree, ByteView key, ByteView value);
   Status append(const Tree& tree, ByteView key, ByteView value);
   Status del(const Tree& tree, ByteView key);
+  Result<uint64_t> del_range(const Tree& tree, const KeyRange& range);
   Status commit();
-  bool finished() const { return finished_; }
-  void finish() { finished_ = true; }
 
  private:
   struct TreeState {
@@ -84,27 +111,34 @@ class WriteTxnImpl : public TxnImpl {
     // put()'s cache of the rightmost path; invalidated by every other change.
     btree::RightmostPath rightmost;
   };
+  // The state of a tree the txn writes: checks the txn may still write
+  // (InvalidArgument after a failed call or commit) and the handle, then
+  // tells cursors that a write follows.
+  Result<TreeState*> writable_state(const Tree& tree);
   Result<TreeState*> state_of(const Tree& tree);
+  // Ok while the txn may still change pages.
+  Status check_writable() const;
   // Remembers a failure that may have left pages half-changed: the txn can
   // then only be aborted.
   Status note(Status s);
   Status write_and_publish(engine::Meta& meta);
 
-  std::unique_lock<std::mutex> lock_;
+  engine::WriterLock lock_;
   engine::DirtyPages pages_;
   btree::TreeRoot catalog_;
   uint64_t tree_count_;
-  // Trees this txn touched, by Tree::id: per-txn cost follows the trees
+  // Trees this txn touched, by tree id: per-txn cost follows the trees
   // touched, not the trees in the database.
   std::unordered_map<uint32_t, TreeState> trees_;
   Status failed_;
   bool finished_ = false;
 };
 
-class CursorImpl {
+// Makes the public txn objects, whose constructors are private.
+class TxnFactory {
  public:
-  CursorImpl(btree::PageReader& pages, const btree::TreeRoot& root) : cursor(pages, root) {}
-  btree::Cursor cursor;
+  static ReadTxn read(std::unique_ptr<TxnImpl> impl) { return ReadTxn(std::move(impl)); }
+  static WriteTxn write(std::unique_ptr<TxnImpl> impl) { return WriteTxn(std::move(impl)); }
 };
 
 }  // namespace ordo

@@ -1,20 +1,23 @@
 // WriteTxn: tree changes, ID issue, and the commit protocol.
 #include <mimalloc.h>
 
+#include <cassert>
 #include <cstring>
 #include <string>
 
 #include "ordo/btree/page_format.h"
+#include "tree_handles.h"
+#include "ordo/btree/cursor.h"
 #include "txn_impl.h"
 
 namespace ordo {
 
-WriteTxnImpl::WriteTxnImpl(DatabaseImpl& db, std::unique_lock<std::mutex> lock,
+WriteTxnImpl::WriteTxnImpl(std::shared_ptr<DatabaseImpl> db, engine::WriterLock lock,
                            const engine::Meta& snapshot, engine::ReuseRule rule)
-    : TxnImpl(db, snapshot),
+    : TxnImpl(std::move(db), snapshot),
       lock_(std::move(lock)),
-      pages_(db.file(), db.page_buffers(), snapshot, snapshot.txn_id + 1, std::move(rule),
-             db.options().txn_memory_budget_bytes, db.options().verify_checksums),
+      pages_(db_->file(), db_->page_buffers(), snapshot, snapshot.txn_id + 1, std::move(rule),
+             db_->options().txn_memory_budget_bytes, db_->options().verify_checksums),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   TreeState& default_tree = trees_[0];
@@ -29,26 +32,38 @@ Status WriteTxnImpl::note(Status s) {
   return s;
 }
 
-Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
+Status WriteTxnImpl::check_writable() const {
   if (!failed_.is_ok()) {
     return Status::invalid_argument("write txn failed earlier and can only be aborted: " +
                                     failed_.to_string());
   }
-  if (finished_) return Status::invalid_argument("write txn already committed or aborted");
-  TreeState& st = trees_[tree.id];
+  if (finished_) return Status::txn_ended("write txn already committed or aborted");
+  return Status::ok();
+}
+
+Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
+  ORDO_RETURN_IF_ERROR(check_writable());
+  ORDO_RETURN_IF_ERROR(db_->check_tree_handle(tree));
+  TreeState& st = trees_[TreeHandles::id(tree)];
   if (st.loaded && st.dropped) {
-    return Status::not_found("no tree named '" + tree.name + "' (dropped or renamed)");
+    return Status::not_found("no tree named '" + tree.name() + "' (dropped or renamed)");
   }
   if (!st.loaded) {
-    auto root = lookup_catalog(tree.name);
+    auto root = lookup_catalog(tree.name());
     if (!root.is_ok()) return note(root.status());
     st.loaded = true;
-    st.name = tree.name;
+    st.name = tree.name();
     st.root = *root;
-  } else if (st.name != tree.name) {
+  } else if (st.name != tree.name()) {
     return Status::invalid_argument("tree handle does not belong to this database");
   }
   return &st;
+}
+
+Result<WriteTxnImpl::TreeState*> WriteTxnImpl::writable_state(const Tree& tree) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  detach_cursors();
+  return st;
 }
 
 Result<btree::TreeRoot> WriteTxnImpl::root_of(const Tree& tree) {
@@ -58,24 +73,27 @@ Result<btree::TreeRoot> WriteTxnImpl::root_of(const Tree& tree) {
 
 Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(check_tree_name(name));
-  Tree tree{db_.tree_id(name), std::string(name)};
+  Tree tree = db_->tree_handle(name);
   auto existing = state_of(tree);
   if (existing.is_ok()) return tree;
   if (!existing.status().is_not_found()) return existing.status();
+  detach_cursors();
   // The catalog entry is written now so list_trees/open_tree in this txn see it.
   std::byte empty[engine::kTreeRootBytes];
   engine::encode_tree_root(btree::TreeRoot{}, empty);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
-  TreeState& st = trees_[tree.id];
-  st = TreeState{true, true, false, std::string(name), btree::TreeRoot{}};
+  TreeState& st = trees_[TreeHandles::id(tree)];
+  st = TreeState{};
+  st.loaded = true;
+  st.dirty = true;
+  st.name = std::string(name);
   tree_count_++;
   return tree;
 }
 
 Status WriteTxnImpl::drop_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(check_tree_name(name));
-  Tree tree{db_.tree_id(name), std::string(name)};
-  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(db_->tree_handle(name)));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
@@ -89,9 +107,8 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
 
 Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   ORDO_RETURN_IF_ERROR(check_tree_name(to));
-  Tree old_tree{db_.tree_id(from), std::string(from)};
-  ORDO_ASSIGN_OR_RETURN(TreeState * old_state, state_of(old_tree));
-  Tree new_tree{db_.tree_id(to), std::string(to)};
+  ORDO_ASSIGN_OR_RETURN(TreeState * old_state, writable_state(db_->tree_handle(from)));
+  const Tree new_tree = db_->tree_handle(to);
   auto existing = state_of(new_tree);
   if (existing.is_ok()) {
     return Status::invalid_argument("cannot rename to '" + std::string(to) + "': it exists");
@@ -106,27 +123,32 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   old_state->dropped = true;
   old_state->rightmost.invalidate();
   old_state->dirty = false;
-  trees_[new_tree.id] = TreeState{true, true, false, std::string(to), root};
+  TreeState& renamed = trees_[TreeHandles::id(new_tree)];
+  renamed = TreeState{};
+  renamed.loaded = true;
+  renamed.dirty = true;
+  renamed.name = std::string(to);
+  renamed.root = root;
   return Status::ok();
 }
 
 Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
-  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
   return note(btree::put(pages_, st->root, key, value, &st->rightmost));
 }
 
 Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
-  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
   st->rightmost.invalidate();
-  return note(btree::append(pages_, st->root, key, value, db_.options().append_fill));
+  return note(btree::append(pages_, st->root, key, value, db_->options().append_fill));
 }
 
 Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
-  ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   bool found = false;
   st->rightmost.invalidate();
@@ -136,13 +158,36 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   return Status::ok();
 }
 
+Result<uint64_t> WriteTxnImpl::del_range(const Tree& tree, const KeyRange& range) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
+  st->rightmost.invalidate();
+  uint64_t removed = 0;
+  std::string key = range.from().str();
+  for (;;) {
+    // Each remove may move the pages under a cursor: seek afresh from the
+    // last key removed, which lands on the one after it.
+    btree::Cursor c(pages_, st->root);
+    ORDO_RETURN_IF_ERROR(note(c.seek(key)));
+    if (!c.valid() || range.past_end(c.key())) break;
+    key.assign(c.key().view());
+    ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
+    bool found = false;
+    ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
+    assert(found);
+    st->dirty = true;
+    removed++;
+  }
+  return removed;
+}
+
 Status WriteTxnImpl::commit() {
-  if (finished_) return Status::invalid_argument("write txn already committed or aborted");
+  if (finished_) return Status::txn_ended("write txn already committed or aborted");
   if (!failed_.is_ok()) {
     finished_ = true;
     return Status::invalid_argument("write txn failed earlier and was aborted: " +
                                     failed_.to_string());
   }
+  ORDO_RETURN_IF_ERROR(db_->check_process());
   finished_ = true;
   engine::Meta meta = snapshot_;
   meta.txn_id = txn_id();
@@ -166,22 +211,22 @@ Status WriteTxnImpl::commit() {
   meta.free_pages = pages_.free_page_count();
   meta.page_high_water = pages_.next_page();
   meta.tree_count = tree_count_;
-  meta.last_uuid = db_.uuid_generator().last();
-  meta.last_id64 = db_.id64_generator().last().value;
-  meta.flags = db_.options().commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync
+  meta.last_uuid = db_->uuid_generator().last();
+  meta.last_id64 = db_->id64_generator().last().value;
+  meta.flags = db_->options().commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync
                                                                          : 0;
   return write_and_publish(meta);
 }
 
 Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
-  io::PageFile& file = db_.file();
+  io::PageFile& file = db_->file();
   const uint32_t ps = meta.page_size;
   Status grown = file.grow_to(meta.page_high_water * ps);
   if (!grown.is_ok()) return grown;
   meta.file_bytes = file.file_bytes();
 
-  const bool sync = db_.options().sync_commits;
-  const bool two_sync = db_.options().commit_protocol == CommitProtocol::kTwoSync;
+  const bool sync = db_->options().sync_commits;
+  const bool two_sync = db_->options().commit_protocol == CommitProtocol::kTwoSync;
   std::vector<io::WriteSpan> spans = pages_.write_spans();
   // The meta goes last: until it is durable the previous commit stays the one
   // a crash recovers to.
@@ -202,11 +247,11 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   }
   mi_free(meta_page);
   if (!s.is_ok()) {
-    if (s.is_io_error()) db_.poison(s);
+    if (s.is_io_error()) db_->poison(s);
     return s;
   }
-  db_.publish(meta);
-  auto& c = db_.counters();
+  db_->publish(meta);
+  auto& c = db_->counters();
   c.commits++;
   c.pages_written += spans.size() + 1;
   c.pages_reused += pages_.pages_reused();
@@ -220,7 +265,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
 WriteTxnImpl& WriteTxn::writer() { return static_cast<WriteTxnImpl&>(*impl_); }
 
 namespace {
-Status ended() { return Status::invalid_argument("write txn already committed or aborted"); }
+Status ended() { return Status::txn_ended("write txn already committed, aborted or moved from"); }
 }  // namespace
 
 Result<Tree> WriteTxn::create_tree(std::string_view name) {
@@ -234,6 +279,14 @@ Status WriteTxn::put(const Tree& tree, ByteView key, ByteView value) {
 Status WriteTxn::del(const Tree& tree, ByteView key) {
   if (!impl_) return ended();
   return writer().del(tree, key);
+}
+Result<uint64_t> WriteTxn::del_range(const Tree& tree, ByteView from, ByteView to) {
+  if (!impl_) return ended();
+  return writer().del_range(tree, KeyRange::between(from, to));
+}
+Result<uint64_t> WriteTxn::del_range(const Tree& tree, const KeyRange& range) {
+  if (!impl_) return ended();
+  return writer().del_range(tree, range);
 }
 Status WriteTxn::append(const Tree& tree, ByteView key, ByteView value) {
   if (!impl_) return ended();
@@ -249,8 +302,14 @@ Status WriteTxn::rename_tree(std::string_view from, std::string_view to) {
   if (from.empty()) return Status::invalid_argument("the default tree cannot be renamed");
   return writer().rename_tree(from, to);
 }
-Uuid WriteTxn::next_id() { return db_->uuid_generator().next(); }
-Id64 WriteTxn::next_id64() { return db_->id64_generator().next(); }
+Result<Uuid> WriteTxn::next_id() {
+  if (!impl_) return ended();
+  return impl_->db().uuid_generator().next();
+}
+Result<Id64> WriteTxn::next_id64() {
+  if (!impl_) return ended();
+  return impl_->db().id64_generator().next();
+}
 
 Status WriteTxn::commit() {
   if (!impl_) return ended();
@@ -258,7 +317,5 @@ Status WriteTxn::commit() {
   impl_.reset();  // releases the writer lock and the dirty pages
   return s;
 }
-
-void WriteTxn::abort() { impl_.reset(); }
 
 }  // namespace ordo

@@ -22,25 +22,5 @@ Status write_error(std::string_view what, int err) {
   return os_error(what, err);
 }
 
-Status with_context(const Status& status, std::string_view prefix) {
-  std::string message = std::string(prefix) + ": " + status.message();
-  switch (status.code()) {
-    case Status::Code::kOk:
-      return status;
-    case Status::Code::kNotFound:
-      return Status::not_found(std::move(message));
-    case Status::Code::kInvalidArgument:
-      return Status::invalid_argument(std::move(message));
-    case Status::Code::kCorruption:
-      return Status::corruption(std::move(message), status.page_number());
-    case Status::Code::kIOError:
-      return Status::io_error(std::move(message), status.errno_value());
-    case Status::Code::kBusy:
-      return Status::busy(std::move(message));
-    case Status::Code::kFull:
-      return Status::full(std::move(message));
-  }
-  return status;
-}
 
 }  // namespace ordo::io

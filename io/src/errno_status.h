@@ -20,7 +20,4 @@ Status os_error(std::string_view what, int err);
 // Full "<what>: <strerror(err)>" when is_no_space_errno(err), else os_error(what, err).
 Status write_error(std::string_view what, int err);
 
-// The same status with "<prefix>: " put before its message (ok stays ok).
-Status with_context(const Status& status, std::string_view prefix);
-
 }  // namespace ordo::io

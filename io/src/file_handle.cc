@@ -5,7 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <string>
+#include <thread>
 #include <utility>
 
 #include "errno_status.h"
@@ -46,14 +50,23 @@ Status check_regular_file(int fd, const std::string& path) {
   return Status::ok();
 }
 
-Status lock_exclusive(int fd, const std::string& path) {
+// flock(LOCK_EX) without blocking in the kernel: a blocked flock cannot time out
+// without a signal, and a library must not use the host's signals. Polls with
+// a backoff of 1 ms doubling to 50 ms until `wait_ms` passed.
+Status lock_exclusive(int fd, const std::string& path, uint32_t wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  auto pause = std::chrono::milliseconds(1);
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err == EINTR) continue;
-    if (err == EWOULDBLOCK) {
-      return Status::busy("database file " + path + " is locked by another handle");
+    if (err != EWOULDBLOCK) return os_error("flock " + path, err);
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      return Status::busy("database file " + path + " is locked by another handle" +
+                          (wait_ms > 0 ? " (waited " + std::to_string(wait_ms) + " ms)" : ""));
     }
-    return os_error("flock " + path, err);
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
   return Status::ok();
 }
@@ -95,7 +108,7 @@ Result<OpenedFile> open_database_file(const std::string& path, const FileOptions
     FileOptions lock_options = options;
     lock_options.read_only = true;
     ORDO_ASSIGN_OR_RETURN(opened.lock_fd, open_path(path, lock_options));
-    ORDO_RETURN_IF_ERROR(lock_exclusive(opened.lock_fd.get(), path));
+    ORDO_RETURN_IF_ERROR(lock_exclusive(opened.lock_fd.get(), path, options.lock_wait_ms));
   }
   ORDO_ASSIGN_OR_RETURN(const uint64_t length_bytes, file_length(fd.get(), path));
   if (!options.read_only && length_bytes == 0) ORDO_RETURN_IF_ERROR(sync_parent_directory(path));

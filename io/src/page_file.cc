@@ -70,7 +70,7 @@ int extend_file(int fd, uint64_t from_bytes, uint64_t to_bytes, uint64_t length_
 
 Result<std::unique_ptr<PageFile>> PageFile::open(const std::string& path,
                                                  const FileOptions& options) {
-  ORDO_RETURN_IF_ERROR(with_context(check_options(options), path));
+  ORDO_RETURN_IF_ERROR(check_options(options).with_context(path));
   ORDO_ASSIGN_OR_RETURN(OpenedFile opened, open_database_file(path, options));
   std::unique_ptr<PageFile> file(
       new PageFile(path, options, opened.fd.release(), opened.length_bytes == 0));
@@ -83,13 +83,13 @@ Result<std::unique_ptr<PageFile>> PageFile::open(const std::string& path,
   ORDO_ASSIGN_OR_RETURN(file->base_, reserve_address_range(file->reserve_bytes_));
   {
     std::lock_guard<std::mutex> lock(file->map_mutex_);
-    ORDO_RETURN_IF_ERROR(with_context(file->map_up_to(opened.length_bytes), path));
+    ORDO_RETURN_IF_ERROR(file->map_up_to(opened.length_bytes).with_context(path));
   }
   if (!options.read_only) {
     Result<std::unique_ptr<IoBackend>> backend = options.backend_factory
                                                      ? options.backend_factory(file->fd_)
                                                      : make_backend(file->fd_, options.backend);
-    if (!backend.is_ok()) return with_context(backend.status(), path);
+    if (!backend.is_ok()) return backend.status().with_context(path);
     file->backend_ = std::move(backend).value();
   }
   return file;
@@ -152,7 +152,7 @@ Status PageFile::grow_to(uint64_t min_bytes) {
                            " to " + std::to_string(target_bytes) + " bytes",
                        err);
   }
-  ORDO_RETURN_IF_ERROR(with_context(map_up_to(std::max(target_bytes, before_bytes)), path_));
+  ORDO_RETURN_IF_ERROR(map_up_to(std::max(target_bytes, before_bytes)).with_context(path_));
   counters_.growths.fetch_add(1, std::memory_order_relaxed);
   return Status::ok();
 }
@@ -177,7 +177,7 @@ Status PageFile::refresh() {
   std::lock_guard<std::mutex> lock(map_mutex_);
   struct stat st;
   if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
-  return with_context(map_up_to(static_cast<uint64_t>(st.st_size)), path_);
+  return map_up_to(static_cast<uint64_t>(st.st_size)).with_context(path_);
 }
 
 Status PageFile::map_up_to(uint64_t new_file_bytes) {
@@ -196,7 +196,7 @@ Status PageFile::map_up_to(uint64_t new_file_bytes) {
 Status PageFile::write(std::span<const WriteSpan> spans, bool sync_after) {
   if (!backend_) return Status::invalid_argument("write to read-only file " + path_);
   const uint64_t submissions_before = backend_->submissions();
-  Status s = with_context(backend_->write(spans, sync_after), path_);
+  Status s = backend_->write(spans, sync_after).with_context(path_);
   count_call(submissions_before, spans, {}, sync_after, s);
   return s;
 }
@@ -205,7 +205,7 @@ Status PageFile::write_ordered(std::span<const WriteSpan> first, std::span<const
                                bool sync_after) {
   if (!backend_) return Status::invalid_argument("write to read-only file " + path_);
   const uint64_t submissions_before = backend_->submissions();
-  Status s = with_context(backend_->write_ordered(first, then, sync_after), path_);
+  Status s = backend_->write_ordered(first, then, sync_after).with_context(path_);
   count_call(submissions_before, first, then, sync_after, s);
   return s;
 }
@@ -226,7 +226,7 @@ void PageFile::count_call(uint64_t submissions_before, std::span<const WriteSpan
 Status PageFile::sync() {
   if (!backend_) return Status::invalid_argument("sync of read-only file " + path_);
   const uint64_t submissions_before = backend_->submissions();
-  Status s = with_context(backend_->sync(), path_);
+  Status s = backend_->sync().with_context(path_);
   count_call(submissions_before, {}, {}, true, s);
   return s;
 }

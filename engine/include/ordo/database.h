@@ -2,19 +2,36 @@
 // holding any number of named B+-trees (plus a default tree), updated by
 // copy-on-write transactions.
 //
-//   auto db = ordo::Database::open("/data/graph.ordo");        // Result<unique_ptr>
+//   auto db = ordo::Database::open("/data/graph.ordo");    // Result<unique_ptr<Database>>
+//   if (!db.is_ok()) return fail(db.status());             // status().to_string() says why
 //   auto txn = (*db)->begin_write();
+//   if (!txn.is_ok()) return fail(txn.status());
 //   auto nodes = txn->create_tree("nodes");
-//   ordo::Uuid id = txn->next_id();                             // time-ordered
-//   txn->put(*nodes, id.view(), "record");
-//   ordo::Status s = txn->commit();                            // durable on return
+//   if (!nodes.is_ok()) return fail(nodes.status());
+//   auto id = txn->next_id();                              // time-ordered UUIDv7
+//   if (!id.is_ok()) return fail(id.status());
+//   ordo::Status s = txn->put(*nodes, id->view(), "record");
+//   if (s.is_ok()) s = txn->commit();                      // durable on return
 //
-// Transactions: one write txn at a time (begin_write() waits for the current
-// one to end); any number of read txns, each on the snapshot of the last
-// commit before it began, in any threads. Readers never block the writer.
-// A txn object and its cursors are used by one thread at a time. A txn that
-// is destroyed without commit() is aborted. The Database must outlive every
-// txn and cursor made from it.
+// Transactions: one write txn at a time per database; any number of read
+// txns, each on the snapshot of the last commit before it began, in any
+// threads. Readers never block the writer. A txn object and its cursors are
+// used by one thread at a time. A txn destroyed without commit() is aborted.
+//
+// Lifetimes (redb's model): every txn keeps the state of its database alive,
+// so destroying the Database while txns or cursors exist, even while other
+// threads read, is safe: they keep working, and the file is closed (its
+// locks released) when the Database and the last txn are gone. A cursor
+// keeps nothing alive: once its txn ends, every call on it reports TxnEnded.
+// Calls on an ended txn report TxnEnded too. Nothing is undefined behaviour
+// short of using a destroyed object.
+//
+// fork(): a child process inherits the parent's handles but must not use
+// them: begin_read/begin_write/commit in the child return InvalidArgument.
+// The child may destroy inherited handles, or exit normally or not: that
+// releases none of the parent's locks or reader slots, shrinks no file and
+// ends none of the parent's snapshots. The child opens the database itself
+// if it needs it. (Descriptors are close-on-exec: exec releases everything.)
 //
 // Keys and values are byte strings (ByteView). Keys compare as unsigned bytes.
 // Limits (page size P, 4096 by default): key at most P/4 - 24 bytes (1000 at
@@ -27,6 +44,7 @@
 // exception crosses this API.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,14 +69,78 @@ class WriteTxnImpl;
 class DatabaseImpl;
 class CursorImpl;
 class DatabaseOpener;
+class TreeHandles;
+class TxnFactory;
 
-// Names one tree of a database. Cheap to copy; valid for the Database that
-// issued it, in any later txn (a txn that cannot see the tree reports
-// NotFound). The default tree always exists.
-struct Tree {
-  uint32_t id = 0;   // 0 is the default tree
-  std::string name;  // empty for the default tree
+// Names one tree of a database. Cheap to copy. Made by Txn::open_tree or
+// WriteTxn::create_tree, and valid for the Database that issued it in any
+// later txn (a txn that cannot see the tree reports NotFound); a handle used
+// with a txn of another database, or of another open of the same file, is
+// InvalidArgument. A default-constructed Tree is the default tree, which
+// every database has.
+class Tree {
+ public:
+  Tree() = default;
+  // The tree's name; empty for the default tree.
+  const std::string& name() const { return name_; }
+  bool is_default() const { return id_ == 0; }
+
+ private:
+  friend class TreeHandles;  // engine-internal: makes and checks handles
+  Tree(uint64_t database_tag, uint32_t id, std::string name)
+      : database_tag_(database_tag), id_(id), name_(std::move(name)) {}
+  uint64_t database_tag_ = 0;  // which open Database issued it; 0 for the default tree
+  uint32_t id_ = 0;            // 0 is the default tree
+  std::string name_;
 };
+
+// A half-open key range [from, to) for Txn::scan and WriteTxn::del_range.
+// Owns copies of its bounds. An unbounded end is none().
+class KeyRange {
+ public:
+  // Every key.
+  static KeyRange all() { return KeyRange(); }
+  // Keys >= `from`.
+  static KeyRange starting_at(ByteView from) { return KeyRange(from.str(), {}, false); }
+  // Keys >= `from` and < `to`; empty when from >= to.
+  static KeyRange between(ByteView from, ByteView to) {
+    return KeyRange(from.str(), to.str(), true);
+  }
+  // Keys that start with `prefix` (every key for an empty prefix).
+  static KeyRange prefix(ByteView prefix) {
+    std::string end = prefix.str();
+    // The first key past the prefix: drop trailing 0xff bytes, then add one
+    // to the last byte; none when the prefix is all 0xff (or empty).
+    while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+    if (end.empty()) return KeyRange(prefix.str(), {}, false);
+    end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+    return KeyRange(prefix.str(), std::move(end), true);
+  }
+
+  ByteView from() const { return from_; }
+  bool has_end() const { return has_end_; }
+  // The first key past the range. REQUIRES: has_end().
+  ByteView end() const { return end_; }
+  // Whether `key` >= from() and (no end, or key < end()).
+  bool contains(ByteView key) const {
+    return key.compare(from_) >= 0 && (!has_end_ || key.compare(end_) < 0);
+  }
+  // Whether keys at or past `key` are all outside (key >= end()).
+  bool past_end(ByteView key) const { return has_end_ && key.compare(end_) >= 0; }
+
+ private:
+  KeyRange() = default;
+  KeyRange(std::string from, std::string end, bool has_end)
+      : from_(std::move(from)), end_(std::move(end)), has_end_(has_end) {}
+  std::string from_;
+  std::string end_;
+  bool has_end_ = false;
+};
+
+// Called by Txn::scan for each entry in key order; return false to stop.
+// The views are valid until the call returns or writes to the txn,
+// whichever comes first.
+using ScanFn = std::function<bool(ByteView key, ByteView value)>;
 
 // Shape and fill of one tree, from a full walk of its pages.
 struct TreeStats {
@@ -148,14 +230,32 @@ struct Stats {
   uint64_t overflow_pages_written = 0;  // pages of large values
 };
 
-// Ordered iteration over one tree. Positioning calls return Corruption when
-// they meet a damaged page. key()/value() REQUIRE valid(); their views stay
-// valid until the txn ends, or in a write txn until its next write; a cursor
-// of a write txn must be repositioned after a write.
-// REQUIRES: the txn that made the cursor is still live (not committed,
-// aborted or destroyed). A cursor used after its txn ended is not detected:
-// its snapshot's pages may have been reused, so it can return wrong entries
-// or Corruption.
+// Ordered iteration over one tree, made by Txn::cursor.
+//
+// Positions: after first()/last()/seek() the cursor is on an entry (valid())
+// or past the end (!valid()). next()/prev() move from the current entry;
+// from !valid() they do nothing. key()/value() of a cursor that is not
+// valid() return empty views.
+//
+// In a write txn the cursor sees every write of its txn, whether made
+// through it (put(), del()) or through the txn (WriteTxn::put, del,
+// del_range, append, drop_tree): it stays on its entry while other keys
+// change; when its own entry is deleted it moves to the entry after it
+// (past the end when there is none), so
+//   for (c.first(); c.valid();) c.del();
+// empties a tree. A tree dropped or renamed in the txn makes the cursor
+// report NotFound.
+//
+// Views from key()/value() stay valid until the txn ends; in a write txn,
+// only until its next write (through any cursor or the txn).
+//
+// Errors: positioning calls return Corruption when they meet a damaged page;
+// TxnEnded once the cursor's txn was committed, aborted, moved from or
+// destroyed (valid() is then false); NotFound when its tree no longer exists
+// in the txn. status() keeps the last error met, including by value().
+//
+// Thread-safety: like its txn, one thread at a time. The cursor may outlive
+// its txn (it then only reports TxnEnded); it keeps nothing else alive.
 class Cursor {
  public:
   Cursor(Cursor&&) noexcept;
@@ -172,8 +272,18 @@ class Cursor {
   // An overflow value whose pages are damaged reads as empty and sets
   // status() to Corruption.
   ByteView value() const;
-  // Ok, or the Corruption met by value().
+  // The outcome of the last call on this cursor that returns a Status, or
+  // the error that a later valid()/key()/value() met (TxnEnded, Corruption).
   Status status() const;
+
+  // Write txns only. Inserts or overwrites `key` (as WriteTxn::put) and
+  // leaves the cursor on it. InvalidArgument for a cursor of a read txn and
+  // for what WriteTxn::put refuses; the other errors of WriteTxn::put.
+  Status put(ByteView key, ByteView value);
+  // Write txns only. Deletes the entry the cursor is on and moves to the
+  // entry after it. InvalidArgument when !valid() or for a read txn's
+  // cursor; the errors of WriteTxn::del.
+  Status del();
 
  private:
   friend class Txn;
@@ -181,29 +291,43 @@ class Cursor {
   std::unique_ptr<CursorImpl> impl_;
 };
 
-// Reads shared by read and write txns.
+// Reads shared by read and write txns. Every call on a txn that ended
+// (committed, aborted, moved from) returns TxnEnded.
 class Txn {
  public:
   Txn(Txn&&) noexcept;
-  Txn& operator=(Txn&&) noexcept;
+  Txn& operator=(Txn&&) noexcept;  // ends the txn assigned to first
   virtual ~Txn();
+
+  // True until the txn is committed, aborted or moved from.
+  bool live() const { return impl_ != nullptr; }
 
   // The txn id of the snapshot read (a write txn: the id it will commit as;
   // 0 once it ended).
   uint64_t txn_id() const;
 
   Tree default_tree() const { return Tree{}; }
-  // NotFound when no tree of that name exists in this txn's view.
+  // NotFound when no tree of that name exists in this txn's view;
+  // InvalidArgument for an empty or oversized name.
   Result<Tree> open_tree(std::string_view name);
   // Names of all named trees, in byte order.
   Result<std::vector<std::string>> list_trees();
 
   // The value stored under `key`. NotFound when absent or when the tree does
-  // not exist in this txn; Corruption on a damaged page. The view is valid as
+  // not exist in this txn; InvalidArgument for a tree handle of another
+  // database; Corruption on a damaged page. The view is valid as
   // Cursor::key() documents.
   Result<ByteView> get(const Tree& tree, ByteView key);
-  // A cursor, not yet positioned. NotFound for an unknown tree.
+  // A cursor, not yet positioned. NotFound for an unknown tree;
+  // InvalidArgument for a tree handle of another database.
   Result<Cursor> cursor(const Tree& tree);
+  // Calls `fn` for each entry of `tree` in `range`, in key order, until it
+  // returns false. In a write txn the scan sees the txn's writes, including
+  // those `fn` makes: it goes on with the first key after the one visited,
+  // so `fn` may delete the entry it is given (or others). Errors as cursor()
+  // and Cursor::next(); a damaged overflow value is Corruption.
+  Status scan(const Tree& tree, const KeyRange& range, const ScanFn& fn);
+
   // Walks the whole tree; Corruption names the first damaged page.
   Result<TreeStats> tree_stats(const Tree& tree);
   // Walks the free tree.
@@ -220,36 +344,48 @@ class Txn {
   Result<CheckReport> check(
       const std::function<void(uint64_t pages_done, uint64_t pages_total)>& progress = {});
 
+  // Ends the txn: a write txn discards every write (and releases the writer
+  // lock), a read txn releases its snapshot. Also done by the destructor.
+  // Does nothing on an ended txn.
+  void abort();
+
  protected:
-  Txn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
-  // Null once a write txn committed or aborted; every call then fails with
-  // InvalidArgument.
+  explicit Txn(std::unique_ptr<TxnImpl> impl);
+  // Null once the txn ended.
   std::unique_ptr<TxnImpl> impl_;
-  DatabaseImpl* db_;
 };
 
 // A read txn: a snapshot. Holding one keeps the pages it can reach from
 // being reused, so end long reads when done.
 class ReadTxn : public Txn {
  private:
-  friend class Database;
-  ReadTxn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
+  friend class TxnFactory;  // engine-internal
+  explicit ReadTxn(std::unique_ptr<TxnImpl> impl);
 };
 
-// The write txn. Sees its own writes.
+// The write txn. Sees its own writes, in get(), cursors and scan().
+// After a call fails with Corruption, Full or IOError the txn may hold a
+// half-made change: every later call but abort() then fails with
+// InvalidArgument, and commit() aborts.
 class WriteTxn : public Txn {
  public:
   // Creates the named tree, or opens it if it exists. InvalidArgument for an
   // empty or oversized name. Writes nothing until commit.
   Result<Tree> create_tree(std::string_view name);
 
-  // Inserts or overwrites. InvalidArgument for an oversized key or value or
-  // after a failed commit; NotFound for an unknown tree; Corruption on a
-  // damaged page; Full when the file cannot grow.
+  // Inserts or overwrites. InvalidArgument for an oversized key or value, a
+  // tree handle of another database, or after a failed call; NotFound for an
+  // unknown tree; Corruption on a damaged page; Full when the file cannot grow.
   Status put(const Tree& tree, ByteView key, ByteView value);
   // Removes `key`; NotFound when absent. Pages left underfull merge with a
-  // neighbour; freed pages go to the free tree.
+  // neighbour; freed pages go to the free tree. Other errors as put().
   Status del(const Tree& tree, ByteView key);
+  // Removes every key in [from, to) (nothing when from >= to) and returns
+  // how many it removed. Errors as put(); on an error the txn can only be
+  // aborted. Work: one delete per key removed.
+  Result<uint64_t> del_range(const Tree& tree, ByteView from, ByteView to);
+  // Removes every key in `range`; as above.
+  Result<uint64_t> del_range(const Tree& tree, const KeyRange& range);
 
   // Bulk load: appends `key`, which must sort after every key in the tree
   // (else InvalidArgument, and nothing changes), filling pages bottom-up to
@@ -265,9 +401,11 @@ class WriteTxn : public Txn {
 
   // A time-ordered RFC 9562 UUIDv7, strictly greater than every ID issued by
   // this database before, even across reopen with the clock set back.
-  Uuid next_id();
+  // TxnEnded once the txn ended. An aborted txn's IDs are not reissued by
+  // this handle; after a reopen only committed IDs are remembered.
+  Result<Uuid> next_id();
   // A time-ordered 64-bit ID (ms, node Options::id_node, sequence), same rules.
-  Id64 next_id64();
+  Result<Id64> next_id64();
 
   // Makes every write durable (Options::commit_protocol: by default pages and
   // meta page, then one fdatasync) and visible to later txns. After it
@@ -275,36 +413,45 @@ class WriteTxn : public Txn {
   // leaves the database at its previous commit and usable. IOError also
   // leaves the previous commit, and poisons the handle: every later
   // begin_write() fails with IOError until the database is reopened.
+  // TxnEnded when the txn already ended; InvalidArgument in a forked child.
   Status commit();
-  // Discards every write. Also done by the destructor.
-  void abort();
 
  private:
-  friend class Database;
-  WriteTxn(std::unique_ptr<TxnImpl> impl, DatabaseImpl* db);
+  friend class TxnFactory;  // engine-internal
+  explicit WriteTxn(std::unique_ptr<TxnImpl> impl);
   WriteTxnImpl& writer();
 };
 
+// An open database file. Thread-safe: every method may be called from any
+// thread. Destroying it while txns exist is safe (see the top of this file).
 class Database {
  public:
   // Opens or creates the database file at `path`.
   // Returns: Busy when another handle (this or another process) has it open
-  // for writing; NotFound when missing and !create_if_missing or read_only;
-  // InvalidArgument for a file that is not an ordo database, of another
-  // format version or page size, or a bad option; Corruption for a damaged or
-  // truncated file (the message names what); IOError for OS failures.
+  // for writing and Options::writer_wait_ms passed; NotFound when missing
+  // and !create_if_missing or read_only; NotOrdoFile for a file that is not
+  // an ordo database; VersionMismatch for another format version;
+  // InvalidArgument for another page size than Options asks, or a bad
+  // option; Corruption for a damaged or truncated file (the message names
+  // what); IOError for OS failures.
   static Result<std::unique_ptr<Database>> open(const std::string& path,
                                                 const Options& options = {});
   ~Database();
 
-  // A snapshot of the last commit. Thread-safe.
+  // A snapshot of the last commit. InvalidArgument in a forked child.
   Result<ReadTxn> begin_read();
-  // The write txn; waits while another one is open. InvalidArgument on a
-  // read-only database. Thread-safe.
+  // The write txn; waits while another thread's write txn is open. Busy at
+  // once when this thread holds the open write txn (waiting would never
+  // end); InvalidArgument on a read-only database or in a forked child;
+  // IOError after a failed commit poisoned the handle.
   Result<WriteTxn> begin_write();
+  // As begin_write(), but Busy at once when a write txn is open.
+  Result<WriteTxn> try_begin_write();
+  // As begin_write(), but Busy once `timeout` passed (ms resolution).
+  Result<WriteTxn> begin_write(std::chrono::milliseconds timeout);
 
-  DatabaseInfo info() const;  // thread-safe
-  Stats stats() const;        // thread-safe
+  DatabaseInfo info() const;
+  Stats stats() const;
   uint32_t page_size_bytes() const;
   uint32_t max_key_bytes() const;
   uint64_t max_value_bytes() const;    // kMaxValueBytes
@@ -312,8 +459,8 @@ class Database {
 
  private:
   friend class DatabaseOpener;  // engine-internal: opens with a test I/O backend
-  explicit Database(std::unique_ptr<DatabaseImpl> impl);
-  std::unique_ptr<DatabaseImpl> impl_;
+  explicit Database(std::shared_ptr<DatabaseImpl> impl);
+  std::shared_ptr<DatabaseImpl> impl_;
 };
 
 }  // namespace ordo

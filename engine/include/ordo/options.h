@@ -36,6 +36,13 @@ struct Options {
   // Create the file when missing (ignored with read_only).
   bool create_if_missing = true;
 
+  // Writable opens: how long open() waits, in ms, while another writable
+  // handle of the file (in this process or another) holds its writer lock,
+  // before it returns Busy. 0: Busy at once. A process that waits for
+  // another to finish its writes sets this; within one handle, txns wait
+  // with Database::begin_write.
+  uint32_t writer_wait_ms = 0;
+
   // Open for reading only: no writer lock is taken, begin_write() is
   // InvalidArgument. Works while another process writes: each read txn reads
   // the newest commit on disk and pins it with a reader slot (a shared byte

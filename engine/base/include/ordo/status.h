@@ -8,21 +8,35 @@
 //   kOk              success.
 //   kNotFound        the key, tree or file asked for does not exist.
 //   kInvalidArgument a wrong argument: an oversized key or value, a bad option,
-//                    a name that is not allowed, a file that is not an ordo
-//                    database or has another format version or page size.
+//                    a name that is not allowed, a tree handle of another
+//                    database, a file of another page size than asked for, a
+//                    handle used in a forked child.
 //   kCorruption      the file is damaged: the message names the page number and
 //                    what failed (checksum, page type, key order, ...).
 //   kIOError         the operating system failed a call; errno() holds errno.
-//   kBusy            the database file is locked by another open handle.
+//   kBusy            the writer lock is held: by another open handle of the
+//                    file (this process or another), or by a write txn that is
+//                    still open (a second begin_write on its thread, a
+//                    try_begin_write, or a begin_write whose timeout ran out).
 //   kFull            the disk, the file size limit or the address reservation
 //                    is exhausted.
+//   kNotOrdoFile     the file is not an ordo database (no ordo magic where
+//                    the meta pages should be, or empty).
+//   kVersionMismatch the file is an ordo database of a format version this
+//                    build does not read (LMDB's MDB_VERSION_MISMATCH).
+//   kTxnEnded        the txn was committed, aborted or moved from, or the
+//                    cursor's txn was (LMDB's MDB_BAD_TXN).
+//
+// Codes are stable: a program branches on code() (or the is_*() helpers),
+// never on message(), whose wording may change.
 //
 // Thread-safety: Status and Result are values; distinct objects may be used
 // from distinct threads freely.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +54,9 @@ class [[nodiscard]] Status {
     kIOError,
     kBusy,
     kFull,
+    kNotOrdoFile,
+    kVersionMismatch,
+    kTxnEnded,
   };
 
   Status() = default;
@@ -63,6 +80,13 @@ class [[nodiscard]] Status {
   }
   static Status busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
   static Status full(std::string msg) { return Status(Code::kFull, std::move(msg)); }
+  static Status not_ordo_file(std::string msg) {
+    return Status(Code::kNotOrdoFile, std::move(msg));
+  }
+  static Status version_mismatch(std::string msg) {
+    return Status(Code::kVersionMismatch, std::move(msg));
+  }
+  static Status txn_ended(std::string msg) { return Status(Code::kTxnEnded, std::move(msg)); }
 
   bool is_ok() const { return code_ == Code::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -73,6 +97,9 @@ class [[nodiscard]] Status {
   bool is_io_error() const { return code_ == Code::kIOError; }
   bool is_busy() const { return code_ == Code::kBusy; }
   bool is_full() const { return code_ == Code::kFull; }
+  bool is_not_ordo_file() const { return code_ == Code::kNotOrdoFile; }
+  bool is_version_mismatch() const { return code_ == Code::kVersionMismatch; }
+  bool is_txn_ended() const { return code_ == Code::kTxnEnded; }
 
   // The human-readable reason; empty for ok.
   const std::string& message() const { return message_; }
@@ -80,6 +107,15 @@ class [[nodiscard]] Status {
   int errno_value() const { return errno_; }
   // Page number for kCorruption tied to a page, kNoPage otherwise.
   uint64_t page_number() const { return page_number_; }
+
+  // The same status (code, errno, page number) with "<prefix>: " put before
+  // its message; ok stays ok.
+  Status with_context(std::string_view prefix) const {
+    if (is_ok()) return *this;
+    Status s = *this;
+    s.message_ = std::string(prefix) + ": " + message_;
+    return s;
+  }
 
   // "Corruption: page 17: checksum mismatch" style text for logs and tools.
   std::string to_string() const {
@@ -103,6 +139,9 @@ class [[nodiscard]] Status {
       case Code::kIOError: return "IOError";
       case Code::kBusy: return "Busy";
       case Code::kFull: return "Full";
+      case Code::kNotOrdoFile: return "NotOrdoFile";
+      case Code::kVersionMismatch: return "VersionMismatch";
+      case Code::kTxnEnded: return "TxnEnded";
     }
     return "Unknown";
   }
@@ -118,14 +157,33 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
+namespace detail {
+// Result::value() on an error: a program bug, like dereferencing a null
+// pointer. Says which error was ignored, then aborts (no exception crosses
+// the API).
+[[noreturn]] inline void value_of_error(const Status& status) {
+  std::fprintf(stderr, "ordo: Result::value() called on an error: %s\n",
+               status.to_string().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+}  // namespace detail
+
 // Either a value of type T or a non-ok Status.
-// REQUIRES: value() only when is_ok(); status() is always valid.
+//
+// value(), operator* and operator-> REQUIRE is_ok(): on an error they print
+// "ordo: Result::value() called on an error: <status>" to stderr and abort
+// the process. Check is_ok() (or use ORDO_ASSIGN_OR_RETURN) first.
+// status() is always valid: ok when the Result holds a value. A Result built
+// from an ok Status holds InvalidArgument instead (there is no value to hold).
 template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
-    assert(!std::get<Status>(v_).is_ok() && "Result built from an ok Status has no value");
+    if (std::get<Status>(v_).is_ok()) {
+      v_ = Status::invalid_argument("Result built from an ok Status holds no value");
+    }
   }
 
   bool is_ok() const { return std::holds_alternative<T>(v_); }
@@ -133,17 +191,23 @@ class [[nodiscard]] Result {
 
   const Status& status() const {
     static const Status kOkStatus;
-    return is_ok() ? kOkStatus : std::get<Status>(v_);
+    return is_ok() ? kOkStatus : *std::get_if<Status>(&v_);
   }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T* operator->() { return &value(); }
+  T& value() & { return checked(); }
+  const T& value() const& { return const_cast<Result*>(this)->checked(); }
+  T&& value() && { return std::move(checked()); }
+  T* operator->() { return &checked(); }
   const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
+  T& operator*() & { return checked(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(checked()); }
 
  private:
+  T& checked() {
+    T* v = std::get_if<T>(&v_);
+    if (v == nullptr) detail::value_of_error(*std::get_if<Status>(&v_));
+    return *v;
+  }
   std::variant<T, Status> v_;
 };
 

@@ -16,6 +16,9 @@ struct FileOptions {
   bool read_only = false;
   // Create the file when missing (writable opens only); else a missing file is NotFound.
   bool create_if_missing = true;
+  // Writable opens: how long to wait, in ms, while another handle holds the
+  // exclusive lock, before Busy. 0: Busy at once.
+  uint32_t lock_wait_ms = 0;
   // Write backend of a writable file (see make_backend()).
   BackendKind backend = BackendKind::kAuto;
   // Minimum growth step. Must be > 0.

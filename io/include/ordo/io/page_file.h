@@ -36,7 +36,8 @@ class PageFile {
   // Opens `path`.
   //
   // Writable (options.read_only == false): open(O_RDWR|O_CREAT|O_CLOEXEC, 0644) (no
-  // O_CREAT when !create_if_missing), then flock(LOCK_EX|LOCK_NB), held until the
+  // O_CREAT when !create_if_missing), then flock(LOCK_EX|LOCK_NB), retried for up to
+  // options.lock_wait_ms while another handle holds it, and held until the
   // PageFile is destroyed. flock locks belong to the open file description, so a second
   // open of the same path is Busy from this process as well as from another one (a
   // forked child inherits the descriptor, and with it the lock, until it exits or execs).
@@ -50,7 +51,8 @@ class PageFile {
   // Returns:
   //   NotFound         the file does not exist (read-only, or !create_if_missing), or a
   //                    directory of the path does not exist.
-  //   Busy             "database file <path> is locked by another handle".
+  //   Busy             "database file <path> is locked by another handle" (after
+  //                    options.lock_wait_ms).
   //   InvalidArgument  a bad option (extent_bytes == 0, max_extent_bytes < extent_bytes,
   //                    map_reserve_bytes == 0), or the path is not a regular file.
   //   Full             the file is longer than map_reserve_bytes.

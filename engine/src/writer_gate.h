@@ -1,0 +1,60 @@
+// WriterGate: the one-write-txn-at-a-time lock of a database handle.
+//
+// Not a std::mutex: the write txn may be committed or aborted on another
+// thread than the one that began it (a txn object may move between threads),
+// and the thread that holds the gate must get Busy, not a deadlock, when it
+// asks again. The holder is the thread that acquired the gate until release().
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "ordo/status.h"
+
+namespace ordo::engine {
+
+class WriterGate {
+ public:
+  // How long acquire() waits for another thread's write txn.
+  struct Wait {
+    enum class Kind { kForever, kNone, kUntil };
+    static Wait forever() { return Wait{Kind::kForever, {}}; }
+    static Wait none() { return Wait{Kind::kNone, {}}; }
+    static Wait until(std::chrono::steady_clock::time_point t) { return Wait{Kind::kUntil, t}; }
+    Kind kind;
+    std::chrono::steady_clock::time_point deadline;  // kUntil only
+  };
+
+  // Ok once this thread holds the gate. Busy at once when this thread holds
+  // it already; Busy when `wait` runs out first.
+  Status acquire(Wait wait);
+  // REQUIRES: held (by any thread: the txn may have moved).
+  void release();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable released_;
+  bool held_ = false;         // guarded by mu_
+  std::thread::id holder_;    // guarded by mu_; the thread that acquired it
+};
+
+// Releases a WriterGate when destroyed. Move-only.
+class WriterLock {
+ public:
+  WriterLock() = default;
+  explicit WriterLock(WriterGate* gate) : gate_(gate) {}
+  WriterLock(WriterLock&& other) noexcept : gate_(std::exchange(other.gate_, nullptr)) {}
+  WriterLock& operator=(WriterLock&&) = delete;
+  WriterLock(const WriterLock&) = delete;
+  ~WriterLock() {
+    if (gate_ != nullptr) gate_->release();
+  }
+
+ private:
+  WriterGate* gate_ = nullptr;
+};
+
+}  // namespace ordo::engine
