@@ -544,5 +544,29 @@ TEST_F(CursorTest, CursorSurvivesSpills) {
   EXPECT_GT(db_->stats().pages_spilled, spilled_before);
 }
 
+
+TEST_F(CursorTest, ScanWhoseCallbackEndsTheTxnStopsWithTxnEnded) {
+  commit_keys({"a", "b", "c"});
+  auto r = db_->begin_read();
+  const Tree t = *r->open_tree("t");
+  int calls = 0;
+  Status s = r->scan(t, KeyRange::all(), [&](ByteView, ByteView) {
+    ++calls;
+    r->abort();
+    return true;
+  });
+  EXPECT_TRUE(s.is_txn_ended()) << s.to_string();
+  EXPECT_EQ(calls, 1);
+  auto w = db_->begin_write();
+  calls = 0;
+  s = w->scan(t, KeyRange::all(), [&](ByteView, ByteView) {
+    ++calls;
+    w->abort();
+    return true;
+  });
+  EXPECT_TRUE(s.is_txn_ended()) << s.to_string();
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace ordo

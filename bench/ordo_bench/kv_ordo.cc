@@ -40,14 +40,13 @@ class OrdoRead final : public KvRead {
   }
   Result<uint64_t> scan(TableId table, ByteView from, uint64_t limit,
                         const ScanVisitor& visit) override {
-    ORDO_ASSIGN_OR_RETURN(Cursor cursor, txn_.cursor(trees_[table]));
     uint64_t n = 0;
-    for (Status s = cursor.seek(from); n < limit && cursor.valid(); s = cursor.next()) {
-      ORDO_RETURN_IF_ERROR(s);
-      visit(cursor.key(), cursor.value());
-      ++n;
-    }
-    ORDO_RETURN_IF_ERROR(cursor.status());
+    if (limit == 0) return n;
+    ORDO_RETURN_IF_ERROR(
+        txn_.scan(trees_[table], KeyRange::starting_at(from), [&](ByteView k, ByteView v) {
+          visit(k, v);
+          return ++n < limit;
+        }));
     return n;
   }
 

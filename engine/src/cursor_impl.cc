@@ -32,74 +32,76 @@ void CursorImpl::reposition_at(std::string key) {
   saved_key_ = std::move(key);
 }
 
-Result<TxnImpl*> CursorImpl::enter() {
+bool CursorImpl::reenter() {
   TxnImpl* txn = link_->txn;
-  if (txn == nullptr) return txn_ended();
-  if (!stale_) return txn;
-  ORDO_ASSIGN_OR_RETURN(const btree::TreeRoot root, txn->root_of(tree_));
-  cursor_ = btree::Cursor(txn->pages(), root);
+  if (txn == nullptr) {
+    status_ = txn_ended();
+    return false;
+  }
+  auto root = txn->root_of(tree_);
+  if (!root.is_ok()) {
+    status_ = root.status();
+    return false;
+  }
+  cursor_ = btree::Cursor(txn->pages(), *root);
   stale_ = false;
-  if (saved_valid_) ORDO_RETURN_IF_ERROR(cursor_.seek(saved_key_));
-  return txn;
+  if (saved_valid_) {
+    Status s = cursor_.seek(saved_key_);
+    if (!s.is_ok()) {
+      status_ = s;
+      return false;
+    }
+  }
+  return true;
 }
 
 Result<WriteTxnImpl*> CursorImpl::enter_writer() {
-  ORDO_ASSIGN_OR_RETURN(TxnImpl * txn, enter());
-  if (!txn->is_write()) return Status::invalid_argument("a cursor of a read txn cannot write");
-  return static_cast<WriteTxnImpl*>(txn);
-}
-
-Status CursorImpl::done(Status s) {
-  if (!s.is_ok() || !status_.is_ok()) status_ = s;  // ok over ok: no string copy
-  return s;
+  if (!enter()) return status_;
+  if (!link_->txn->is_write()) {
+    return done(Status::invalid_argument("a cursor of a read txn cannot write"));
+  }
+  return static_cast<WriteTxnImpl*>(link_->txn);
 }
 
 // first/last/seek need no old position: only a current root.
 Status CursorImpl::first() {
   saved_valid_ = false;
-  Status s = enter().status();
-  return done(s.is_ok() ? cursor_.first() : s);
+  return enter() ? done(cursor_.first()) : status_;
 }
 
 Status CursorImpl::last() {
   saved_valid_ = false;
-  Status s = enter().status();
-  return done(s.is_ok() ? cursor_.last() : s);
+  return enter() ? done(cursor_.last()) : status_;
 }
 
 Status CursorImpl::seek(ByteView key) {
   saved_valid_ = false;
-  Status s = enter().status();
-  return done(s.is_ok() ? cursor_.seek(key) : s);
+  return enter() ? done(cursor_.seek(key)) : status_;
 }
 
+// One named result and one return, so the Status is built in the caller's
+// slot (NRVO): these run once per entry of a scan.
 Status CursorImpl::next() {
-  Status s = enter().status();
-  return done(s.is_ok() ? cursor_.next() : s);
+  Status s = enter() ? cursor_.next() : Status(status_);
+  record(s);
+  return s;
 }
 
 Status CursorImpl::prev() {
-  Status s = enter().status();
-  return done(s.is_ok() ? cursor_.prev() : s);
+  Status s = enter() ? cursor_.prev() : Status(status_);
+  record(s);
+  return s;
 }
 
 Status CursorImpl::next_after_visit() {
   if (!stale_ || !saved_valid_) return next();
-  Status s = enter().status();
-  if (!s.is_ok()) return done(s);
+  if (!enter()) return status_;
   // On the visited key when it survived, else already on the entry after it.
   if (cursor_.valid() && cursor_.key() == ByteView(saved_key_)) return done(cursor_.next());
   return done(Status::ok());
 }
 
-bool CursorImpl::valid() {
-  Status s = enter().status();
-  if (!s.is_ok()) {
-    status_ = s;
-    return false;
-  }
-  return cursor_.valid();
-}
+bool CursorImpl::valid() { return enter() && cursor_.valid(); }
 
 ByteView CursorImpl::key() { return valid() ? cursor_.key() : ByteView(); }
 

@@ -45,15 +45,27 @@ class CursorImpl {
   void detach();
 
  private:
-  // The live txn, with the cursor on current pages; TxnEnded, or the error
-  // of re-reading the root or re-seeking.
-  Result<TxnImpl*> enter();
-  // The write txn of a cursor that may write.
+  // True when the cursor may read: its txn lives and it is on current pages
+  // (re-reading the root and re-seeking first when a write made it stale).
+  // False with the error in status_ otherwise.
+  bool enter() {
+    if (link_->txn != nullptr && !stale_) [[likely]] return true;
+    return reenter();
+  }
+  bool reenter();
+  // The write txn of a cursor that may write; the error is also in status_.
   Result<WriteTxnImpl*> enter_writer();
   // Repositions on `key` (or after it) at the next call.
   void reposition_at(std::string key);
-  // Records the outcome of a call in status().
-  Status done(Status s);
+  // Records the outcome of a call in status(); returns it by value with no
+  // copy (NRVO) on the per-entry path.
+  void record(const Status& s) {
+    if (!s.is_ok() || !status_.is_ok()) status_ = s;  // ok over ok: no copy
+  }
+  Status done(Status s) {
+    record(s);
+    return s;
+  }
 
   std::shared_ptr<TxnLink> link_;
   Tree tree_;

@@ -117,7 +117,23 @@ Result<Cursor> Txn::cursor(const Tree& tree) {
 Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
   ORDO_REQUIRE_LIVE();
   ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, impl_->root_of(tree));
-  // A registered cursor, so that writes `fn` makes to a write txn keep it right.
+  if (!impl_->is_write()) {
+    // A read txn's pages never change under it: a plain tree cursor, checked
+    // after each call of `fn` only for the txn having ended in it.
+    btree::Cursor c(impl_->pages(), root);
+    ORDO_RETURN_IF_ERROR(c.seek(range.from()));
+    while (c.valid()) {
+      const ByteView key = c.key();
+      if (range.past_end(key)) break;
+      const ByteView value = c.value();
+      ORDO_RETURN_IF_ERROR(c.status());
+      if (!fn(key, value)) break;
+      if (!impl_) return ended();
+      ORDO_RETURN_IF_ERROR(c.next());
+    }
+    return Status::ok();
+  }
+  // A registered cursor, so that writes `fn` makes keep it right.
   CursorImpl c(*impl_, tree, root);
   ORDO_RETURN_IF_ERROR(c.seek(range.from()));
   while (c.valid() && !range.past_end(c.key())) {

@@ -161,7 +161,7 @@ namespace detail {
 // Result::value() on an error: a program bug, like dereferencing a null
 // pointer. Says which error was ignored, then aborts (no exception crosses
 // the API).
-[[noreturn]] inline void value_of_error(const Status& status) {
+[[noreturn, gnu::cold, gnu::noinline]] inline void value_of_error(const Status& status) {
   std::fprintf(stderr, "ordo: Result::value() called on an error: %s\n",
                status.to_string().c_str());
   std::fflush(stderr);
@@ -205,7 +205,7 @@ class [[nodiscard]] Result {
  private:
   T& checked() {
     T* v = std::get_if<T>(&v_);
-    if (v == nullptr) detail::value_of_error(*std::get_if<Status>(&v_));
+    if (v == nullptr) [[unlikely]] detail::value_of_error(*std::get_if<Status>(&v_));
     return *v;
   }
   std::variant<T, Status> v_;
