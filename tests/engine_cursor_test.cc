@@ -487,5 +487,62 @@ TEST_F(CursorTest, ScanOfAWriteTxnMayDeleteWhatItVisits) {
   testing::expect_tree_equals(*w, t, Model{});
 }
 
+
+// Views returned by get() point into the txn's pages; writing one back (into
+// the same page) must store the bytes it showed before the write.
+TEST_F(CursorTest, PutOfAViewIntoTheTxnsOwnPages) {
+  auto w = db_->begin_write();
+  const Tree t = w->default_tree();
+  for (uint64_t i = 0; i < 20; ++i) {
+    ASSERT_TRUE(w->put(t, be_key(i), std::string(40 + i, static_cast<char>('a' + i))).is_ok());
+  }
+  Model model;
+  for (uint64_t i = 0; i < 20; ++i) model[be_key(i)] = std::string(40 + i, static_cast<char>('a' + i));
+  // Values and keys taken from the same leaf the puts edit.
+  for (uint64_t i = 0; i < 20; ++i) {
+    auto v = w->get(t, be_key(19 - i));
+    ASSERT_TRUE(v.is_ok());
+    ASSERT_TRUE(w->put(t, be_key(i), *v).is_ok());
+    model[be_key(i)] = model[be_key(19 - i)];
+    auto c = w->cursor(t);
+    ASSERT_TRUE(c->seek(be_key(i / 2)).is_ok());
+    ASSERT_TRUE(w->put(t, c->key(), c->value()).is_ok());  // the same entry, rewritten
+    std::string longer = c->key().str() + "z";
+    ASSERT_TRUE(w->put(t, longer, c->key()).is_ok());
+    model[longer] = be_key(i / 2);
+  }
+  testing::expect_tree_equals(*w, t, model);
+}
+
+// A cursor keeps its place while the txn spills dirty pages to stay within
+// its memory budget.
+TEST_F(CursorTest, CursorSurvivesSpills) {
+  Options small;
+  small.txn_memory_budget_bytes = 1 << 20;
+  db_.reset();
+  db_ = testing::open_db(dir_.file("spill.ordo"), small);
+  ASSERT_NE(db_, nullptr);
+  auto w = db_->begin_write();
+  const Tree t = w->default_tree();
+  for (uint64_t i = 0; i < 1000; i += 2) ASSERT_TRUE(w->put(t, be_key(i), "early").is_ok());
+  auto c = w->cursor(t);
+  ASSERT_TRUE(c->seek(be_key(500)).is_ok());
+  const uint64_t spilled_before = db_->stats().pages_spilled;
+  for (uint64_t i = 1000; i < 40000; ++i) {
+    ASSERT_TRUE(w->put(t, be_key(i), std::string(200, 'x')).is_ok());
+    if (i % 5000 == 0) {
+      ASSERT_TRUE(c->valid());
+      ASSERT_EQ(c->key().str(), be_key(500));
+    }
+  }
+  ASSERT_TRUE(w->put(t, be_key(501), "odd").is_ok());
+  ASSERT_TRUE(c->next().is_ok());
+  EXPECT_EQ(c->key().str(), be_key(501));
+  EXPECT_EQ(c->value().str(), "odd");
+  ASSERT_TRUE(w->commit().is_ok());
+  // The spills happened in this txn (counted at commit).
+  EXPECT_GT(db_->stats().pages_spilled, spilled_before);
+}
+
 }  // namespace
 }  // namespace ordo

@@ -50,7 +50,7 @@ Result<WriteTxnImpl*> CursorImpl::enter_writer() {
 }
 
 Status CursorImpl::done(Status s) {
-  status_ = s;
+  if (!s.is_ok() || !status_.is_ok()) status_ = s;  // ok over ok: no string copy
   return s;
 }
 

@@ -2,7 +2,6 @@
 #include "db_impl.h"
 
 #include <mimalloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -38,7 +37,6 @@ DatabaseImpl::DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile>
     : options_(options),
       file_(std::move(file)),
       tag_(next_tag()),
-      opener_pid_(::getpid()),
       uuids_(options.clock ? *options.clock : system_clock()),
       id64s_(options.id_node, options.clock ? *options.clock : system_clock()) {}
 
@@ -399,12 +397,12 @@ Status DatabaseImpl::check_tree_handle(const Tree& tree) const {
                                   "file); open the tree again in this one");
 }
 
-bool DatabaseImpl::in_forked_child() const { return ::getpid() != opener_pid_; }
+bool DatabaseImpl::in_forked_child() const { return fork_guard_.in_forked_child(); }
 
 Status DatabaseImpl::check_process() const {
   if (!in_forked_child()) return Status::ok();
   return Status::invalid_argument(
-      "this handle was opened by process " + std::to_string(opener_pid_) +
+      "this handle was opened by process " + std::to_string(fork_guard_.maker_pid()) +
       "; a forked child may not use it (open the database again in the child)");
 }
 

@@ -5,8 +5,6 @@
 // last of them is gone.
 #pragma once
 
-#include <sys/types.h>
-
 #include <atomic>
 #include <functional>
 #include <map>
@@ -19,6 +17,7 @@
 #include "meta.h"
 #include "reuse_rule.h"
 #include "page_buffers.h"
+#include "fork_guard.h"
 #include "writer_gate.h"
 #include "ordo/database.h"
 #include "ordo/id64.h"
@@ -139,7 +138,7 @@ class DatabaseImpl {
   std::unordered_map<std::string, uint32_t> tree_ids_;  // guarded by names_mu_
   // Tells this handle's Tree handles from those of other handles.
   const uint64_t tag_;
-  const pid_t opener_pid_;
+  engine::ForkGuard fork_guard_;
 
   UuidV7Generator uuids_;
   Id64Generator id64s_;

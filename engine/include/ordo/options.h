@@ -99,7 +99,8 @@ struct Options {
   double append_fill = 1.0;
 
   // Time source of the ID generators (Unix ms). nullptr: the system clock.
-  // Tests inject a ManualClock; it must outlive the Database.
+  // Tests inject a ManualClock; it must outlive the Database and every txn
+  // made from it.
   Clock* clock = nullptr;
 };
 
