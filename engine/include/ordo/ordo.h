@@ -285,8 +285,9 @@ ORDO_API int ordo_txn_commit(ordo_txn* txn, ordo_error* err);
 ORDO_API int ordo_txn_abort(ordo_txn* txn, ordo_error* err);
 
 /* Aborts the txn if it is live, then frees the handle. Cursors of the txn
- * then return ORDO_TXN_ENDED. NULL does nothing. Not from inside the txn's
- * own scan callback (the scan still uses the handle). */
+ * then return ORDO_TXN_ENDED. NULL does nothing. Called from the txn's own
+ * scan callback, it stops that scan, and the txn is aborted and freed when
+ * ordo_scan returns. */
 ORDO_API void ordo_txn_free(ordo_txn* txn);
 
 /* Whether the txn was neither committed nor aborted; false for NULL. */
@@ -386,8 +387,10 @@ ORDO_API int ordo_append(ordo_txn* txn, const ordo_tree* tree, const void* key, 
  * comes first. Return 0 to go on, nonzero to stop. The callback may read and
  * (in a write txn) write through the same txn, including deleting the entry
  * it was given; the scan goes on with the first key after the one visited.
- * It must not commit, abort or free the txn, and must not unwind (longjmp, a
- * C++ exception, a Rust panic) through ordo. */
+ * ordo_txn_commit and ordo_txn_abort of the txn from the callback return
+ * ORDO_INVALID_ARGUMENT; ordo_txn_free stops the scan (see there). The
+ * callback must not unwind (longjmp, a C++ exception, a Rust panic) through
+ * ordo. */
 typedef int (*ordo_scan_fn)(void* ctx, const void* key, size_t key_len, const void* value,
                             size_t value_len);
 /* Calls `fn(ctx, ...)` for each entry of `tree` with from <= key < to, in key
@@ -395,9 +398,8 @@ typedef int (*ordo_scan_fn)(void* ctx, const void* key, size_t key_len, const vo
  * key (the start); `to` NULL (with to_len 0) means no upper bound. ORDO_OK
  * also when `fn` stopped the scan. Errors: ORDO_NOT_FOUND for an unknown
  * tree; ORDO_INVALID_ARGUMENT for NULL txn or fn, bad byte arguments, a tree
- * handle of another database; ORDO_TXN_ENDED (also when the callback ended
- * the txn); ORDO_CORRUPTION; errors of writes made by the callback are the
- * callback's to see. */
+ * handle of another database; ORDO_TXN_ENDED; ORDO_CORRUPTION. Errors of
+ * calls the callback makes are the callback's to see. */
 ORDO_API int ordo_scan(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
                        const void* to, size_t to_len, ordo_scan_fn fn, void* ctx, ordo_error* err);
 /* As ordo_scan over the keys that start with the `prefix_len` bytes at
