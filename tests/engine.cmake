@@ -44,3 +44,17 @@ target_compile_definitions(fuzz_replay_test PRIVATE ORDO_FUZZ_DIR="${CMAKE_CURRE
 # Heap allocations per put: replaces the global operator new, so its own binary.
 ordo_test(alloc_test SOURCES engine_alloc_test.cc io_test_util.cc
   LIBS ordo_engine ordo_btree ordo_io PkgConfig::URING PkgConfig::XXHASH LABELS engine)
+
+# The C API (ordo/ordo.h): GoogleTest calling only its C functions, and a C11
+# program (tests/consumer/c) built with -pedantic -Werror and run on a fresh directory.
+ordo_test(c_api_test SOURCES engine_c_api_test.cc LIBS ordo_engine LABELS engine
+  CONCURRENCY CApiTest.TimedBeginWriteWhileAnotherThreadWrites)
+enable_language(C)
+add_executable(c_api_consumer consumer/c/consumer.c)
+set_target_properties(c_api_consumer PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(c_api_consumer PRIVATE -Wall -Wextra -pedantic -Werror)
+target_link_libraries(c_api_consumer PRIVATE ordo_engine)
+add_test(NAME c_api_consumer
+  COMMAND sh -c "dir=$(mktemp -d) && \"$0\" \"$dir\"; rc=$?; rm -rf \"$dir\"; exit $rc"
+          $<TARGET_FILE:c_api_consumer>)
+set_tests_properties(c_api_consumer PROPERTIES LABELS engine)

@@ -16,3 +16,19 @@ add_test(NAME ReadmeExample
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(ReadmeExample PROPERTIES LABELS engine
   PASS_REGULAR_EXPRESSION "^[0-9a-f-]+ -> record\n$")
+
+# The C API example, compiled as C11 with -pedantic -Werror and run the same way.
+if(NOT readme MATCHES "<!-- readme-c-example: begin -->\n```c\n(.*)```\n<!-- readme-c-example: end -->")
+  message(FATAL_ERROR "README.md: no C example between the readme-c-example markers")
+endif()
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/readme_c_example.c "${CMAKE_MATCH_1}")
+enable_language(C)
+add_executable(readme_c_example ${CMAKE_CURRENT_BINARY_DIR}/readme_c_example.c)
+set_target_properties(readme_c_example PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(readme_c_example PRIVATE -Wall -Wextra -pedantic -Werror)
+target_link_libraries(readme_c_example PRIVATE ordo_engine)
+add_test(NAME ReadmeCExample
+  COMMAND sh -c "rm -rf readme-c-example && mkdir readme-c-example && cd readme-c-example && \"$1\""
+          sh $<TARGET_FILE:readme_c_example>
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(ReadmeCExample PROPERTIES LABELS engine)

@@ -1,0 +1,505 @@
+/* ordo C API: the C11 interface to ordo, for C programs and for bindings
+ * (Python ctypes/cffi, Go cgo, Rust bindgen). It wraps the C++ API of
+ * ordo/database.h one to one; that header is the reference for what each
+ * operation does to the data, this one for how it is called from C.
+ *
+ *   ordo_error err;
+ *   ordo_db* db = NULL;
+ *   ordo_txn* txn = NULL;
+ *   if (ordo_open("/data/graph.ordo", NULL, &db, &err) != ORDO_OK) return fail(&err);
+ *   if (ordo_begin_write(db, &txn, &err) != ORDO_OK) return fail(&err);
+ *   int rc = ordo_put(txn, NULL, "key", 3, "value", 5, &err);   // NULL: the default tree
+ *   if (rc == ORDO_OK) rc = ordo_txn_commit(txn, &err);        // durable on return
+ *   ordo_txn_free(txn);
+ *   ordo_db_close(db);
+ *
+ * Handles. Four opaque handle types, each made by its own functions and freed
+ * by its own free function; every free function accepts NULL and does nothing.
+ *   ordo_db      an open database file (ordo_open / ordo_db_close).
+ *   ordo_txn     a read or write txn (ordo_begin_read, ordo_begin_write, ... /
+ *                ordo_txn_free).
+ *   ordo_cursor  ordered iteration over one tree (ordo_cursor_open /
+ *                ordo_cursor_free).
+ *   ordo_tree    names one tree of a database (ordo_tree_create,
+ *                ordo_tree_open / ordo_tree_free). Every argument of type
+ *                `const ordo_tree*` accepts NULL, meaning the default tree.
+ * Using a handle after its free function is the one thing this API cannot
+ * detect (undefined behaviour, as for any freed pointer). Everything else is
+ * reported with an error code.
+ *
+ * Lifetimes. Ending a txn (ordo_txn_commit, ordo_txn_abort) does not free its
+ * handle: later calls on it return ORDO_TXN_ENDED; ordo_txn_free aborts a live
+ * txn and frees the handle. A txn keeps its database open, so txns (and their
+ * cursors) may outlive ordo_db_close: the file is closed, and its locks
+ * released, when the ordo_db and the last txn are gone. A cursor keeps nothing
+ * alive: once its txn ended or was freed, every call on it returns
+ * ORDO_TXN_ENDED. A tree handle stays valid for the database that issued it
+ * (in any later txn) and may be freed at any time; used with a txn of another
+ * database, or of another open of the same file, it is ORDO_INVALID_ARGUMENT.
+ *
+ * Threads. An ordo_db may be used from any number of threads at once (but
+ * ordo_db_close must not race with other calls on the same handle). A txn and
+ * its cursors are used by one thread at a time; they may move between
+ * threads between calls. Tree handles are immutable: any threads may use one
+ * at once. One write txn per database at a time: ordo_begin_write waits
+ * while another thread holds it. The holder is the OS thread that began the
+ * write txn: a second ordo_begin_write on that thread returns ORDO_BUSY at
+ * once (waiting would never end). Go programs, whose goroutines change OS
+ * threads between cgo calls, should either call runtime.LockOSThread while
+ * they hold a write txn or use ordo_try_begin_write /
+ * ordo_begin_write_timeout, so that a goroutine that moved cannot wait on
+ * itself. No function keeps per-thread state: everything a call reports goes
+ * into its arguments.
+ *
+ * Errors. Every fallible function returns int: ORDO_OK (0) or one of the
+ * positive ORDO_* codes below. Each takes as its last argument an optional
+ * `ordo_error* err` (may be NULL), owned by the caller, which the call fills
+ * whatever the outcome: code, errno, page number and a message naming the
+ * problem. No exception and no abort crosses this API: NULL handles or
+ * pointers, bad lengths, calls on ended txns, writes through a read txn and
+ * the like all return codes (mostly ORDO_INVALID_ARGUMENT). Codes are stable;
+ * the wording of messages is not.
+ *
+ * Bytes. Keys, values and tree names go in as (const void* data, size_t len)
+ * pairs, copied or consumed before the call returns; data may be NULL when
+ * len is 0 (NULL with len > 0 is ORDO_INVALID_ARGUMENT). Zero-length keys and
+ * values are allowed. Bytes come out as (const void** data, size_t* len)
+ * pointing into ordo's memory (never NULL on success, even for len 0): valid
+ * until the txn ends, and in a write txn only until its next write (any put,
+ * del, del_range, append, tree create/drop/rename, cursor put/del). Copy them
+ * to keep them. Keys compare as unsigned bytes (memcmp order, a prefix first).
+ *
+ * Limits (page size P, 4096 by default): key at most P/4 - 24 bytes (1000 at
+ * 4 KiB), value at most 128 MiB, tree name 1 to P/4 - 24 bytes; larger is
+ * ORDO_INVALID_ARGUMENT. ordo_db_max_key_bytes and friends give the values of
+ * an open database.
+ */
+#ifndef ORDO_ORDO_H_
+#define ORDO_ORDO_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define ORDO_API __attribute__((visibility("default")))
+#else
+#define ORDO_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Error codes ------------------------------------------------------- */
+
+/* Values 0..9 are ordo::Status::Code (status.h) in order; codes that only the
+ * C API reports start at 100, so new Status codes can follow 9. */
+enum {
+  ORDO_OK = 0,
+  ORDO_NOT_FOUND = 1,        /* the key, tree or file does not exist */
+  ORDO_INVALID_ARGUMENT = 2, /* a wrong argument or a call the state does not allow */
+  ORDO_CORRUPTION = 3,       /* the file is damaged; page_number names the page */
+  ORDO_IO_ERROR = 4,         /* the OS failed a call; sys_errno holds errno */
+  ORDO_BUSY = 5,             /* the writer lock is held (see ordo_begin_write) */
+  ORDO_FULL = 6,             /* disk, file size limit or address reservation exhausted */
+  ORDO_NOT_ORDO_FILE = 7,    /* the file is not an ordo database */
+  ORDO_VERSION_MISMATCH = 8, /* an ordo database of a format version this build does not read */
+  ORDO_TXN_ENDED = 9,        /* the txn (or the cursor's txn) was committed, aborted or freed */
+  ORDO_NO_MEMORY = 100,      /* an allocation failed */
+  ORDO_INTERNAL = 101        /* an unexpected failure inside ordo (a bug): the message says what */
+};
+
+/* Size of ordo_error.message in bytes, the terminating NUL included. */
+#define ORDO_ERROR_MESSAGE_SIZE 512
+
+/* What a call reports, filled by every function that takes it (on success
+ * too: code ORDO_OK, sys_errno 0, page_number UINT64_MAX, message ""). Owned
+ * by the caller; may live on the stack and be reused from call to call. */
+typedef struct ordo_error {
+  int code;             /* the function's return value */
+  int sys_errno;        /* errno for ORDO_IO_ERROR, else 0 */
+  uint64_t page_number; /* the damaged page for ORDO_CORRUPTION, else UINT64_MAX */
+  /* "NotFound: ordo_get: key not found" style text: the code name, the C
+   * function, then what went wrong. Truncated to fit; always NUL-terminated. */
+  char message[ORDO_ERROR_MESSAGE_SIZE];
+} ordo_error;
+
+/* The name of a code: "OK", "NotFound", "InvalidArgument", "Corruption",
+ * "IOError", "Busy", "Full", "NotOrdoFile", "VersionMismatch", "TxnEnded",
+ * "NoMemory", "Internal"; "Unknown" for any other value. A static string:
+ * never NULL, never freed. Thread-safe. */
+ORDO_API const char* ordo_code_name(int code);
+
+/* The library version, "MAJOR.MINOR.PATCH". A static string. Thread-safe. */
+ORDO_API const char* ordo_version(void);
+
+/* ---- Options ----------------------------------------------------------- */
+
+/* ordo_options.commit_protocol (options.h, CommitProtocol). */
+enum {
+  /* Pages, meta page, one fdatasync; open trusts the newest commit only if
+   * its pages verify, else uses the previous one. The default. */
+  ORDO_COMMIT_ONE_SYNC = 0,
+  /* Pages, fdatasync, meta page, fdatasync: never rolls a commit back. */
+  ORDO_COMMIT_TWO_SYNC = 1
+};
+
+/* ordo_options.io_backend (options.h, IoBackend). */
+enum {
+  ORDO_IO_AUTO = 0,  /* ORDO_IO=posix|uring from the environment, else io_uring if it works */
+  ORDO_IO_URING = 1, /* io_uring; ordo_open fails with ORDO_IO_ERROR where it cannot be set up */
+  ORDO_IO_POSIX = 2  /* pwritev + fdatasync */
+};
+
+/* Options for ordo_open; the fields are those of ordo::Options (options.h,
+ * where each is explained at length). Always fill one with
+ * ordo_options_init, then change fields: later versions may add fields at
+ * the end, and struct_size tells the library which fields the caller knows. */
+typedef struct ordo_options {
+  /* Size in bytes of the caller's struct, set by ordo_options_init. */
+  size_t struct_size;
+  /* Page size for a new file: a power of two, 4096 to 65536. For an existing
+   * file, 0 (default) accepts its page size; any other value must equal it. */
+  uint32_t page_size_bytes;
+  /* Writable opens: how long ordo_open waits, in ms, while another writable
+   * handle of the file holds its writer lock, before ORDO_BUSY. Default 0. */
+  uint32_t writer_wait_ms;
+  /* The file grows by fallocate in extents of
+   * clamp(file bytes / 8, extent_bytes, max_extent_bytes) bytes.
+   * Defaults 64 MiB and 1 GiB. */
+  uint64_t extent_bytes;
+  uint64_t max_extent_bytes;
+  /* Address space reserved for the mapping, in bytes: the largest file size.
+   * Costs no memory. Default 256 GiB. */
+  uint64_t map_reserve_bytes;
+  /* Memory a write txn may hold, in bytes, before it spills dirty pages
+   * (at least 1 MiB). Default 256 MiB. */
+  uint64_t txn_memory_budget_bytes;
+  /* Fill factor of pages built by ordo_append, 0.5 to 1.0. Default 1.0. */
+  double append_fill;
+  /* Node number (0..1023) placed in IDs from ordo_next_id64. Default 0. */
+  uint32_t id_node;
+  /* ORDO_COMMIT_ONE_SYNC (default) or ORDO_COMMIT_TWO_SYNC. */
+  int commit_protocol;
+  /* ORDO_IO_AUTO (default), ORDO_IO_URING or ORDO_IO_POSIX. */
+  int io_backend;
+  /* Create the file when missing (ignored with read_only). Default true. */
+  bool create_if_missing;
+  /* Open for reading only: begin_write is ORDO_INVALID_ARGUMENT. Works while
+   * another process writes the file. Default false. */
+  bool read_only;
+  /* false skips every fdatasync: commits stay atomic but are not durable
+   * across a power failure or OS crash. Default true. */
+  bool sync_commits;
+  /* Check every page read against its checksum (damage is then
+   * ORDO_CORRUPTION, not wrong data); one hash per page visited. Default
+   * false. */
+  bool verify_checksums;
+  /* A closing writable handle gives back the preallocated space past the
+   * last page. Default true. */
+  bool trim_on_close;
+} ordo_options;
+
+/* Fills `*options` with the defaults of ordo::Options and sets struct_size to
+ * `struct_size`, which must be sizeof(ordo_options) as the caller's header
+ * declares it (pass exactly that: ordo_options_init(&o, sizeof o, &err)). A
+ * struct larger than this library's (a newer header) has its unknown tail
+ * zeroed; ordo_open then refuses it if any byte of that tail is set.
+ * Errors: ORDO_INVALID_ARGUMENT for NULL or a struct_size smaller than this
+ * version's ordo_options. Thread-safe. */
+ORDO_API int ordo_options_init(ordo_options* options, size_t struct_size, ordo_error* err);
+
+/* ---- Database ---------------------------------------------------------- */
+
+typedef struct ordo_db ordo_db;
+
+/* Opens or creates the database file at `path` (NUL-terminated). `options`
+ * may be NULL for the defaults; it is read during the call only. On success
+ * `*db` is a new handle, freed by ordo_db_close; on error `*db` is NULL.
+ * Errors: ORDO_BUSY when another handle (this or another process) has the
+ * file open for writing and options->writer_wait_ms passed; ORDO_NOT_FOUND
+ * when the file is missing and !create_if_missing or read_only, or its
+ * directory is missing; ORDO_NOT_ORDO_FILE for a file that is not an ordo
+ * database (or is empty); ORDO_VERSION_MISMATCH for another format version;
+ * ORDO_INVALID_ARGUMENT for NULL path or db, a bad option, an options
+ * struct_size this library does not accept, or another page size than asked
+ * for; ORDO_CORRUPTION for a damaged or truncated file; ORDO_IO_ERROR for OS
+ * failures (sys_errno says which). Thread-safe. */
+ORDO_API int ordo_open(const char* path, const ordo_options* options, ordo_db** db,
+                       ordo_error* err);
+
+/* Frees the handle. Txns and cursors made from it keep working; the file is
+ * closed when the last of them is gone too. NULL does nothing. Must not run
+ * concurrently with another call on the same ordo_db. */
+ORDO_API void ordo_db_close(ordo_db* db);
+
+/* Limits of an open database, into `*out`: page size in bytes; largest key in
+ * bytes (P/4 - 24); largest value in bytes (128 MiB); largest value kept in
+ * its leaf, in bytes (larger ones go to overflow pages). Errors:
+ * ORDO_INVALID_ARGUMENT for NULL db or out. Thread-safe. */
+ORDO_API int ordo_db_page_size(const ordo_db* db, uint32_t* out, ordo_error* err);
+ORDO_API int ordo_db_max_key_bytes(const ordo_db* db, uint32_t* out, ordo_error* err);
+ORDO_API int ordo_db_max_value_bytes(const ordo_db* db, uint64_t* out, ordo_error* err);
+ORDO_API int ordo_db_max_inline_value_bytes(const ordo_db* db, uint32_t* out, ordo_error* err);
+
+/* ---- Transactions ------------------------------------------------------ */
+
+typedef struct ordo_txn ordo_txn;
+
+/* A read txn: a snapshot of the last commit, usable from any thread (one at
+ * a time). Holding it keeps the pages it reaches from reuse: end long reads
+ * when done. On success `*txn` is a new handle, freed by ordo_txn_free; on
+ * error NULL. Errors: ORDO_INVALID_ARGUMENT for NULL db or txn, or in a
+ * forked child (handles are not usable across fork). Thread-safe. */
+ORDO_API int ordo_begin_read(ordo_db* db, ordo_txn** txn, ordo_error* err);
+
+/* The write txn; waits while another thread's write txn is open. It sees its
+ * own writes. Out as ordo_begin_read. Errors: ORDO_BUSY at once when this OS
+ * thread holds the open write txn; ORDO_INVALID_ARGUMENT for NULL arguments,
+ * a read-only database or a forked child; ORDO_IO_ERROR after a failed commit
+ * made the handle unusable (reopen). Thread-safe. */
+ORDO_API int ordo_begin_write(ordo_db* db, ordo_txn** txn, ordo_error* err);
+/* As ordo_begin_write, but ORDO_BUSY at once when a write txn is open. */
+ORDO_API int ordo_try_begin_write(ordo_db* db, ordo_txn** txn, ordo_error* err);
+/* As ordo_begin_write, but ORDO_BUSY once `timeout_ms` milliseconds passed. */
+ORDO_API int ordo_begin_write_timeout(ordo_db* db, uint32_t timeout_ms, ordo_txn** txn,
+                                      ordo_error* err);
+
+/* Write txns: makes every write durable (as options.commit_protocol says)
+ * and visible to later txns. Afterwards the txn has ended whatever the
+ * outcome; the handle stays valid until ordo_txn_free. ORDO_FULL (no disk
+ * space) leaves the database at its previous commit and usable; ORDO_IO_ERROR
+ * also leaves the previous commit but makes every later begin_write fail
+ * until the database is reopened. Other errors: ORDO_TXN_ENDED when it
+ * already ended; ORDO_INVALID_ARGUMENT for NULL, a read txn (end those with
+ * ordo_txn_abort; the txn stays live), a call from inside the txn's own scan
+ * callback, a forked child, or a txn an earlier error left unusable (that
+ * commit aborts it). */
+ORDO_API int ordo_txn_commit(ordo_txn* txn, ordo_error* err);
+
+/* Ends the txn: a write txn discards its writes and releases the writer
+ * lock, a read txn releases its snapshot. ORDO_OK on an already ended txn
+ * too (nothing to do). Errors: ORDO_INVALID_ARGUMENT for NULL or a call from
+ * inside the txn's own scan callback. */
+ORDO_API int ordo_txn_abort(ordo_txn* txn, ordo_error* err);
+
+/* Aborts the txn if it is live, then frees the handle. Cursors of the txn
+ * then return ORDO_TXN_ENDED. NULL does nothing. Called from the txn's own
+ * scan callback, it stops that scan, and the txn is aborted and freed when
+ * ordo_scan returns. */
+ORDO_API void ordo_txn_free(ordo_txn* txn);
+
+/* Whether the txn was neither committed nor aborted; false for NULL. */
+ORDO_API bool ordo_txn_live(const ordo_txn* txn);
+/* Whether it is a write txn (ended or not); false for NULL. */
+ORDO_API bool ordo_txn_writable(const ordo_txn* txn);
+
+/* The txn id of the snapshot read (a write txn: the id it will commit as)
+ * into `*id`. Errors: ORDO_TXN_ENDED once ended; ORDO_INVALID_ARGUMENT for
+ * NULL. */
+ORDO_API int ordo_txn_id(const ordo_txn* txn, uint64_t* id, ordo_error* err);
+
+/* ---- Trees ------------------------------------------------------------- */
+
+typedef struct ordo_tree ordo_tree;
+
+/* Write txns: creates the tree named by the `name_len` bytes at `name`, or
+ * opens it if it exists; `*tree` is a new handle (freed by ordo_tree_free),
+ * NULL on error. Nothing is written until commit. Errors:
+ * ORDO_INVALID_ARGUMENT for an empty or oversized name, a read txn or NULL
+ * arguments; ORDO_TXN_ENDED; ORDO_CORRUPTION. */
+ORDO_API int ordo_tree_create(ordo_txn* txn, const void* name, size_t name_len, ordo_tree** tree,
+                              ordo_error* err);
+/* Any txn: a handle for an existing tree. ORDO_NOT_FOUND when the txn's
+ * snapshot has no tree of that name; otherwise as ordo_tree_create. */
+ORDO_API int ordo_tree_open(ordo_txn* txn, const void* name, size_t name_len, ordo_tree** tree,
+                            ordo_error* err);
+/* Frees the handle (not the tree). NULL does nothing. */
+ORDO_API void ordo_tree_free(ordo_tree* tree);
+/* The tree's name (empty for the default tree): `*name` points into the
+ * handle, valid until ordo_tree_free, NUL-terminated after `*name_len` bytes.
+ * Errors: ORDO_INVALID_ARGUMENT for NULL name or name_len (tree NULL is the
+ * default tree). */
+ORDO_API int ordo_tree_name(const ordo_tree* tree, const char** name, size_t* name_len,
+                            ordo_error* err);
+
+/* Write txns: removes the named tree and frees its pages; handles to it then
+ * report ORDO_NOT_FOUND. Errors: ORDO_NOT_FOUND when absent;
+ * ORDO_INVALID_ARGUMENT for a bad name, a read txn, NULL; ORDO_TXN_ENDED. */
+ORDO_API int ordo_tree_drop(ordo_txn* txn, const void* name, size_t name_len, ordo_error* err);
+/* Write txns: renames tree `from` to `to`; handles to the old name then
+ * report ORDO_NOT_FOUND. Errors: ORDO_NOT_FOUND when `from` is absent;
+ * ORDO_INVALID_ARGUMENT when `to` exists or is not a valid name, for a read
+ * txn or NULL; ORDO_TXN_ENDED. */
+ORDO_API int ordo_tree_rename(ordo_txn* txn, const void* from, size_t from_len, const void* to,
+                              size_t to_len, ordo_error* err);
+
+/* Called by ordo_tree_list once per named tree, in byte order. `name` (also
+ * NUL-terminated after name_len bytes, though a name may hold NUL bytes) is
+ * valid during the call only. Return 0 to go on, nonzero to stop. */
+typedef int (*ordo_tree_list_fn)(void* ctx, const char* name, size_t name_len);
+/* Calls `fn(ctx, ...)` for the name of every named tree the txn sees (the
+ * default tree has no name and is not listed). The list is read before the
+ * first call, so `fn` may use the txn freely. ORDO_OK also when `fn` stopped
+ * the listing. Errors: ORDO_INVALID_ARGUMENT for NULL txn or fn;
+ * ORDO_TXN_ENDED; ORDO_CORRUPTION. */
+ORDO_API int ordo_tree_list(ordo_txn* txn, ordo_tree_list_fn fn, void* ctx, ordo_error* err);
+
+/* ---- Reads and writes -------------------------------------------------- */
+
+/* The value stored under the key in `tree` (NULL: the default tree), into
+ * `*value` / `*value_len`: a pointer into ordo's memory, valid as described
+ * under "Bytes" at the top. Errors: ORDO_NOT_FOUND when the key is absent or
+ * the tree does not exist in this txn; ORDO_INVALID_ARGUMENT for a tree
+ * handle of another database or NULL arguments; ORDO_TXN_ENDED;
+ * ORDO_CORRUPTION. */
+ORDO_API int ordo_get(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                      const void** value, size_t* value_len, ordo_error* err);
+
+/* Write txns: inserts or overwrites. Errors: ORDO_INVALID_ARGUMENT for an
+ * oversized key or value, a read txn, a tree handle of another database,
+ * NULL arguments, or a txn an earlier ORDO_CORRUPTION/ORDO_FULL/ORDO_IO_ERROR
+ * left unusable (it can only be aborted); ORDO_NOT_FOUND for a tree that does
+ * not exist in this txn; ORDO_TXN_ENDED; ORDO_CORRUPTION; ORDO_FULL when the
+ * file cannot grow. */
+ORDO_API int ordo_put(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                      const void* value, size_t value_len, ordo_error* err);
+/* Write txns: removes the key; ORDO_NOT_FOUND when absent. Errors otherwise
+ * as ordo_put. */
+ORDO_API int ordo_del(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                      ordo_error* err);
+/* Write txns: removes every key in [from, to) and stores how many into
+ * `*removed` (may be NULL). `to` NULL (with to_len 0) means no upper bound;
+ * from >= to removes nothing. Work: one delete per key removed. Errors as
+ * ordo_put; after an error other than ORDO_INVALID_ARGUMENT/ORDO_NOT_FOUND
+ * the txn can only be aborted. */
+ORDO_API int ordo_del_range(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
+                            const void* to, size_t to_len, uint64_t* removed, ordo_error* err);
+/* Write txns, bulk load: appends the key, which must sort after every key in
+ * the tree (else ORDO_INVALID_ARGUMENT and nothing changes), filling pages to
+ * options.append_fill. Errors otherwise as ordo_put. */
+ORDO_API int ordo_append(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                         const void* value, size_t value_len, ordo_error* err);
+
+/* Called by ordo_scan for each entry in key order. The key and value
+ * pointers are valid until the call returns or writes to the txn, whichever
+ * comes first. Return 0 to go on, nonzero to stop. The callback may read and
+ * (in a write txn) write through the same txn, including deleting the entry
+ * it was given; the scan goes on with the first key after the one visited.
+ * ordo_txn_commit and ordo_txn_abort of the txn from the callback return
+ * ORDO_INVALID_ARGUMENT; ordo_txn_free stops the scan (see there). The
+ * callback must not unwind (longjmp, a C++ exception, a Rust panic) through
+ * ordo. */
+typedef int (*ordo_scan_fn)(void* ctx, const void* key, size_t key_len, const void* value,
+                            size_t value_len);
+/* Calls `fn(ctx, ...)` for each entry of `tree` with from <= key < to, in key
+ * order, until it returns nonzero. `from` NULL with from_len 0 is the empty
+ * key (the start); `to` NULL (with to_len 0) means no upper bound. ORDO_OK
+ * also when `fn` stopped the scan. Errors: ORDO_NOT_FOUND for an unknown
+ * tree; ORDO_INVALID_ARGUMENT for NULL txn or fn, bad byte arguments, a tree
+ * handle of another database; ORDO_TXN_ENDED; ORDO_CORRUPTION. Errors of
+ * calls the callback makes are the callback's to see. */
+ORDO_API int ordo_scan(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
+                       const void* to, size_t to_len, ordo_scan_fn fn, void* ctx, ordo_error* err);
+/* As ordo_scan over the keys that start with the `prefix_len` bytes at
+ * `prefix` (every key for an empty prefix). */
+ORDO_API int ordo_scan_prefix(ordo_txn* txn, const ordo_tree* tree, const void* prefix,
+                              size_t prefix_len, ordo_scan_fn fn, void* ctx, ordo_error* err);
+
+/* ---- Cursors ----------------------------------------------------------- */
+
+typedef struct ordo_cursor ordo_cursor;
+
+/* A cursor over `tree` in `txn`, not yet positioned; `*cursor` is a new
+ * handle (freed by ordo_cursor_free), NULL on error. It may outlive its txn,
+ * and then returns ORDO_TXN_ENDED. In a write txn it sees every write of the
+ * txn (through it or not): it stays on its entry while other keys change, and
+ * when its own entry is deleted it moves to the entry after it. Errors:
+ * ORDO_NOT_FOUND for an unknown tree; ORDO_INVALID_ARGUMENT for a tree handle
+ * of another database or NULL arguments; ORDO_TXN_ENDED. */
+ORDO_API int ordo_cursor_open(ordo_txn* txn, const ordo_tree* tree, ordo_cursor** cursor,
+                              ordo_error* err);
+/* Frees the cursor. NULL does nothing. */
+ORDO_API void ordo_cursor_free(ordo_cursor* cursor);
+
+/* Positioning: the first entry, the last entry, the first entry with key >=
+ * the given key. Afterwards the cursor is on an entry (ordo_cursor_valid) or
+ * past the end. next/prev move from the current entry; off an entry they do
+ * nothing and return ORDO_OK. Errors: ORDO_TXN_ENDED once the txn ended;
+ * ORDO_NOT_FOUND when the tree was dropped or renamed in the txn;
+ * ORDO_CORRUPTION on a damaged page; ORDO_INVALID_ARGUMENT for NULL cursor or
+ * bad key bytes. */
+ORDO_API int ordo_cursor_first(ordo_cursor* cursor, ordo_error* err);
+ORDO_API int ordo_cursor_last(ordo_cursor* cursor, ordo_error* err);
+ORDO_API int ordo_cursor_seek(ordo_cursor* cursor, const void* key, size_t key_len,
+                              ordo_error* err);
+ORDO_API int ordo_cursor_next(ordo_cursor* cursor, ordo_error* err);
+ORDO_API int ordo_cursor_prev(ordo_cursor* cursor, ordo_error* err);
+
+/* Whether the cursor is on an entry; false for NULL, past the end, and once
+ * the txn ended (ordo_cursor_status then says why). */
+ORDO_API bool ordo_cursor_valid(ordo_cursor* cursor);
+
+/* The key or value of the entry the cursor is on, into `*data` / `*len`,
+ * valid as described under "Bytes" at the top. Errors: ORDO_INVALID_ARGUMENT
+ * when the cursor is not on an entry, or for NULL arguments; ORDO_TXN_ENDED,
+ * ORDO_NOT_FOUND (tree dropped) or ORDO_CORRUPTION when that is why it is not
+ * on an entry; ordo_cursor_value also ORDO_CORRUPTION for a large value whose
+ * overflow pages are damaged. */
+ORDO_API int ordo_cursor_key(ordo_cursor* cursor, const void** key, size_t* key_len,
+                             ordo_error* err);
+ORDO_API int ordo_cursor_value(ordo_cursor* cursor, const void** value, size_t* value_len,
+                               ordo_error* err);
+
+/* The outcome of the last positioning, put or del call on the cursor, or the
+ * error a later valid/key/value call met (ORDO_TXN_ENDED, ORDO_CORRUPTION).
+ * ORDO_INVALID_ARGUMENT for NULL. */
+ORDO_API int ordo_cursor_status(ordo_cursor* cursor, ordo_error* err);
+
+/* Write txns: inserts or overwrites the key (as ordo_put) and leaves the
+ * cursor on it. Errors: ORDO_INVALID_ARGUMENT for a cursor of a read txn and
+ * what ordo_put refuses; the other errors of ordo_put. */
+ORDO_API int ordo_cursor_put(ordo_cursor* cursor, const void* key, size_t key_len,
+                             const void* value, size_t value_len, ordo_error* err);
+/* Write txns: deletes the entry the cursor is on and moves to the entry after
+ * it, so `for (first; valid;) del` empties a tree. Errors:
+ * ORDO_INVALID_ARGUMENT when not on an entry or for a read txn's cursor; the
+ * errors of ordo_del. */
+ORDO_API int ordo_cursor_del(ordo_cursor* cursor, ordo_error* err);
+
+/* ---- IDs --------------------------------------------------------------- */
+
+/* Size of a UUID in bytes, and of its canonical text with the NUL. */
+#define ORDO_UUID_BYTES 16
+#define ORDO_UUID_STRING_SIZE 37
+
+/* Write txns: a time-ordered RFC 9562 UUIDv7 into the 16 bytes at `out`, most
+ * significant first (memcmp order is time order: good keys). Strictly greater
+ * than every ID this database issued before, even across reopen with the
+ * clock set back. Errors: ORDO_TXN_ENDED; ORDO_INVALID_ARGUMENT for a read
+ * txn or NULL. */
+ORDO_API int ordo_next_id(ordo_txn* txn, uint8_t out[ORDO_UUID_BYTES], ordo_error* err);
+/* Write txns: a time-ordered 64-bit ID (bit 63 zero, 41 bits of ms since
+ * 2020-01-01, 10 bits options.id_node, 12 bits sequence; id64.h) into
+ * `*out`. Store it big-endian for keys that sort in time order. Errors as
+ * ordo_next_id. */
+ORDO_API int ordo_next_id64(ordo_txn* txn, uint64_t* out, ordo_error* err);
+
+/* The canonical lowercase text of the 16-byte UUID at `uuid`,
+ * "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", 36 characters and a NUL, into the
+ * `buf_len` bytes at `buf`. Errors: ORDO_INVALID_ARGUMENT for NULL or
+ * buf_len < ORDO_UUID_STRING_SIZE. Thread-safe. */
+ORDO_API int ordo_uuid_format(const uint8_t uuid[ORDO_UUID_BYTES], char* buf, size_t buf_len,
+                              ordo_error* err);
+/* Parses the canonical text (36 characters at `text`, either case) into the
+ * 16 bytes at `out`. Errors: ORDO_INVALID_ARGUMENT naming the problem (wrong
+ * length, missing '-', non-hex digit), or for NULL. Thread-safe. */
+ORDO_API int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYTES],
+                             ordo_error* err);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ORDO_ORDO_H_ */
