@@ -37,3 +37,13 @@ target_compile_definitions(fuzz_replay_test PRIVATE ORDO_FUZZ_DIR="${CMAKE_CURRE
 # Heap allocations per put: replaces the global operator new, so its own binary.
 ordo_test(alloc_test SOURCES engine_alloc_test.cc io_test_util.cc
   LIBS ordo_engine ordo_btree ordo_io PkgConfig::URING PkgConfig::XXHASH LABELS engine)
+
+# A program linking ordo keeps libc's malloc and libstdc++'s operator new: its own
+# binary, since it inspects the process's symbol bindings.
+ordo_test(host_malloc_test SOURCES engine_host_malloc_test.cc
+  LIBS ordo_engine ${CMAKE_DL_LIBS} LABELS engine)
+target_include_directories(host_malloc_test PRIVATE ${PROJECT_SOURCE_DIR}/engine/src)
+if(TARGET mimalloc)
+  target_compile_definitions(host_malloc_test PRIVATE
+    "ORDO_MIMALLOC_SONAME=\"$<TARGET_SONAME_FILE_NAME:mimalloc>\"")
+endif()
