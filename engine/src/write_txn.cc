@@ -66,7 +66,7 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   engine::encode_tree_root(btree::TreeRoot{}, empty);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
   TreeState& st = trees_[tree.id];
-  st = TreeState{true, true, false, std::string(name), btree::TreeRoot{}};
+  st = TreeState{true, true, false, std::string(name), btree::TreeRoot{}, {}};
   tree_count_++;
   return tree;
 }
@@ -105,7 +105,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   old_state->dropped = true;
   old_state->rightmost.invalidate();
   old_state->dirty = false;
-  trees_[new_tree.id] = TreeState{true, true, false, std::string(to), root};
+  trees_[new_tree.id] = TreeState{true, true, false, std::string(to), root, {}};
   return Status::ok();
 }
 
