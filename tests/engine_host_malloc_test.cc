@@ -43,9 +43,7 @@ std::string object_of_global(const char* symbol) {
   return address == nullptr ? "(undefined)" : object_of(address);
 }
 
-bool contains(const std::string& s, const char* part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 class HostMallocTest : public ::testing::Test {
  protected:

@@ -65,7 +65,8 @@ void check_host_allocator() {
   const std::string malloc_from = object_of("malloc");
   const std::string new_from = object_of("_Znwm");
   if (malloc_from.find("libc.so.6") == std::string::npos) fail("malloc is from " + malloc_from);
-  if (new_from.find("libstdc++.so.6") == std::string::npos) fail("operator new is from " + new_from);
+  if (new_from.find("libstdc++.so.6") == std::string::npos)
+    fail("operator new is from " + new_from);
   if (dlsym(RTLD_DEFAULT, "mi_malloc") != nullptr) fail("mi_malloc is in the global scope");
 }
 
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
   read_back(read, "after reopen");
   expect_value(read, read.default_tree(), "last_id", id, "after reopen");
   check_host_allocator();
-  std::printf("consumer: ok (UUIDv7 %s; malloc from %s)\n", id.c_str(), object_of("malloc").c_str());
+  std::printf("consumer: ok (UUIDv7 %s; malloc from %s)\n", id.c_str(),
+              object_of("malloc").c_str());
   return 0;
 }
