@@ -58,3 +58,13 @@ add_test(NAME c_api_consumer
   COMMAND sh -c "dir=$(mktemp -d) && \"$0\" \"$dir\"; rc=$?; rm -rf \"$dir\"; exit $rc"
           $<TARGET_FILE:c_api_consumer>)
 set_tests_properties(c_api_consumer PROPERTIES LABELS engine)
+
+# A program linking ordo keeps libc's malloc and libstdc++'s operator new: its own
+# binary, since it inspects the process's symbol bindings.
+ordo_test(host_malloc_test SOURCES engine_host_malloc_test.cc
+  LIBS ordo_engine ${CMAKE_DL_LIBS} LABELS engine)
+target_include_directories(host_malloc_test PRIVATE ${PROJECT_SOURCE_DIR}/engine/src)
+if(TARGET mimalloc)
+  target_compile_definitions(host_malloc_test PRIVATE
+    "ORDO_MIMALLOC_SONAME=\"$<TARGET_SONAME_FILE_NAME:mimalloc>\"")
+endif()

@@ -95,12 +95,16 @@ TEST_F(ModelTest, RandomTxnsMatchStdMap) {
         Status s = w->del(trees[ti], key);
         bool existed = m.erase(key) == 1;
         ASSERT_EQ(s.is_ok(), existed) << s.to_string();
-        if (!existed) ASSERT_TRUE(s.is_not_found());
+        if (!existed) {
+          ASSERT_TRUE(s.is_not_found());
+        }
       } else if (kind < 97) {
         auto got = w->get(trees[ti], key);
         auto it = m.find(key);
         ASSERT_EQ(got.is_ok(), it != m.end());
-        if (got.is_ok()) ASSERT_EQ(got->str(), it->second);
+        if (got.is_ok()) {
+          ASSERT_EQ(got->str(), it->second);
+        }
       } else {
         // A short scan from a random point, forwards or backwards.
         auto c = w->cursor(trees[ti]);

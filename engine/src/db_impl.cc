@@ -1,13 +1,12 @@
 // Opening, creating and recovering a database file; shared state of txns.
 #include "db_impl.h"
 
-#include <mimalloc.h>
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 
 #include "ordo/btree/page_format.h"
+#include "page_memory.h"
 #include "recovery.h"
 #include "tree_handles.h"
 
@@ -113,11 +112,11 @@ Status DatabaseImpl::create_new() {
   meta.txn_id = 0;
   meta.page_high_water = engine::kFirstDataPage;
   meta.file_bytes = file_->file_bytes();
-  std::byte* page = static_cast<std::byte*>(mi_zalloc_aligned(page_size_, 4096));
+  std::byte* page = static_cast<std::byte*>(engine::page_zalloc(page_size_));
   engine::encode_meta(meta, page);
   io::WriteSpan span{0, page, page_size_};
   Status s = file_->write(std::span<const io::WriteSpan>(&span, 1), true);
-  mi_free(page);
+  engine::page_free(page);
   ORDO_RETURN_IF_ERROR(s);
   committed_ = meta;
   slots_[0] = meta;

@@ -3,11 +3,11 @@
 // page faults for every page a txn copies. Used only under the writer lock.
 #pragma once
 
-#include <mimalloc.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "page_memory.h"
 
 namespace ordo::engine {
 
@@ -15,14 +15,14 @@ class PageBuffers {
  public:
   explicit PageBuffers(uint32_t page_size) : page_size_(page_size) {}
   ~PageBuffers() {
-    for (std::byte* b : idle_) mi_free(b);
+    for (std::byte* b : idle_) page_free(b);
   }
   PageBuffers(const PageBuffers&) = delete;
   PageBuffers& operator=(const PageBuffers&) = delete;
 
   // A buffer of page_size bytes with undefined contents.
   std::byte* take() {
-    if (idle_.empty()) return static_cast<std::byte*>(mi_malloc_aligned(page_size_, 4096));
+    if (idle_.empty()) return static_cast<std::byte*>(page_alloc(page_size_));
     std::byte* b = idle_.back();
     idle_.pop_back();
     return b;
@@ -32,7 +32,7 @@ class PageBuffers {
     if (idle_.size() * page_size_ < kMaxIdleBytes) {
       idle_.push_back(b);
     } else {
-      mi_free(b);
+      page_free(b);
     }
   }
 

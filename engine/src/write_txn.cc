@@ -1,13 +1,12 @@
 // WriteTxn: tree changes, ID issue, and the commit protocol.
-#include <mimalloc.h>
-
 #include <cassert>
 #include <cstring>
 #include <string>
 
 #include "ordo/btree/page_format.h"
-#include "tree_handles.h"
 #include "ordo/btree/cursor.h"
+#include "page_memory.h"
+#include "tree_handles.h"
 #include "txn_impl.h"
 
 namespace ordo {
@@ -230,7 +229,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   std::vector<io::WriteSpan> spans = pages_.write_spans();
   // The meta goes last: until it is durable the previous commit stays the one
   // a crash recovers to.
-  std::byte* meta_page = static_cast<std::byte*>(mi_zalloc_aligned(ps, 4096));
+  std::byte* meta_page = static_cast<std::byte*>(engine::page_zalloc(ps));
   engine::encode_meta(meta, meta_page);
   const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
   const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
@@ -245,7 +244,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
     // first), and is skipped when one failed; one fdatasync behind both.
     s = file.write_ordered(spans, meta_spans, sync);
   }
-  mi_free(meta_page);
+  engine::page_free(meta_page);
   if (!s.is_ok()) {
     if (s.is_io_error()) db_->poison(s);
     return s;

@@ -1,0 +1,41 @@
+# Compile and link options of ordo's own targets. They are directory properties of
+# ordo's source tree: a project that adds ordo as a subdirectory keeps its flags,
+# and the exported ordo::* targets carry none of these.
+
+# Warnings; with ORDO_WERROR (tools/dev, CI) every warning fails the build.
+add_compile_options(-Wall -Wextra -Wno-unused-parameter)
+if(ORDO_WERROR)
+  add_compile_options(-Werror)
+endif()
+
+# Sanitizer builds (docs/TESTING.md), applied to every target, compile and link:
+#   -DORDO_SANITIZE=address  AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+#   -DORDO_SANITIZE=thread   ThreadSanitizer (build-tsan/)
+# The sanitizer runtime owns malloc and operator new there; ordo's page buffers
+# still come from mimalloc's API (engine/src/page_memory.cc), which ASan does not see into.
+set(ORDO_SANITIZE "" CACHE STRING "Sanitizer build: empty, address (ASan+UBSan) or thread (TSan)")
+set_property(CACHE ORDO_SANITIZE PROPERTY STRINGS "" address thread)
+if(ORDO_SANITIZE STREQUAL "address")
+  set(ORDO_SANITIZE_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+elseif(ORDO_SANITIZE STREQUAL "thread")
+  set(ORDO_SANITIZE_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+elseif(NOT ORDO_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "ORDO_SANITIZE must be empty, address or thread (got '${ORDO_SANITIZE}')")
+endif()
+if(ORDO_SANITIZE_FLAGS)
+  message(STATUS "ordo: sanitizer build ${ORDO_SANITIZE}: ${ORDO_SANITIZE_FLAGS}")
+  add_compile_options(${ORDO_SANITIZE_FLAGS})
+  add_link_options(${ORDO_SANITIZE_FLAGS})
+  # g++ 12's instrumented code gives false -Wmaybe-uninitialized (std::regex's
+  # std::function in format_test); the normal build keeps the warning.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    add_compile_options(-Wno-maybe-uninitialized)
+  endif()
+endif()
+
+option(ORDO_FUZZ "Build the libFuzzer targets (clang only)" OFF)
+if(ORDO_FUZZ)
+  # Instrument everything for coverage; only the fuzzer executable links libFuzzer's main.
+  add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address)
+endif()

@@ -1,0 +1,71 @@
+// mimalloc loaded on first use; libc's aligned_alloc when it cannot be.
+#include "page_memory.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace ordo::engine {
+namespace {
+
+struct PageAllocator {
+  void* (*malloc_aligned)(size_t size, size_t alignment) = nullptr;
+  void* (*zalloc_aligned)(size_t size, size_t alignment) = nullptr;
+  void (*free)(void* p) = nullptr;
+};
+
+// ORDO_MIMALLOC_SONAME comes from CMake (the soname of the mimalloc found at build time).
+// RTLD_LOCAL keeps its malloc, free and operator new out of the global scope. The
+// library stays loaded for the life of the process: blocks may outlive any handle.
+PageAllocator load() {
+  PageAllocator a;
+#ifdef ORDO_MIMALLOC_SONAME
+  void* lib = dlopen(ORDO_MIMALLOC_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return a;
+  a.malloc_aligned = reinterpret_cast<void* (*)(size_t, size_t)>(dlsym(lib, "mi_malloc_aligned"));
+  a.zalloc_aligned = reinterpret_cast<void* (*)(size_t, size_t)>(dlsym(lib, "mi_zalloc_aligned"));
+  a.free = reinterpret_cast<void (*)(void*)>(dlsym(lib, "mi_free"));
+  if (a.malloc_aligned == nullptr || a.zalloc_aligned == nullptr || a.free == nullptr) {
+    a = PageAllocator{};
+  }
+#endif
+  return a;
+}
+
+const PageAllocator& allocator() {
+  static const PageAllocator a = load();  // thread-safe, once
+  return a;
+}
+
+// aligned_alloc wants a size that is a multiple of the alignment.
+size_t round_up(size_t bytes) { return (bytes + kPageAlignment - 1) & ~(kPageAlignment - 1); }
+
+}  // namespace
+
+void* page_alloc(size_t bytes) {
+  const PageAllocator& a = allocator();
+  if (a.malloc_aligned != nullptr) return a.malloc_aligned(bytes, kPageAlignment);
+  return std::aligned_alloc(kPageAlignment, round_up(bytes));
+}
+
+void* page_zalloc(size_t bytes) {
+  const PageAllocator& a = allocator();
+  if (a.zalloc_aligned != nullptr) return a.zalloc_aligned(bytes, kPageAlignment);
+  void* p = std::aligned_alloc(kPageAlignment, round_up(bytes));
+  if (p != nullptr) std::memset(p, 0, bytes);
+  return p;
+}
+
+void page_free(void* p) {
+  const PageAllocator& a = allocator();
+  if (a.free != nullptr) {
+    a.free(p);
+  } else {
+    std::free(p);
+  }
+}
+
+const char* page_allocator_name() { return allocator().free != nullptr ? "mimalloc" : "libc"; }
+
+}  // namespace ordo::engine

@@ -1,0 +1,23 @@
+// Page-aligned memory for page buffers. Pages come from mimalloc's API when its
+// shared library can be loaded, else from the C library. mimalloc is loaded with
+// dlopen(RTLD_LOCAL), never linked: linking it would replace the host program's
+// malloc and operator new, which a library must not do.
+#pragma once
+
+#include <cstddef>
+
+namespace ordo::engine {
+
+// Alignment of every block: the page size of the smallest pages and of O_DIRECT.
+inline constexpr size_t kPageAlignment = 4096;
+
+// `bytes` of uninitialized / zeroed memory aligned to kPageAlignment; null when out of
+// memory. Free with page_free.
+void* page_alloc(size_t bytes);
+void* page_zalloc(size_t bytes);
+void page_free(void* p);
+
+// "mimalloc" or "libc": the allocator the three functions use (for diagnostics).
+const char* page_allocator_name();
+
+}  // namespace ordo::engine
