@@ -289,7 +289,7 @@ class TempTarget {
       char suffix[16];
       std::snprintf(suffix, sizeof suffix, "%06x", static_cast<unsigned>(rd()) & 0xffffff);
       temp_name_ = "." + base_ + ".ordo-copy-" + suffix;
-      fd_ = ::openat(dir_fd_, temp_name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      fd_ = ::openat(dir_fd_, temp_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       if (fd_ >= 0) return Status::ok();
       if (errno != EEXIST) {
         const int err = errno;

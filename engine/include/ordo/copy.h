@@ -24,7 +24,7 @@ struct CopyOptions {
   // written so far and the pages the copy will have (for a compact copy,
   // the source snapshot's pages in use: an upper bound). On the calling
   // thread; may be empty.
-  std::function<void(uint64_t pages_done, uint64_t pages_total)> progress;
+  std::function<void(uint64_t pages_done, uint64_t pages_total)> progress = {};
 };
 
 struct CopyResult {
