@@ -7,7 +7,8 @@
 // load created is removed. --batch N commits every N records instead (an
 // error then keeps the batches committed before it, and says so).
 // --append adds with WriteTxn::append (ascending keys after the tree's last
-// key; faster), else put (overwrites existing keys).
+// key; with --append a key out of order is an error naming its line), else
+// put (overwrites existing keys).
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>

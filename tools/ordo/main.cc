@@ -163,7 +163,7 @@ int run(int argc, char** argv) {
   tree_option(load, "Load every block into this tree (default: the tree each block names)");
   load->add_option("-i,--input", input, "Read this file (default: stdin)");
   load->add_flag("--append", load_options.append,
-                 "Bulk append: keys must ascend, after the tree's last key (faster)");
+                 "Bulk append (WriteTxn::append): keys must ascend, after the tree's last key");
   load->add_option("--batch", load_options.batch,
                    "Commit every N records (an error keeps the batches before it)");
   commands.list.emplace_back(load, [&] {

@@ -48,10 +48,12 @@ rm -f "$W/compact.ordo"
 "$ORDO" stat "$W/compact.ordo" > "$OUT/compact-stat.txt"
 stat -c '%n %s' "$W/nodes.ordo" "$W/compact.ordo" | tee "$OUT/sizes.txt"
 
-# 2. Copy speed (page cache warm: every arm reads the same file).
-run copy ordo "$ORDO copy $W/nodes.ordo $W/c1.ordo" cp "cp $W/nodes.ordo $W/c2.ordo" "rm -f $W/c1.ordo $W/c2.ordo"
-run copy-synced ordo "$ORDO copy $W/nodes.ordo $W/c1.ordo" cp+sync "cp $W/nodes.ordo $W/c2.ordo && sync $W/c2.ordo" "rm -f $W/c1.ordo $W/c2.ordo"
-run copy-compact ordo-compact "$ORDO copy --compact $W/nodes.ordo $W/c1.ordo" cp+sync "cp $W/nodes.ordo $W/c2.ordo && sync $W/c2.ordo" "rm -f $W/c1.ordo $W/c2.ordo"
+# 2. Copy speed (page cache warm: every arm reads the same file; `sync` before
+# each run, so that no run pays for the dirty pages of the one before).
+CLEAN="rm -f $W/c1.ordo $W/c2.ordo; sync"
+run copy ordo "$ORDO copy $W/nodes.ordo $W/c1.ordo" cp "cp $W/nodes.ordo $W/c2.ordo" "$CLEAN"
+run copy-synced ordo "$ORDO copy $W/nodes.ordo $W/c1.ordo" cp+sync "cp $W/nodes.ordo $W/c2.ordo && sync $W/c2.ordo" "$CLEAN"
+run copy-compact ordo-compact "$ORDO copy --compact $W/nodes.ordo $W/c1.ordo" cp+sync "cp $W/nodes.ordo $W/c2.ordo && sync $W/c2.ordo" "$CLEAN"
 
 # 3. The same 1,000,000 records in both engines.
 "$ORDO" dump --tree nodes "$W/nodes.ordo" -o "$W/nodes.dump"
@@ -62,13 +64,13 @@ mdb_dump -n -s nodes "$W/lmdb.mdb" -f "$W/lmdb.dump"
 diff <(grep -v -e '^mapsize=' -e '^maxreaders=' -e '^db_pagesize=' "$W/nodes.dump") \
      <(grep -v -e '^mapsize=' -e '^maxreaders=' -e '^db_pagesize=' "$W/lmdb.dump") > /dev/null
 echo "records: $(grep -c '^ ' "$W/nodes.dump") lines (2 per record), identical in both dumps" | tee "$OUT/records.txt"
-run dump ordo "$ORDO dump --tree nodes $W/nodes.ordo -o $W/d1" mdb_dump "mdb_dump -n -s nodes $W/lmdb.mdb -f $W/d2"
+run dump ordo "$ORDO dump --tree nodes $W/nodes.ordo -o $W/d1" mdb_dump "mdb_dump -n -s nodes $W/lmdb.mdb -f $W/d2" "rm -f $W/d1 $W/d2; sync"
 run load ordo "$ORDO load $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
-  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock"
+  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
 run load-batch100 ordo-batch100 "$ORDO load --batch 100 $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
-  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock"
+  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
 run load-append ordo-append "$ORDO load --append $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
-  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock"
+  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
 
 # Medians per figure and arm, and the median of the per-round ratios (first arm / second).
 python3 - "$CSV" <<'PY' | tee "$OUT/summary.txt"
