@@ -225,7 +225,7 @@ class Copier {
       std::swap(progress, options_.progress);
       *planned = meta;
     } else if (write_meta_first) {
-      std::vector<std::byte> a(kMetaBytes), b(kMetaBytes);
+      std::vector<std::byte> a(ps_), b(ps_);  // encode_meta writes a whole page
       encode_meta(*planned, a.data());
       encode_meta(meta, b.data());
       if (a != b) return Status::corruption("the snapshot changed between the two passes of a copy");
