@@ -9,6 +9,8 @@ set(ENGINE_TEST_SOURCES
   engine_rightmost_path_test.cc
   engine_cursor_test.cc
   engine_lifetime_test.cc
+  engine_copy_test.cc
+  engine_inspect_test.cc
   io_test_util.cc
 )
 # Readers in other threads beside the writer: label `concurrency` (the TSan run).

@@ -99,7 +99,9 @@ TEST_F(CheckTest, CleanAfterLoadsRewritesDropsAndOverflowValues) {
   }
   CheckReport r = check();
   EXPECT_TRUE(r.clean());
-  EXPECT_EQ(r.trees, 4u);  // default, free tree, catalog, blobs
+  EXPECT_EQ(r.trees, 2u);  // user trees: default, blobs (the catalog and free tree apart)
+  EXPECT_EQ(r.catalog_entries, 1u);
+  EXPECT_GT(r.free_tree_entries, 0u);
   EXPECT_GT(r.overflow_pages, 20u);
   EXPECT_GT(r.free_pages, 0u);
   EXPECT_EQ(r.tree_pages + r.overflow_pages + r.free_pages + 2, r.high_water_pages);

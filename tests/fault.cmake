@@ -5,6 +5,7 @@ ordo_test(fault_test
     fault_backend_test.cc
     fault_engine_smoke_test.cc
     fault_engine_errors_test.cc
+    copy_fault_test.cc
     io_test_util.cc
   LIBS ordo_io_fault ordo_engine ordo_btree ordo_io PkgConfig::URING PkgConfig::XXHASH
   LABELS fault

@@ -251,7 +251,10 @@ TEST_F(OrdoToolTest, CheckIsCleanAndCountsEveryTree) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = parse_output(r);
   EXPECT_TRUE(j["clean"].get<bool>());
-  EXPECT_EQ(j["entries"].get<uint64_t>(), 1 + kAlphaEntries + kBetaEntries + 2);  // + catalog
+  // User trees and entries; the catalog's two entries apart.
+  EXPECT_EQ(j["user_trees"].get<uint64_t>(), 3u);
+  EXPECT_EQ(j["user_entries"].get<uint64_t>(), 1 + kAlphaEntries + kBetaEntries);
+  EXPECT_EQ(j["catalog_entries"].get<uint64_t>(), 2u);
   EXPECT_EQ(j["problems"].size(), 0u);
   const ProcessResult text = ordo_tool({"check", path_});
   EXPECT_EQ(text.exit_code, 0);

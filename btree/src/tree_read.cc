@@ -79,10 +79,14 @@ Status walk(PageReader& pages, PageNo pg, uint64_t expected, uint32_t level, uin
     stats->leaf_used_bytes += v.used_bytes();
     stats->entries += v.count();
     for (uint32_t i = 0; i < v.count(); ++i) {
+      stats->key_bytes += v.key(i).size();
+      stats->value_bytes += v.value_len(i);
       if (!v.is_overflow(i)) continue;
       ORDO_RETURN_IF_ERROR(internal::leaf_value(pages, v, i, pg).status());
       stats->overflow_pages += overflow_pages(v.value_len(i), pages.page_size());
+      stats->overflow_values++;
     }
+    if (v.damaged()) return internal::damaged(pg);
     return Status::ok();
   }
   stats->branch_pages++;

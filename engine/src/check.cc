@@ -72,15 +72,15 @@ class Checker {
   }
 
   // Walks one tree; `visit` sees every leaf entry.
-  void tree(const std::string& name, const btree::TreeRoot& root, const LeafVisitor& visit) {
-    report_.trees++;
+  // Returns the entries found.
+  uint64_t tree(const std::string& name, const btree::TreeRoot& root, const LeafVisitor& visit) {
     if (root.root == btree::kNoPage) {
       if (root.entries != 0 || root.depth != 0) problem(0, name + ": empty root with entries");
-      return;
+      return 0;
     }
     if (root.depth == 0 || root.depth > btree::kMaxDepth) {
       problem(root.root, name + ": depth " + std::to_string(root.depth) + " out of range");
-      return;
+      return 0;
     }
     uint64_t entries = walk(name, root.root, root.root_checksum, 0, root.depth, nullptr, nullptr,
                             visit);
@@ -88,7 +88,13 @@ class Checker {
       problem(root.root, name + ": holds " + std::to_string(entries) + " entries, its root says " +
                              std::to_string(root.entries));
     }
-    report_.entries += entries;
+    return entries;
+  }
+
+  // A user tree: the default tree or a named tree.
+  void user_tree(const std::string& name, const btree::TreeRoot& root) {
+    report_.trees++;
+    report_.entries += tree(name, root, {});
   }
 
   void leaks() {
@@ -227,11 +233,13 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
   const engine::Meta& meta = impl_->snapshot();
   CheckReport report;
   Checker c(impl_->pages(), meta.page_high_water, report, progress);
-  c.tree("default tree", meta.default_tree, {});
-  c.tree("free tree", meta.free_tree,
-         [&](const NodeView& leaf, uint32_t i, PageNo pg) { c.free_entry(leaf, i, pg); });
+  c.user_tree("default tree", meta.default_tree);
+  report.free_tree_entries = c.tree(
+      "free tree", meta.free_tree,
+      [&](const NodeView& leaf, uint32_t i, PageNo pg) { c.free_entry(leaf, i, pg); });
   std::vector<std::pair<std::string, btree::TreeRoot>> named;
-  c.tree("catalog", meta.catalog, [&](const NodeView& leaf, uint32_t i, PageNo pg) {
+  report.catalog_entries = c.tree("catalog", meta.catalog, [&](const NodeView& leaf, uint32_t i,
+                                                                PageNo pg) {
     ByteView value = leaf.value(i);
     if (leaf.is_overflow(i) || value.size() != engine::kTreeRootBytes || leaf.key(i).empty()) {
       c.problem(pg, "catalog: malformed entry " + std::to_string(i));
@@ -243,7 +251,7 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
     c.problem(0, "catalog holds " + std::to_string(named.size()) + " trees, the meta says " +
                      std::to_string(meta.tree_count));
   }
-  for (const auto& [name, root] : named) c.tree("tree '" + name + "'", root, {});
+  for (const auto& [name, root] : named) c.user_tree("tree '" + name + "'", root);
   if (report.free_pages != meta.free_pages) {
     c.problem(0, "free tree lists " + std::to_string(report.free_pages) +
                      " pages, the meta says " + std::to_string(meta.free_pages));

@@ -157,6 +157,10 @@ Result<TreeStats> Txn::tree_stats(const Tree& tree) {
   out.leaf_pages = s.leaf_pages;
   out.branch_pages = s.branch_pages;
   out.leaf_fill = s.leaf_fill();
+  out.overflow_pages = s.overflow_pages;
+  out.overflow_values = s.overflow_values;
+  out.key_bytes = s.key_bytes;
+  out.value_bytes = s.value_bytes;
   return out;
 }
 

@@ -73,7 +73,15 @@ check_exports() {
       ordo::*) ;;
       *) echo "  not ordo's: $line" >&2; bad=1; continue ;;
     esac
-    name="$(sed -E 's/^ordo::([A-Za-z_][A-Za-z0-9_]*).*/\1/' <<< "$line")"
+    # The first name after ordo:: and after any namespace the headers declare
+    # (ordo::inspect::trees -> trees); internal namespaces are in no header.
+    local rest="${line#ordo::}"
+    name="$(sed -E 's/^([A-Za-z_][A-Za-z0-9_]*).*/\1/' <<< "$rest")"
+    while [[ "$rest" == "$name::"* ]] &&
+      grep -hEq "^namespace (ordo::)?$name( |\{|$)" "$headers"/*.h; do
+      rest="${rest#"$name"::}"
+      name="$(sed -E 's/^([A-Za-z_][A-Za-z0-9_]*).*/\1/' <<< "$rest")"
+    done
     rx="^\s*(class|struct)\s+(\[\[[^]]*\]\]\s+)?$name(\s+final)?\s*(:|\{)|[ *&]$name\("
     [[ "$name" == operator ]] && rx="[ *&]operator[^A-Za-z0-9_ ]+\("  # ordo::operator==(...)
     if ! grep -hEq "$rx" "$headers"/*.h; then

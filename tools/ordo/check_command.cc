@@ -2,13 +2,14 @@
 // clean, 1 when it finds problems (each with its page number) or cannot open
 // the file. Progress goes to stderr on large files.
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "byte_format.h"
 #include "commands.h"
 #include "open_database.h"
+#include "progress.h"
 
 namespace ordo::tool {
 
@@ -22,14 +23,9 @@ int run_check(const std::string& path, bool json) {
     report_error(path, txn.status());
     return kExitError;
   }
-  const bool show_progress = !json && isatty(STDERR_FILENO);
-  auto report = txn->check([&](uint64_t done, uint64_t total) {
-    if (show_progress && total > 65536) {
-      fmt::print(stderr, "\rchecked {} of {} pages ({:.0f}%)", done, total,
-                 100.0 * static_cast<double>(done) / static_cast<double>(total));
-    }
-  });
-  if (show_progress) fmt::print(stderr, "\r\033[K");
+  Progress progress("checked", "pages");
+  auto report = txn->check([&](uint64_t done, uint64_t total) { progress.update(done, total); });
+  progress.finish();
   if (!report.is_ok()) {
     report_error(path, report.status());
     return kExitError;
@@ -48,8 +44,10 @@ int run_check(const std::string& path, bool json) {
     j["tree_pages"] = report->tree_pages;
     j["overflow_pages"] = report->overflow_pages;
     j["free_pages"] = report->free_pages;
-    j["trees"] = report->trees;
-    j["entries"] = report->entries;
+    j["user_trees"] = report->trees;
+    j["user_entries"] = report->entries;
+    j["catalog_entries"] = report->catalog_entries;
+    j["free_tree_entries"] = report->free_tree_entries;
     j["problems_truncated"] = report->truncated;
     j["problems"] = nlohmann::ordered_json::array();
     if (!info.recovery.empty()) {
@@ -58,15 +56,16 @@ int run_check(const std::string& path, bool json) {
     for (const auto& p : report->problems) {
       j["problems"].push_back({{"page", p.page_number}, {"what", p.what}});
     }
-    print_line(j.dump(2));
+    print_line(json_text(j));
   } else {
-    print_line(fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free; {} trees, {} entries",
+    print_line(fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free; {} user trees, {} "
+                           "entries; internal: catalog {} entries, free tree {} entries",
                            path, info.txn_id, report->high_water_pages, report->tree_pages,
                            report->overflow_pages, report->free_pages, report->trees,
-                           report->entries));
+                           report->entries, report->catalog_entries, report->free_tree_entries));
     if (!info.recovery.empty()) print_line("last commit rolled back: " + info.recovery);
     for (const auto& p : report->problems) {
-      print_line(fmt::format("page {}: {}", p.page_number, p.what));
+      print_line(fmt::format("page {}: {}", p.page_number, safe_text(p.what)));
     }
     if (report->truncated) print_line("(more problems not listed)");
     print_line(clean ? "clean"

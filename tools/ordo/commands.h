@@ -1,25 +1,112 @@
 // The subcommands of the `ordo` tool. Each one prints its report on stdout
-// (text, or one JSON object with `json`), its errors on stderr, and returns
+// (text, or one JSON object with --json), its errors on stderr, and returns
 // the process exit code.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+
+#include "byte_format.h"
 
 namespace ordo::tool {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;  // the file could not be opened or read
+inline constexpr int kExitError = 1;  // failed: cannot open or read, bad input, problems found
 inline constexpr int kExitUsage = 2;  // bad command line
 
+// The exit codes as --help lists them.
+inline constexpr const char* kExitCodesHelp =
+    "Exit codes:\n"
+    "  0  success (check: the file is clean)\n"
+    "  1  failure: the file cannot be opened or read, a key or tree is not found, bad input\n"
+    "     (load: nothing was loaded), check found problems; the reason is on stderr\n"
+    "  2  bad command line (unknown command or option, missing argument)";
+
 // `ordo info FILE`: page size, format, file length, both meta pages, ID
-// high-water marks.
+// high-water marks, user trees and entries.
 int run_info(const std::string& path, bool json);
 
-// `ordo stat FILE`: shape and fill of the default tree and every named tree.
+// `ordo stat FILE`: shape and fill, overflow pages and key/value bytes of
+// the default tree and every named tree; the internal trees apart.
 int run_stat(const std::string& path, bool json);
 
 // `ordo check FILE`: full integrity walk; exit 0 when clean, 1 with the list
 // of problems (page number and what) otherwise.
 int run_check(const std::string& path, bool json);
+
+// `ordo trees FILE`: user trees with entry counts from the catalog (no walk).
+int run_trees(const std::string& path, bool json);
+
+// The tree a command reads or writes: the default tree unless --tree names
+// one (given in print form: "\xx" escapes for any byte).
+struct TreeOption {
+  std::optional<std::string> name;  // as typed
+};
+
+struct GetOptions {
+  std::string path;
+  TreeOption tree;
+  std::string key;  // as typed
+  ByteFormat key_format = ByteFormat::kPrint;
+  std::string value_format = "print";  // print, hex, uuid or raw
+  bool json = false;
+};
+int run_get(const GetOptions& options);
+
+struct ScanOptions {
+  std::string path;
+  TreeOption tree;
+  std::optional<std::string> from, to, prefix;  // as typed, in key_format
+  std::optional<uint64_t> limit;
+  ByteFormat key_format = ByteFormat::kPrint;
+  ByteFormat value_format = ByteFormat::kPrint;
+  bool values = false;  // scan: keys and values; keys: keys only
+  bool json = false;
+};
+int run_scan(const ScanOptions& options);
+
+struct DumpOptions {
+  std::string path;
+  TreeOption tree;
+  bool all = false;
+  std::optional<std::string> output;  // -o; stdout when absent
+  bool print = false;
+  bool json = false;
+};
+int run_dump(const DumpOptions& options);
+
+struct LoadOptions {
+  std::string path;
+  TreeOption tree;
+  std::optional<std::string> input;  // -i; stdin when absent
+  bool append = false;
+  uint64_t batch = 0;  // 0: one txn
+  bool json = false;
+};
+int run_load(const LoadOptions& options);
+
+struct CopyCommandOptions {
+  std::string source;
+  std::string target;  // "-": stdout
+  bool compact = false;
+  bool force = false;
+  bool json = false;
+};
+int run_copy(const CopyCommandOptions& options);
+
+int run_pages(const std::string& path, bool json);
+
+struct PageOptions {
+  std::string path;
+  uint64_t page = 0;
+  bool hex = false;
+  ByteFormat key_format = ByteFormat::kPrint;
+  bool json = false;
+};
+int run_page(const PageOptions& options);
+
+int run_free(const std::string& path, bool json);
+int run_readers(const std::string& path, bool json);
 
 }  // namespace ordo::tool

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "open_database.h"
+#include "ordo/inspect.h"
 
 namespace ordo::tool {
 namespace {
@@ -26,7 +27,15 @@ json meta_json(const MetaInfo& meta, int page, bool current) {
   return j;
 }
 
-json info_json(const std::string& path, const DatabaseInfo& info) {
+// User trees (the default tree plus the named ones) and their entries, from
+// the root records: the counts `ordo trees`, `stat` and `check` show.
+struct Counts {
+  uint64_t named_trees = 0;
+  uint64_t user_trees = 0;
+  uint64_t user_entries = 0;
+};
+
+json info_json(const std::string& path, const DatabaseInfo& info, const Counts& counts) {
   json j;
   j["path"] = path;
   j["file_bytes"] = info.file_bytes;
@@ -39,6 +48,10 @@ json info_json(const std::string& path, const DatabaseInfo& info) {
   j["used_bytes"] = info.pages_used * info.page_size_bytes;
   j["uuid_high_water"] = info.id_high_water.to_string();
   j["id64_high_water"] = info.id64_high_water.value;
+  j["user_trees"] = counts.user_trees;
+  j["named_trees"] = counts.named_trees;
+  j["user_entries"] = counts.user_entries;
+  j["recovery"] = info.recovery;
   j["metas"] = json::array();
   for (int i = 0; i < 2; ++i) {
     j["metas"].push_back(meta_json(info.metas[i], i, i == info.current_meta));
@@ -63,7 +76,7 @@ void meta_row(std::string_view label, const DatabaseInfo& info, Field field) {
             fmt::format("{}", field(info.metas[1])));
 }
 
-void print_text(const std::string& path, const DatabaseInfo& info) {
+void print_text(const std::string& path, const DatabaseInfo& info, const Counts& counts) {
   line("file", path);
   line("file bytes", fmt::format("{}", info.file_bytes));
   line("page size bytes", fmt::format("{}", info.page_size_bytes));
@@ -76,6 +89,10 @@ void print_text(const std::string& path, const DatabaseInfo& info) {
   line("uuid high-water", info.id_high_water.to_string());
   line("id64 high-water",
        fmt::format("{} ({:#018x})", info.id64_high_water.value, info.id64_high_water.value));
+  line("user trees", fmt::format("{} (the default tree and {} named)", counts.user_trees,
+                                 counts.named_trees));
+  line("user entries", fmt::format("{}", counts.user_entries));
+  if (!info.recovery.empty()) line("recovery", info.recovery);
   fmt::print("\n");
   auto title = [&](int i) {
     return fmt::format("meta {}{}", i, i == info.current_meta ? " *" : "");
@@ -85,7 +102,7 @@ void print_text(const std::string& path, const DatabaseInfo& info) {
   meta_row("txn id", info, [](const MetaInfo& m) { return m.txn_id; });
   meta_row("page high-water", info, [](const MetaInfo& m) { return m.page_high_water; });
   meta_row("free pages", info, [](const MetaInfo& m) { return m.free_pages; });
-  meta_row("tree count", info, [](const MetaInfo& m) { return m.tree_count; });
+  meta_row("named trees", info, [](const MetaInfo& m) { return m.tree_count; });
   meta_row("file bytes", info, [](const MetaInfo& m) { return m.file_bytes; });
   for (int i = 0; i < 2; ++i) {
     if (!info.metas[i].problem.empty()) {
@@ -99,11 +116,27 @@ void print_text(const std::string& path, const DatabaseInfo& info) {
 int run_info(const std::string& path, bool json_output) {
   std::unique_ptr<Database> db = open_for_inspection(path);
   if (db == nullptr) return kExitError;
+  Counts counts;
+  {
+    auto txn = db->begin_read();
+    auto trees = txn.is_ok() ? inspect::trees(*txn) : Result<std::vector<inspect::TreeSummary>>(txn.status());
+    if (!trees.is_ok()) {
+      report_error(path, trees.status());
+      return kExitError;
+    }
+    for (const auto& t : *trees) {
+      if (t.kind == inspect::TreeKind::kNamed) counts.named_trees++;
+      if (t.kind == inspect::TreeKind::kNamed || t.kind == inspect::TreeKind::kDefault) {
+        counts.user_trees++;
+        counts.user_entries += t.entries;
+      }
+    }
+  }
   const DatabaseInfo info = db->info();
   if (json_output) {
-    print_line(info_json(path, info).dump(2, ' ', false, json::error_handler_t::replace));
+    print_line(json_text(info_json(path, info, counts)));
   } else {
-    print_text(path, info);
+    print_text(path, info, counts);
   }
   return kExitOk;
 }

@@ -1,45 +1,246 @@
 // ordo: the command-line tool for ordo database files.
 //
-//   ordo info FILE [--json]   file, page size, format, both meta pages, ID high-water marks
-//   ordo stat FILE [--json]   entries, depth, pages and leaf fill of every tree; free and
-//                             pending-free pages
-//   ordo check FILE [--json]  verify every page, checksum, key order and page accounting
+//   ordo info FILE        file, page size, format, both meta pages, ID high-water marks
+//   ordo stat FILE        per tree: entries, depth, pages, fill, overflow pages, bytes
+//   ordo check FILE       verify every page, checksum, key order and page accounting
+//   ordo trees FILE       user trees and their entry counts (from the catalog)
+//   ordo get FILE KEY     one value
+//   ordo keys|scan FILE   keys, or keys and values, of a tree in order
+//   ordo dump FILE        trees in LMDB's mdb_dump text format
+//   ordo load FILE        records in that format into a database, in one txn
+//   ordo copy SRC DST     a consistent (optionally compacted) copy of a live database
+//   ordo pages FILE       one line per page
+//   ordo page FILE N      one page decoded
+//   ordo free FILE        free-tree entries
+//   ordo readers FILE     reader slots held
 //
-// Exit codes: 0 ok (check: clean), 1 the file could not be opened or read (the
-// reason on stderr) or check found problems, 2 bad command line.
+// Every command takes --json; --help lists the exit codes (commands.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "commands.h"
+#include "open_database.h"
+
+#ifndef ORDO_VERSION
+#define ORDO_VERSION "unknown"
+#endif
 
 namespace {
 
-int run(int argc, char** argv) {
-  CLI::App app{"Inspect an ordo database file (opened read-only).", "ordo"};
-  app.require_subcommand(1);
+using namespace ordo::tool;
 
+const std::vector<std::string> kFormats = {"print", "hex", "uuid"};
+
+struct Commands {
+  std::vector<std::pair<CLI::App*, std::function<int()>>> list;
+  std::vector<std::string> names;
+};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Inspect, dump, load and copy ordo database files.", "ordo"};
+  app.footer(kExitCodesHelp);
+  app.set_version_flag("--version", std::string("ordo ") + ORDO_VERSION);
+  app.require_subcommand(1);
+  Commands commands;
+
+  // Options shared by the file commands.
   std::string path;
   bool json = false;
-  CLI::App* info = app.add_subcommand("info", "File, page size, format, meta pages, ID marks");
-  CLI::App* stat = app.add_subcommand("stat", "Entries, depth, pages and fill of every tree");
-  CLI::App* check = app.add_subcommand(
-      "check", "Verify every page: checksums, order, overflow runs, no leaked or shared page");
-  for (CLI::App* sub : {info, stat, check}) {
+  auto file_command = [&](const char* name, const char* help) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    sub->footer(kExitCodesHelp);
     sub->add_option("FILE", path, "Database file")->required();
     sub->add_flag("--json", json, "Print one JSON object");
+    commands.names.push_back(name);
+    return sub;
+  };
+  std::string tree_opt;
+  auto tree_option = [&](CLI::App* sub, const char* help) {
+    sub->add_option("--tree,-t", tree_opt, help);
+  };
+  auto tree_of = [&](CLI::App* sub) {
+    TreeOption t;
+    if (sub->count("--tree") > 0) t.name = tree_opt;
+    return t;
+  };
+  std::string key_format = "print", value_format = "print";
+  auto format_options = [&](CLI::App* sub, bool values, bool raw) {
+    sub->add_option("--key-format", key_format, "How keys are shown and typed: print, hex, uuid")
+        ->check(CLI::IsMember(kFormats));
+    if (values) {
+      std::vector<std::string> allowed = kFormats;
+      if (raw) allowed.push_back("raw");
+      sub->add_option("--value-format", value_format,
+                      raw ? "How the value is shown: print, hex, uuid, raw (its bytes)"
+                          : "How values are shown: print, hex, uuid")
+          ->check(CLI::IsMember(allowed));
+    }
+  };
+  auto fmt_of = [](const std::string& name) { return *byte_format_from_name(name); };
+
+  CLI::App* info = file_command("info", "File, page size, format, meta pages, ID marks, tree counts");
+  commands.list.emplace_back(info, [&] { return run_info(path, json); });
+  CLI::App* stat = file_command(
+      "stat", "Per tree: entries, depth, pages, fill, overflow pages, key and value bytes");
+  commands.list.emplace_back(stat, [&] { return run_stat(path, json); });
+  CLI::App* check = file_command(
+      "check", "Verify every page: checksums, order, overflow runs, no leaked or shared page");
+  commands.list.emplace_back(check, [&] { return run_check(path, json); });
+  CLI::App* trees = file_command("trees", "User trees and their entry counts (from the catalog)");
+  commands.list.emplace_back(trees, [&] { return run_trees(path, json); });
+
+  GetOptions get_options;
+  CLI::App* get = file_command("get", "One value by its key");
+  get->add_option("KEY", get_options.key, "The key (in --key-format)")->required();
+  tree_option(get, "Tree to read (default: the default tree); \\xx escapes any byte");
+  format_options(get, true, true);
+  commands.list.emplace_back(get, [&] {
+    get_options.path = path;
+    get_options.json = json;
+    get_options.tree = tree_of(get);
+    get_options.key_format = fmt_of(key_format);
+    get_options.value_format = value_format;
+    return run_get(get_options);
+  });
+
+  ScanOptions scan_options;
+  std::string from, to, prefix;
+  uint64_t limit = 0;
+  for (const char* name : {"keys", "scan"}) {
+    const bool values = std::string(name) == "scan";
+    CLI::App* sub = file_command(
+        name, values ? "Keys and values of a tree in key order" : "Keys of a tree in key order");
+    tree_option(sub, "Tree to read (default: the default tree); \\xx escapes any byte");
+    sub->add_option("--from", from, "First key (inclusive)");
+    sub->add_option("--to", to, "End key (exclusive)");
+    sub->add_option("--prefix", prefix, "Only keys starting with this");
+    sub->add_option("--limit", limit, "At most this many entries");
+    format_options(sub, values, false);
+    commands.list.emplace_back(sub, [&, sub, values] {
+      scan_options.path = path;
+      scan_options.json = json;
+      scan_options.values = values;
+      scan_options.tree = tree_of(sub);
+      if (sub->count("--from")) scan_options.from = from;
+      if (sub->count("--to")) scan_options.to = to;
+      if (sub->count("--prefix")) scan_options.prefix = prefix;
+      if (sub->count("--limit")) scan_options.limit = limit;
+      scan_options.key_format = fmt_of(key_format);
+      scan_options.value_format = fmt_of(value_format);
+      return run_scan(scan_options);
+    });
   }
 
+  DumpOptions dump_options;
+  std::string output;
+  std::string dump_format = "bytevalue";
+  CLI::App* dump = file_command("dump", "Trees in LMDB's mdb_dump text format (VERSION=3)");
+  tree_option(dump, "Dump this tree (default: the default tree)");
+  dump->add_flag("--all,-a", dump_options.all, "The default tree (if not empty) and every named tree");
+  dump->add_option("-o,--output", output, "Write to this file (default: stdout)");
+  dump->add_flag("-p,--print", dump_options.print, "format=print: printable bytes as they are");
+  commands.list.emplace_back(dump, [&] {
+    dump_options.path = path;
+    dump_options.json = json;
+    dump_options.tree = tree_of(dump);
+    if (dump->count("--output")) dump_options.output = output;
+    return run_dump(dump_options);
+  });
+
+  LoadOptions load_options;
+  std::string input;
+  CLI::App* load = file_command(
+      "load", "Records in mdb_dump text format into a database (created if missing), in one txn");
+  tree_option(load, "Load every block into this tree (default: the tree each block names)");
+  load->add_option("-i,--input", input, "Read this file (default: stdin)");
+  load->add_flag("--append", load_options.append,
+                 "Bulk append (WriteTxn::append): keys must ascend, after the tree's last key");
+  load->add_option("--batch", load_options.batch,
+                   "Commit every N records (an error keeps the batches before it)");
+  commands.list.emplace_back(load, [&] {
+    load_options.path = path;
+    load_options.json = json;
+    load_options.tree = tree_of(load);
+    if (load->count("--input")) load_options.input = input;
+    return run_load(load_options);
+  });
+
+  CopyCommandOptions copy_options;
+  CLI::App* copy = app.add_subcommand(
+      "copy", "A consistent copy of a live database, durable before it appears under DST");
+  copy->footer(kExitCodesHelp);
+  commands.names.push_back("copy");
+  copy->add_option("SRC", copy_options.source, "Database file to copy")->required();
+  copy->add_option("DST", copy_options.target, "The copy's path, or - for stdout")->required();
+  copy->add_flag("--compact,-c", copy_options.compact, "Rewrite every tree densely: no free pages");
+  copy->add_flag("--force,-f", copy_options.force, "Replace DST if it exists");
+  copy->add_flag("--json", json, "Print one JSON object");
+  commands.list.emplace_back(copy, [&] {
+    copy_options.json = json;
+    return run_copy(copy_options);
+  });
+
+  CLI::App* pages = file_command("pages", "One line per page: kind, tree, entries, fill, runs");
+  commands.list.emplace_back(pages, [&] { return run_pages(path, json); });
+
+  PageOptions page_options;
+  CLI::App* page = file_command("page", "One page decoded: header, cells, children, checksums");
+  page->add_option("N", page_options.page, "Page number")->required();
+  page->add_flag("--hex", page_options.hex, "Also the raw bytes");
+  format_options(page, false, false);
+  commands.list.emplace_back(page, [&] {
+    page_options.path = path;
+    page_options.json = json;
+    page_options.key_format = fmt_of(key_format);
+    return run_page(page_options);
+  });
+
+  CLI::App* free = file_command("free", "Free-tree entries: freeing txn, pages, reusable or pinned");
+  commands.list.emplace_back(free, [&] { return run_free(path, json); });
+  CLI::App* readers = file_command("readers", "Reader slots held: snapshot txn, process");
+  commands.list.emplace_back(readers, [&] { return run_readers(path, json); });
+
+  // An unknown command names itself and lists the valid ones.
+  if (argc >= 2 && argv[1][0] != '-') {
+    const std::string first = argv[1];
+    bool known = false;
+    for (const auto& n : commands.names) known = known || n == first;
+    if (!known) {
+      report_message("unknown command '" + first + "'; commands: " + joined(commands.names) +
+                     " (ordo --help)");
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // Help and version requests exit 0; every real parse error is a usage error.
-    return app.exit(e) == 0 ? ordo::tool::kExitOk : ordo::tool::kExitUsage;
+    if (argc < 2) {
+      report_message("a command is required; commands: " + joined(commands.names) +
+                     " (ordo --help)");
+      return kExitUsage;
+    }
+    app.exit(e);
+    return kExitUsage;
   }
-  if (info->parsed()) return ordo::tool::run_info(path, json);
-  if (check->parsed()) return ordo::tool::run_check(path, json);
-  return ordo::tool::run_stat(path, json);
+  for (auto& [sub, fn] : commands.list) {
+    if (sub->parsed()) return fn();
+  }
+  return kExitUsage;
 }
 
 }  // namespace

@@ -4,10 +4,16 @@
 
 #include <utility>
 
+#include "byte_format.h"
+
 namespace ordo::tool {
 
-void report_error(const std::string& path, const Status& status) {
-  fmt::print(stderr, "ordo: {}: {}\n", path, status.to_string());
+void report_error(const std::string& what, const Status& status) {
+  fmt::print(stderr, "ordo: {}: {}\n", safe_text(what), safe_text(status.to_string()));
+}
+
+void report_message(const std::string& message) {
+  fmt::print(stderr, "ordo: {}\n", safe_text(message));
 }
 
 std::unique_ptr<Database> open_for_inspection(const std::string& path) {
@@ -20,5 +26,37 @@ std::unique_ptr<Database> open_for_inspection(const std::string& path) {
 }
 
 void print_line(const std::string& text) { fmt::print("{}\n", text); }
+
+}  // namespace ordo::tool
+
+#include "commands.h"
+
+namespace ordo::tool {
+
+Result<std::optional<std::string>> tree_name(const TreeOption& option) {
+  if (!option.name) return std::optional<std::string>();
+  auto decoded = from_print(*option.name);
+  if (!decoded.is_ok()) return decoded.status().with_context("--tree");
+  if (decoded->empty()) return Status::invalid_argument("--tree: empty tree name");
+  return std::optional<std::string>(std::move(decoded).value());
+}
+
+Result<Tree> open_tree_option(Txn& txn, const TreeOption& option) {
+  ORDO_ASSIGN_OR_RETURN(std::optional<std::string> name, tree_name(option));
+  if (!name) return txn.default_tree();
+  auto tree = txn.open_tree(*name);
+  if (tree.status().is_not_found()) {
+    return Status::not_found("no " + tree_label(name) + " in this database");
+  }
+  return tree;
+}
+
+std::string tree_label(const std::optional<std::string>& name) {
+  return name ? "tree '" + to_print(*name) + "'" : "the default tree";
+}
+
+std::string json_text(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 }  // namespace ordo::tool

@@ -1,5 +1,5 @@
-// Opening a database for inspection, and reporting failures the same way in
-// every subcommand.
+// Opening a database for a command, and reporting failures the same way in
+// every subcommand: "ordo: WHAT: REASON" on stderr, never raw binary.
 #pragma once
 
 #include <memory>
@@ -10,8 +10,11 @@
 
 namespace ordo::tool {
 
-// Prints "ordo: PATH: STATUS" on stderr.
-void report_error(const std::string& path, const Status& status);
+// Prints "ordo: WHAT: STATUS" on stderr, both made safe for a terminal
+// (safe_text: tree names and keys may be any bytes).
+void report_error(const std::string& what, const Status& status);
+// Prints "ordo: MESSAGE" on stderr, made safe the same way.
+void report_message(const std::string& message);
 
 // Opens `path` read-only (no lock: works while another process writes it).
 // On failure reports the status and returns null.
@@ -19,5 +22,26 @@ std::unique_ptr<Database> open_for_inspection(const std::string& path);
 
 // Prints `text` and a newline on stdout (a JSON document).
 void print_line(const std::string& text);
+
+}  // namespace ordo::tool
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace ordo::tool {
+
+struct TreeOption;
+
+// The name --tree gives (decoded from print form), or nullopt for the
+// default tree. InvalidArgument for a bad escape.
+Result<std::optional<std::string>> tree_name(const TreeOption& option);
+// The tree --tree names in `txn`, or the default tree. NotFound names it.
+Result<Tree> open_tree_option(Txn& txn, const TreeOption& option);
+// How a tree is named in messages: "the default tree" or "tree 'NAME'"
+// (NAME in print form).
+std::string tree_label(const std::optional<std::string>& name);
+
+// `j` as text: 2-space indent, any invalid UTF-8 replaced.
+std::string json_text(const nlohmann::ordered_json& j);
 
 }  // namespace ordo::tool

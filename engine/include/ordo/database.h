@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "ordo/byte_view.h"
+#include "ordo/copy.h"
 #include "ordo/id64.h"
 #include "ordo/options.h"
 #include "ordo/status.h"
@@ -71,6 +72,7 @@ class CursorImpl;
 class DatabaseOpener;
 class TreeHandles;
 class TxnFactory;
+class TxnInternals;
 
 // Names one tree of a database. Cheap to copy. Made by Txn::open_tree or
 // WriteTxn::create_tree, and valid for the Database that issued it in any
@@ -150,6 +152,10 @@ struct TreeStats {
   uint64_t leaf_pages = 0;
   uint64_t branch_pages = 0;
   double leaf_fill = 0;  // leaf bytes in use / leaf bytes, 0..1
+  uint64_t overflow_pages = 0;   // pages of the overflow runs of its large values
+  uint64_t overflow_values = 0;  // values stored in overflow runs
+  uint64_t key_bytes = 0;        // sum of the key lengths
+  uint64_t value_bytes = 0;      // sum of the value lengths, in leaves and overflow runs
 };
 
 // Pages in the free tree, from a walk of it.
@@ -176,8 +182,13 @@ struct CheckReport {
   uint64_t tree_pages = 0;             // leaf and branch pages, every tree
   uint64_t overflow_pages = 0;
   uint64_t free_pages = 0;             // listed in the free tree
-  uint64_t trees = 0;                  // default tree plus named trees walked
-  uint64_t entries = 0;                // keys in all trees
+  // User trees (the default tree plus the named trees) and their entries:
+  // the same counts as the catalog and the meta (inspect::trees, `ordo
+  // trees`, `ordo stat`). The internal trees are counted apart.
+  uint64_t trees = 0;
+  uint64_t entries = 0;
+  uint64_t catalog_entries = 0;        // internal: one per named tree
+  uint64_t free_tree_entries = 0;      // internal: free-tree entries
   static constexpr size_t kMaxProblems = 1000;
 };
 
@@ -351,6 +362,7 @@ class Txn {
 
  protected:
   explicit Txn(std::unique_ptr<TxnImpl> impl);
+  friend class TxnInternals;  // engine-internal: copy and inspection (inspect.h)
   // Null once the txn ended.
   std::unique_ptr<TxnImpl> impl_;
 };
@@ -358,6 +370,43 @@ class Txn {
 // A read txn: a snapshot. Holding one keeps the pages it can reach from
 // being reused, so end long reads when done.
 class ReadTxn : public Txn {
+ public:
+  // Writes a copy of this snapshot to a new database file at `path`, while
+  // writers go on committing (their commits are not in the copy). The copy
+  // is a whole database whose last commit is this snapshot (same txn id, ID
+  // high-water marks, trees and entries); options.compact rewrites it
+  // densely (copy.h).
+  //
+  // Durable before it appears: the copy is written to a temporary file in
+  // the target's directory (".NAME.ordo-copy-XXXXXX"), fsynced, renamed to
+  // `path`, and the directory fsynced; on any error the temporary file is
+  // removed and `path` is left as it was. A crash leaves either no file at
+  // `path` (perhaps a stray temporary file) or the complete copy.
+  // Returns:
+  //   InvalidArgument  `path` exists and !options.overwrite, or names this
+  //                    database's own file, or a directory.
+  //   NotFound         the target's directory does not exist.
+  //   Full             no space left (ENOSPC, EDQUOT, EFBIG).
+  //   Corruption       a damaged page of the snapshot (compact copies read
+  //                    every entry; plain copies read the free tree and the
+  //                    catalog).
+  //   IOError          any other failure of the OS (errno inside).
+  //   TxnEnded         the txn already ended.
+  // Work: one read and one write of every page in use; a compact copy also
+  // one hash per page written. Memory: a bit per page, plus one page per
+  // tree level when compacting. Thread-safety: as every txn call, one thread
+  // at a time per txn; other txns and the writer go on meanwhile.
+  Result<CopyResult> copy_to(const std::string& path, const CopyOptions& options = {});
+
+  // The same copy written to the open descriptor `fd` (a pipe, a socket,
+  // stdout, a file), sequentially from its current position, with write(2):
+  // no seek, so it streams. A compact copy reads the snapshot twice (the
+  // meta pages come first and name the roots). A regular file is fsynced at
+  // the end; other descriptors are not. `fd` stays open and owned by the
+  // caller; options.overwrite is ignored. Errors as copy_to(path) (EPIPE is
+  // IOError); on an error part of the copy may have been written.
+  Result<CopyResult> copy_to_fd(int fd, const CopyOptions& options = {});
+
  private:
   friend class TxnFactory;  // engine-internal
   explicit ReadTxn(std::unique_ptr<TxnImpl> impl);
@@ -449,6 +498,10 @@ class Database {
   Result<WriteTxn> try_begin_write();
   // As begin_write(), but Busy once `timeout` passed (ms resolution).
   Result<WriteTxn> begin_write(std::chrono::milliseconds timeout);
+
+  // A consistent copy of the last commit: begin_read(), then
+  // ReadTxn::copy_to(path, options). Errors as those two.
+  Result<CopyResult> copy_to(const std::string& path, const CopyOptions& options = {});
 
   DatabaseInfo info() const;
   Stats stats() const;

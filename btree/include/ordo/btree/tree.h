@@ -74,6 +74,9 @@ struct TreeStats {
   uint64_t leaf_pages = 0;
   uint64_t branch_pages = 0;
   uint64_t overflow_pages = 0;
+  uint64_t overflow_values = 0;  // values stored in overflow runs
+  uint64_t key_bytes = 0;        // sum of key lengths
+  uint64_t value_bytes = 0;      // sum of value lengths (inline and overflow)
   uint64_t leaf_used_bytes = 0;  // header, slots and cells of all leaves
   uint32_t page_size_bytes = 0;
   // Leaf bytes in use over leaf bytes allocated, 0..1 (0 for an empty tree).

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The figures of the ordo tool in docs/BENCHMARKS.md ("The ordo tool"):
+#   1. compaction: a 1,000,000-node random-ID file (ordo-bench nodes) against
+#      its `ordo copy --compact`;
+#   2. copy speed: `ordo copy` (and --compact) against `cp` (and `cp` + `sync`
+#      of the copy, since ordo copy fsyncs) of the same file;
+#   3. dump and load speed of the 1,000,000 records of its "nodes" tree against
+#      mdb_dump and mdb_load of the same records in an LMDB file made from that dump.
+# Every timed command runs ROUNDS times, the two arms alternating (A B, B A, ...);
+# each line of times.csv is one run: figure,arm,round,seconds. The medians and the
+# per-round ratios are printed at the end (and by summarize below).
+#
+# usage: docs/results/tool/measure.sh ORDO ORDO_BENCH WORKDIR [ROUNDS]
+set -euo pipefail
+ORDO="$1" BENCH="$2" W="$3" ROUNDS="${4:-5}"
+OUT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+mkdir -p "$W"
+CSV="$OUT/times.csv"
+echo "figure,arm,round,seconds" > "$CSV"
+
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+
+# run FIGURE ARM_A CMD_A ARM_B CMD_B [PREP]: ROUNDS alternating runs; PREP (a
+# shell string) runs before each run, untimed (removes the previous output).
+run() {
+  local figure="$1" a="$2" cmd_a="$3" b="$4" cmd_b="$5" prep="${6:-true}"
+  for ((r = 0; r < ROUNDS; r++)); do
+    local first=("$a" "$cmd_a") second=("$b" "$cmd_b")
+    if ((r % 2 == 1)); then first=("$b" "$cmd_b"); second=("$a" "$cmd_a"); fi
+    for arm in first second; do
+      local -n x="$arm"
+      eval "$prep"
+      echo "$figure,${x[0]},$r,$(secs bash -c "${x[1]}")" >> "$CSV"
+    done
+  done
+}
+
+# 1. The nodes file (random IDs, 1,000,000 nodes, a durable commit every 10,000).
+if [[ ! -f "$W/nodes.ordo" ]]; then
+  rm -rf "$W/bench"
+  "$BENCH" nodes --nodes 1000000 --ids random --path "$W/bench" --keep | tee "$OUT/nodes.log"
+  mv "$(find "$W/bench" -type f -name '*random*' | head -1)" "$W/nodes.ordo"
+fi
+rm -f "$W/compact.ordo"
+"$ORDO" copy --compact --json "$W/nodes.ordo" "$W/compact.ordo" | tee "$OUT/compact.json"
+"$ORDO" check "$W/compact.ordo" | tee "$OUT/compact-check.txt"
+"$ORDO" stat "$W/nodes.ordo" > "$OUT/nodes-stat.txt"
+"$ORDO" stat "$W/compact.ordo" > "$OUT/compact-stat.txt"
+stat -c '%n %s' "$W/nodes.ordo" "$W/compact.ordo" | tee "$OUT/sizes.txt"
+
+# 2. Copy speed (page cache warm: every arm reads the same file; `sync` before
+# each run, so that no run pays for the dirty pages of the one before).
+CLEAN="rm -f $W/c1.ordo $W/c2.ordo; sync"
+run copy ordo "$ORDO copy $W/nodes.ordo $W/c1.ordo" cp "cp $W/nodes.ordo $W/c2.ordo" "$CLEAN"
+run copy-synced ordo "$ORDO copy $W/nodes.ordo $W/c1.ordo" cp+sync "cp $W/nodes.ordo $W/c2.ordo && sync $W/c2.ordo" "$CLEAN"
+run copy-compact ordo-compact "$ORDO copy --compact $W/nodes.ordo $W/c1.ordo" cp+sync "cp $W/nodes.ordo $W/c2.ordo && sync $W/c2.ordo" "$CLEAN"
+
+# 3. The same 1,000,000 records in both engines.
+"$ORDO" dump --tree nodes "$W/nodes.ordo" -o "$W/nodes.dump"
+rm -f "$W/lmdb.mdb" "$W/lmdb.mdb-lock"
+mdb_load -n -f "$W/nodes.dump" "$W/lmdb.mdb"
+mdb_dump -n -s nodes "$W/lmdb.mdb" -f "$W/lmdb.dump"
+# Same records: the dumps differ only in LMDB's environment lines.
+diff <(grep -v -e '^mapsize=' -e '^maxreaders=' -e '^db_pagesize=' "$W/nodes.dump") \
+     <(grep -v -e '^mapsize=' -e '^maxreaders=' -e '^db_pagesize=' "$W/lmdb.dump") > /dev/null
+echo "records: $(grep -c '^ ' "$W/nodes.dump") lines (2 per record), identical in both dumps" | tee "$OUT/records.txt"
+run dump ordo "$ORDO dump --tree nodes $W/nodes.ordo -o $W/d1" mdb_dump "mdb_dump -n -s nodes $W/lmdb.mdb -f $W/d2" "rm -f $W/d1 $W/d2; sync"
+run load ordo "$ORDO load $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
+  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
+run load-batch100 ordo-batch100 "$ORDO load --batch 100 $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
+  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
+run load-append ordo-append "$ORDO load --append $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
+  "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
+
+# Medians per figure and arm, and the median of the per-round ratios (first arm / second).
+python3 - "$CSV" <<'PY' | tee "$OUT/summary.txt"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+figs = {}
+for r in rows:
+    figs.setdefault(r["figure"], {}).setdefault(r["arm"], {})[int(r["round"])] = float(r["seconds"])
+for fig, arms in figs.items():
+    names = list(arms)
+    a, b = names
+    ratios = [arms[a][k] / arms[b][k] for k in arms[a] if k in arms[b]]
+    print(f"{fig}: {a} median {statistics.median(arms[a].values()):.3f} s, "
+          f"{b} median {statistics.median(arms[b].values()):.3f} s; "
+          f"time ratio {a}/{b}: median {statistics.median(ratios):.3f} "
+          f"[{min(ratios):.3f} - {max(ratios):.3f}] over {len(ratios)} rounds")
+PY

@@ -1,0 +1,384 @@
+// ReadTxn::copy_to, copy_to_fd and Database::copy_to: a consistent copy of
+// one snapshot, page for page or compacted (dense_builder.h).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "copy_internal.h"
+#include "dense_builder.h"
+#include "free_entry.h"
+#include "meta.h"
+#include "ordo/btree/cursor.h"
+#include "ordo/btree/endian.h"
+#include "ordo/btree/page_format.h"
+#include "ordo/io/backend.h"
+#include "snapshot_pages.h"
+#include "snapshot_walk.h"
+#include "txn_internals.h"
+
+namespace ordo {
+namespace engine {
+namespace {
+
+using btree::NodeView;
+using btree::PageNo;
+
+Status errno_status(const std::string& what, int err) {
+  std::string msg = what + ": " + std::strerror(err);
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG) return Status::full(msg);
+  if (err == ENOENT) return Status::not_found(msg);
+  return Status::io_error(msg, err);
+}
+
+// Pages between progress reports.
+constexpr uint64_t kProgressPages = 512;
+
+class Copier {
+ public:
+  Copier(TxnImpl& txn, const CopyOptions& options)
+      : txn_(txn),
+        file_(txn.db().file()),
+        snap_(txn.snapshot()),
+        ps_(snap_.page_size),
+        options_(options) {}
+
+  // Writes the whole copy into `sink` (which must be seekable for a
+  // one-pass compact copy; a stream gets two passes).
+  Result<CopyResult> run(CopySink& sink) {
+    ORDO_RETURN_IF_ERROR(count_trees());
+    if (!options_.compact) return plain(sink);
+    if (sink.seekable()) return compact(sink, /*write_meta_first=*/false, nullptr);
+    // A stream: the meta pages come first and name the roots, so a first
+    // pass computes them without writing.
+    std::unique_ptr<CopySink> counter = null_sink();
+    Meta planned;
+    ORDO_ASSIGN_OR_RETURN(CopyResult first, compact(*counter, false, &planned, /*report=*/false));
+    (void)first;
+    return compact(sink, /*write_meta_first=*/true, &planned);
+  }
+
+ private:
+  // The copy's meta: the snapshot's, made for a file of `high_water` pages
+  // whose pages are all durable before the meta is seen (no one-sync check).
+  Meta copy_meta(uint64_t high_water) const {
+    Meta m = snap_;
+    m.page_high_water = high_water;
+    m.file_bytes = high_water * ps_;
+    m.flags = 0;
+    return m;
+  }
+
+  // Pages 0 and 1: the meta in slot txn_id mod 2, the other slot zeros (no
+  // older commit exists in the copy).
+  Status write_metas(CopySink& sink, const Meta& meta) {
+    std::vector<std::byte> pages(2 * ps_);
+    encode_meta(meta, pages.data() + (meta.txn_id % 2) * ps_);
+    return sink.write(0, pages.data(), pages.size());
+  }
+
+  Status count_trees() {
+    result_.txn_id = snap_.txn_id;
+    result_.entries = snap_.default_tree.entries;
+    btree::Cursor c(txn_.pages(), snap_.catalog);
+    Status s = c.first();
+    while (s.is_ok() && c.valid()) {
+      const ByteView v = c.value();
+      if (v.size() != kTreeRootBytes) {
+        return Status::corruption("catalog entry has a bad size", snap_.catalog.root);
+      }
+      named_.emplace_back(c.key().str(), decode_tree_root(v.data()));
+      result_.entries += named_.back().second.entries;
+      s = c.next();
+    }
+    ORDO_RETURN_IF_ERROR(s);
+    ORDO_RETURN_IF_ERROR(c.status());
+    result_.trees = named_.size();
+    return Status::ok();
+  }
+
+  void report(uint64_t done, uint64_t total, bool force = false) {
+    if (!options_.progress) return;
+    if (force || done - reported_ >= kProgressPages) {
+      reported_ = done;
+      options_.progress(done, total);
+    }
+  }
+
+  Result<CopyResult> plain(CopySink& sink) {
+    const uint64_t hw = snap_.page_high_water;
+    // Free pages are written as zeros: a writer may be reusing them.
+    std::vector<bool> free(hw, false);
+    btree::Cursor c(txn_.pages(), snap_.free_tree);
+    Status s = c.first();
+    while (s.is_ok() && c.valid()) {
+      ORDO_ASSIGN_OR_RETURN(const FreeEntry e,
+                            decode_free_entry(c.key(), c.value(), snap_.free_tree.root));
+      for (uint64_t i = 0; i < e.page_count(); ++i) {
+        const PageNo pg = e.page(i);
+        if (pg < kFirstDataPage || pg >= hw) {
+          return Status::corruption("free tree lists a page outside the database",
+                                    snap_.free_tree.root);
+        }
+        free[pg] = true;
+      }
+      s = c.next();
+    }
+    ORDO_RETURN_IF_ERROR(s);
+    ORDO_RETURN_IF_ERROR(write_metas(sink, copy_meta(hw)));
+    constexpr uint64_t kRunPages = 256;
+    PageNo pg = kFirstDataPage;
+    while (pg < hw) {
+      const bool is_free = free[pg];
+      PageNo end = pg + 1;
+      while (end < hw && end - pg < kRunPages && free[end] == is_free) ++end;
+      if (is_free) {
+        ORDO_RETURN_IF_ERROR(sink.write(pg * ps_, nullptr, (end - pg) * ps_));
+      } else {
+        ORDO_ASSIGN_OR_RETURN(const std::byte* p,
+                              read_committed_run(file_, ps_, hw, pg, end - pg));
+        ORDO_RETURN_IF_ERROR(sink.write(pg * ps_, p, (end - pg) * ps_));
+      }
+      pg = end;
+      report(pg, hw);
+    }
+    report(hw, hw, true);
+    ORDO_RETURN_IF_ERROR(sink.finish());
+    result_.pages = hw;
+    result_.bytes = hw * ps_;
+    result_.free_pages = snap_.free_pages;
+    return result_;
+  }
+
+  // One tree of the snapshot, rewritten densely.
+  Result<btree::TreeRoot> compact_tree(const btree::TreeRoot& root, PageEmitter& out,
+                                       uint64_t total) {
+    DenseBuilder builder(out, snap_.txn_id);
+    btree::PageReader& pages = txn_.pages();
+    TreeWalk walk;
+    walk.entry = [&](const NodeView& leaf, uint32_t i, PageNo pg) -> Status {
+      const ByteView key = leaf.key(i);
+      if (!leaf.is_overflow(i)) {
+        const ByteView value = leaf.value(i);
+        if (leaf.damaged()) return Status::corruption("cell out of bounds", pg);
+        ORDO_RETURN_IF_ERROR(builder.add(key, value));
+      } else {
+        ORDO_ASSIGN_OR_RETURN(const OverflowRun run, read_overflow(pages, leaf, i, pg, true));
+        ORDO_RETURN_IF_ERROR(
+            builder.add_overflow(key, leaf.value_len(i), run.bytes, run.pages, run.checksum));
+      }
+      report(out.next_page(), total);
+      return Status::ok();
+    };
+    ORDO_RETURN_IF_ERROR(walk_tree(pages, root, walk));
+    ORDO_ASSIGN_OR_RETURN(btree::TreeRoot built, builder.finish());
+    if (built.entries != root.entries) {
+      return Status::corruption("tree holds " + std::to_string(built.entries) +
+                                    " entries but its root records " +
+                                    std::to_string(root.entries),
+                                root.root);
+    }
+    return built;
+  }
+
+  // `planned`: out (first pass) or in (second pass: the meta to write first
+  // and to match). `report_progress`: false for a first pass.
+  Result<CopyResult> compact(CopySink& sink, bool write_meta_first, Meta* planned,
+                             bool report_progress = true) {
+    const uint64_t total = snap_.page_high_water - snap_.free_pages;
+    std::function<void(uint64_t, uint64_t)> progress;
+    if (!report_progress) std::swap(progress, options_.progress);
+    if (write_meta_first) ORDO_RETURN_IF_ERROR(write_metas(sink, *planned));
+    PageEmitter out(sink, ps_, kFirstDataPage);
+    Meta meta = snap_;
+    ORDO_ASSIGN_OR_RETURN(meta.default_tree, compact_tree(snap_.default_tree, out, total));
+    DenseBuilder catalog(out, snap_.txn_id);
+    std::vector<std::pair<std::string, btree::TreeRoot>> roots;
+    for (const auto& [name, root] : named_) {
+      ORDO_ASSIGN_OR_RETURN(btree::TreeRoot built, compact_tree(root, out, total));
+      roots.emplace_back(name, built);
+    }
+    for (const auto& [name, root] : roots) {
+      std::byte bytes[kTreeRootBytes];
+      encode_tree_root(root, bytes);
+      ORDO_RETURN_IF_ERROR(catalog.add(name, ByteView(bytes, sizeof bytes)));
+    }
+    ORDO_ASSIGN_OR_RETURN(meta.catalog, catalog.finish());
+    meta.free_tree = btree::TreeRoot{};
+    meta.free_pages = 0;
+    meta.tree_count = roots.size();
+    const uint64_t hw = out.next_page();
+    meta = [&] {
+      Meta m = meta;
+      m.page_high_water = hw;
+      m.file_bytes = hw * ps_;
+      m.flags = 0;
+      return m;
+    }();
+    if (!report_progress) {
+      std::swap(progress, options_.progress);
+      *planned = meta;
+    } else if (write_meta_first) {
+      std::vector<std::byte> a(ps_), b(ps_);  // encode_meta writes a whole page
+      encode_meta(*planned, a.data());
+      encode_meta(meta, b.data());
+      if (a != b) return Status::corruption("the snapshot changed between the two passes of a copy");
+    } else {
+      ORDO_RETURN_IF_ERROR(write_metas(sink, meta));
+    }
+    report(hw, hw, true);
+    ORDO_RETURN_IF_ERROR(sink.finish());
+    result_.pages = hw;
+    result_.bytes = hw * ps_;
+    result_.free_pages = 0;
+    return result_;
+  }
+
+  TxnImpl& txn_;
+  const io::PageFile& file_;
+  const Meta snap_;
+  const uint32_t ps_;
+  CopyOptions options_;
+  std::vector<std::pair<std::string, btree::TreeRoot>> named_;
+  CopyResult result_;
+  uint64_t reported_ = 0;
+};
+
+// An open directory and a temporary file in it, removed on destruction
+// unless published.
+class TempTarget {
+ public:
+  ~TempTarget() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!published_ && !temp_name_.empty() && dir_fd_ >= 0) ::unlinkat(dir_fd_, temp_name_.c_str(), 0);
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+  }
+
+  Status create(const std::string& path, bool overwrite, const std::string& source_path) {
+    const size_t slash = path.find_last_of('/');
+    dir_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    base_ = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (base_.empty() || base_ == "." || base_ == "..") {
+      return Status::invalid_argument("copy target '" + path + "' does not name a file");
+    }
+    struct stat target;
+    if (::stat(path.c_str(), &target) == 0) {
+      if (S_ISDIR(target.st_mode)) {
+        return Status::invalid_argument("copy target '" + path + "' is a directory");
+      }
+      struct stat source;
+      if (::stat(source_path.c_str(), &source) == 0 && source.st_dev == target.st_dev &&
+          source.st_ino == target.st_ino) {
+        return Status::invalid_argument("copy target '" + path + "' is the database being copied");
+      }
+      if (!overwrite) {
+        return Status::invalid_argument("copy target '" + path +
+                                        "' exists (CopyOptions::overwrite replaces it)");
+      }
+    }
+    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd_ < 0) return errno_status("open directory " + dir_, errno);
+    std::random_device rd;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      char suffix[16];
+      std::snprintf(suffix, sizeof suffix, "%06x", static_cast<unsigned>(rd()) & 0xffffff);
+      temp_name_ = "." + base_ + ".ordo-copy-" + suffix;
+      fd_ = ::openat(dir_fd_, temp_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd_ >= 0) return Status::ok();
+      if (errno != EEXIST) {
+        const int err = errno;
+        temp_name_.clear();
+        return errno_status("create a temporary file in " + dir_, err);
+      }
+    }
+    temp_name_.clear();
+    return Status::io_error("no free temporary file name in " + dir_, EEXIST);
+  }
+
+  int fd() const { return fd_; }
+
+  // Renames the finished file to its name (refusing to replace one unless
+  // `overwrite`), then syncs the directory.
+  Status publish(bool overwrite, const CopyHooks& hooks) {
+    ::close(fd_);
+    fd_ = -1;
+    int rc;
+    if (overwrite) {
+      rc = ::renameat(dir_fd_, temp_name_.c_str(), dir_fd_, base_.c_str());
+    } else {
+      rc = ::renameat2(dir_fd_, temp_name_.c_str(), dir_fd_, base_.c_str(), RENAME_NOREPLACE);
+      if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+        // No RENAME_NOREPLACE on this file system: link() refuses an existing name too.
+        rc = ::linkat(dir_fd_, temp_name_.c_str(), dir_fd_, base_.c_str(), 0);
+        if (rc == 0) ::unlinkat(dir_fd_, temp_name_.c_str(), 0);
+      }
+    }
+    if (rc != 0) {
+      const int err = errno;
+      if (err == EEXIST) {
+        return Status::invalid_argument("copy target '" + dir_ + "/" + base_ +
+                                        "' appeared while copying; not replaced");
+      }
+      return errno_status("rename the copy to " + base_, err);
+    }
+    published_ = true;
+    if (hooks.on_event) hooks.on_event("renamed");
+    if (::fsync(dir_fd_) != 0) return errno_status("fsync directory " + dir_, errno);
+    if (hooks.on_event) hooks.on_event("directory synced");
+    return Status::ok();
+  }
+
+ private:
+  std::string dir_, base_, temp_name_;
+  int dir_fd_ = -1;
+  int fd_ = -1;
+  bool published_ = false;
+};
+
+}  // namespace
+
+Result<CopyResult> copy_to_path(Txn& txn, const std::string& path, const CopyOptions& options,
+                                const CopyHooks& hooks) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(txn));
+  ORDO_RETURN_IF_ERROR(impl->db().check_process());
+  TempTarget target;
+  ORDO_RETURN_IF_ERROR(target.create(path, options.overwrite, impl->db().file().path()));
+  Result<std::unique_ptr<io::IoBackend>> backend =
+      hooks.backend_factory ? hooks.backend_factory(target.fd())
+                            : io::make_backend(target.fd(), io::BackendKind::kPosix);
+  ORDO_RETURN_IF_ERROR(backend.status());
+  std::unique_ptr<CopySink> sink = file_sink(std::move(backend).value());
+  Copier copier(*impl, options);
+  ORDO_ASSIGN_OR_RETURN(CopyResult result, copier.run(*sink));
+  sink.reset();
+  ORDO_RETURN_IF_ERROR(target.publish(options.overwrite, hooks));
+  return result;
+}
+
+}  // namespace engine
+
+Result<CopyResult> ReadTxn::copy_to(const std::string& path, const CopyOptions& options) {
+  return engine::copy_to_path(*this, path, options, {});
+}
+
+Result<CopyResult> ReadTxn::copy_to_fd(int fd, const CopyOptions& options) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(*this));
+  ORDO_RETURN_IF_ERROR(impl->db().check_process());
+  if (fd < 0) return Status::invalid_argument("copy_to_fd: bad file descriptor");
+  std::unique_ptr<engine::CopySink> sink = engine::stream_sink(fd);
+  engine::Copier copier(*impl, options);
+  return copier.run(*sink);
+}
+
+Result<CopyResult> Database::copy_to(const std::string& path, const CopyOptions& options) {
+  ORDO_ASSIGN_OR_RETURN(ReadTxn txn, begin_read());
+  return txn.copy_to(path, options);
+}
+
+}  // namespace ordo

@@ -1,0 +1,123 @@
+#include "dense_builder.h"
+
+#include <functional>
+
+namespace ordo::engine {
+
+using btree::NodeEditor;
+using btree::NodeView;
+using btree::PageNo;
+using btree::PageType;
+
+Result<PageNo> PageEmitter::emit(const std::byte* bytes, uint64_t pages) {
+  const PageNo pg = next_;
+  ORDO_RETURN_IF_ERROR(sink_.write(pg * page_size_, bytes, pages * page_size_));
+  next_ += pages;
+  return pg;
+}
+
+DenseBuilder::DenseBuilder(PageEmitter& out, uint64_t txn_id)
+    : out_(out), ps_(out.page_size()), txn_id_(txn_id) {
+  leaf_.page.resize(ps_);
+}
+
+Result<std::pair<PageNo, uint64_t>> DenseBuilder::emit_page(std::vector<std::byte>& page) {
+  const uint64_t checksum = btree::page_checksum(page.data(), ps_);
+  ORDO_ASSIGN_OR_RETURN(const PageNo pg, out_.emit(page.data()));
+  return std::make_pair(pg, checksum);
+}
+
+Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child,
+                          uint64_t checksum) {
+  if (i == branches_.size()) {
+    if (branches_.size() + 1 >= btree::kMaxDepth) {
+      return Status::full("tree reached its maximum depth");
+    }
+    branches_.emplace_back();
+    branches_.back().page.resize(ps_);
+  }
+  Level* level = &branches_[i];
+  if (level->open) {
+    NodeEditor ed(level->page.data(), ps_);
+    if (ed.fits(btree::branch_cell_size(first_key.size()))) {
+      ed.insert_branch(ed.view().count(), first_key, child, checksum);
+      return Status::ok();
+    }
+    ORDO_ASSIGN_OR_RETURN(auto written, emit_page(level->page));
+    const std::string up_key = level->first_key;
+    ORDO_RETURN_IF_ERROR(push(i + 1, up_key, written.first, written.second));
+    level = &branches_[i];  // push may have grown branches_
+  }
+  NodeEditor ed(level->page.data(), ps_);
+  ed.init(PageType::kBranch, txn_id_);
+  ed.insert_branch(0, ByteView(), child, checksum);  // entry 0's key is stored empty
+  level->first_key = first_key;
+  level->open = true;
+  return Status::ok();
+}
+
+Status DenseBuilder::add_cell(ByteView key, uint32_t cell_size,
+                              const std::function<void(NodeEditor&)>& insert) {
+  NodeEditor ed(leaf_.page.data(), ps_);
+  if (leaf_.open && !ed.fits(cell_size)) {
+    ORDO_ASSIGN_OR_RETURN(auto written, emit_page(leaf_.page));
+    ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second));
+    leaf_.open = false;
+  }
+  if (!leaf_.open) {
+    ed.init(PageType::kLeaf, txn_id_);
+    leaf_.first_key.assign(key.view());
+    leaf_.open = true;
+  }
+  insert(ed);
+  entries_++;
+  return Status::ok();
+}
+
+Status DenseBuilder::add(ByteView key, ByteView value) {
+  return add_cell(key, btree::leaf_cell_size(key.size(), value.size()), [&](NodeEditor& ed) {
+    ed.insert_leaf(ed.view().count(), key, value);
+  });
+}
+
+Status DenseBuilder::add_overflow(ByteView key, uint64_t value_len, const std::byte* run,
+                                  uint64_t run_pages, uint64_t run_checksum) {
+  ORDO_ASSIGN_OR_RETURN(const PageNo first, out_.emit(run, run_pages));
+  return add_cell(key, btree::leaf_cell_size(key.size(), btree::kOverflowRefBytes),
+                  [&](NodeEditor& ed) {
+                    ed.insert_leaf_overflow(ed.view().count(), key, value_len, first,
+                                            run_checksum);
+                  });
+}
+
+Result<btree::TreeRoot> DenseBuilder::finish() {
+  btree::TreeRoot root;
+  if (!leaf_.open) return root;
+  ORDO_ASSIGN_OR_RETURN(auto written, emit_page(leaf_.page));
+  leaf_.open = false;
+  root.entries = entries_;
+  if (branches_.empty()) {
+    root.root = written.first;
+    root.root_checksum = written.second;
+    root.depth = 1;
+    return root;
+  }
+  ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second));
+  // Close every level bottom-up; the top one's page is the root. (Pushing
+  // into a full level may add a level above it: the loop sees it.)
+  for (size_t i = 0; i < branches_.size(); ++i) {
+    ORDO_ASSIGN_OR_RETURN(auto page, emit_page(branches_[i].page));
+    branches_[i].open = false;
+    if (i + 1 == branches_.size()) {
+      root.root = page.first;
+      root.root_checksum = page.second;
+      root.depth = static_cast<uint32_t>(branches_.size() + 1);
+      return root;
+    }
+    const std::string up_key = branches_[i].first_key;
+    ORDO_RETURN_IF_ERROR(push(i + 1, up_key, page.first, page.second));
+  }
+  return Status::corruption("dense build ended without a root");
+}
+
+}  // namespace ordo::engine

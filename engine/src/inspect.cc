@@ -1,0 +1,526 @@
+// The inspection API (ordo/inspect.h).
+#include "ordo/inspect.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "free_entry.h"
+#include "meta.h"
+#include "ordo/btree/cursor.h"
+#include "ordo/btree/endian.h"
+#include "ordo/btree/node.h"
+#include "ordo/io/page_file.h"
+#include "snapshot_pages.h"
+#include "snapshot_walk.h"
+#include "txn_internals.h"
+
+namespace ordo::inspect {
+
+using btree::NodeView;
+using btree::PageNo;
+using engine::Meta;
+
+const char* tree_kind_name(TreeKind kind) {
+  switch (kind) {
+    case TreeKind::kDefault: return "default";
+    case TreeKind::kNamed: return "named";
+    case TreeKind::kCatalog: return "catalog";
+    case TreeKind::kFree: return "free";
+  }
+  return "?";
+}
+
+const char* page_kind_name(PageKind kind) {
+  switch (kind) {
+    case PageKind::kMeta: return "meta";
+    case PageKind::kBranch: return "branch";
+    case PageKind::kLeaf: return "leaf";
+    case PageKind::kOverflow: return "overflow";
+    case PageKind::kFree: return "free";
+    case PageKind::kUnreachable: return "unreachable";
+  }
+  return "?";
+}
+
+const char* free_state_name(FreeState state) {
+  switch (state) {
+    case FreeState::kReusable: return "reusable";
+    case FreeState::kRecent: return "recent";
+    case FreeState::kPinned: return "pinned";
+  }
+  return "?";
+}
+
+namespace {
+
+Result<TxnImpl*> read_impl(Txn& txn) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(txn));
+  if (impl->is_write()) {
+    return Status::invalid_argument("the inspection API reads committed snapshots: use a ReadTxn");
+  }
+  return impl;
+}
+
+btree::TreeRoot root_of(const Meta& meta, const TreeSummary& t,
+                        const std::vector<btree::TreeRoot>& named, size_t index) {
+  switch (t.kind) {
+    case TreeKind::kDefault: return meta.default_tree;
+    case TreeKind::kCatalog: return meta.catalog;
+    case TreeKind::kFree: return meta.free_tree;
+    case TreeKind::kNamed: break;
+  }
+  return named[index - 1];
+}
+
+// The trees and, for the named ones, their roots (named[i] is trees[i + 1]).
+Status collect_trees(TxnImpl& impl, std::vector<TreeSummary>* trees,
+                     std::vector<btree::TreeRoot>* named) {
+  const Meta& m = impl.snapshot();
+  auto summary = [](TreeKind kind, std::string name, const btree::TreeRoot& r) {
+    TreeSummary s;
+    s.kind = kind;
+    s.name = std::move(name);
+    s.entries = r.entries;
+    s.depth = r.depth;
+    s.root_page = r.root;
+    return s;
+  };
+  trees->push_back(summary(TreeKind::kDefault, "", m.default_tree));
+  btree::Cursor c(impl.pages(), m.catalog);
+  Status s = c.first();
+  while (s.is_ok() && c.valid()) {
+    const ByteView v = c.value();
+    if (v.size() != engine::kTreeRootBytes) {
+      return Status::corruption("catalog entry has a bad size", m.catalog.root);
+    }
+    const btree::TreeRoot root = engine::decode_tree_root(v.data());
+    trees->push_back(summary(TreeKind::kNamed, c.key().str(), root));
+    named->push_back(root);
+    s = c.next();
+  }
+  ORDO_RETURN_IF_ERROR(s);
+  ORDO_RETURN_IF_ERROR(c.status());
+  trees->push_back(summary(TreeKind::kCatalog, "", m.catalog));
+  trees->push_back(summary(TreeKind::kFree, "", m.free_tree));
+  return Status::ok();
+}
+
+// A walk that goes on past damage: a page it cannot decode is reported and
+// its subtree skipped. `visit` sees each page it could decode, `found` may
+// end the walk (returns true).
+struct TolerantWalk {
+  btree::PageReader& pages;
+  uint32_t ps;
+  std::function<void(std::string)> problem;
+  // Returns true to stop the whole walk.
+  std::function<bool(PageNo pg, const NodeView& v, uint32_t level, PageNo parent,
+                     uint64_t expected)>
+      visit;
+  bool stopped = false;
+
+  void tree(const std::string& label, const btree::TreeRoot& root) {
+    if (root.root == btree::kNoPage || stopped) return;
+    if (root.depth == 0 || root.depth > btree::kMaxDepth) {
+      problem(label + ": depth " + std::to_string(root.depth) + " out of range");
+      return;
+    }
+    page(label, root.root, root.root_checksum, 0, root.depth, btree::kNoPage);
+  }
+
+  void page(const std::string& label, PageNo pg, uint64_t expected, uint32_t level,
+            uint32_t depth, PageNo parent) {
+    if (stopped) return;
+    auto read = pages.read(pg);
+    if (!read.is_ok()) {
+      problem(label + ": page " + std::to_string(pg) + ": " + read.status().message());
+      return;
+    }
+    Status s = btree::check_node_order(*read, ps, pg);
+    if (!s.is_ok()) {
+      problem(label + ": page " + std::to_string(pg) + ": " + s.message());
+      return;
+    }
+    NodeView v(*read, ps);
+    const bool leaf = level + 1 == depth;
+    if (v.is_leaf() != leaf) {
+      problem(label + ": page " + std::to_string(pg) + ": page type does not match its level");
+      return;
+    }
+    if (visit(pg, v, level, parent, expected)) {
+      stopped = true;
+      return;
+    }
+    if (leaf) return;
+    for (uint32_t i = 0; i < v.count() && !stopped; ++i) {
+      page(label, v.child(i), v.child_checksum(i), level + 1, depth, pg);
+    }
+  }
+};
+
+std::string tree_label(const TreeSummary& t) {
+  switch (t.kind) {
+    case TreeKind::kDefault: return "default tree";
+    case TreeKind::kCatalog: return "catalog";
+    case TreeKind::kFree: return "free tree";
+    case TreeKind::kNamed: break;
+  }
+  return "tree '" + t.name + "'";
+}
+
+}  // namespace
+
+Result<std::vector<TreeSummary>> trees(Txn& txn) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, read_impl(txn));
+  std::vector<TreeSummary> out;
+  std::vector<btree::TreeRoot> named;
+  ORDO_RETURN_IF_ERROR(collect_trees(*impl, &out, &named));
+  return out;
+}
+
+Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>& progress) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, read_impl(txn));
+  const Meta& meta = impl->snapshot();
+  PageMap map;
+  map.page_size = meta.page_size;
+  map.high_water = meta.page_high_water;
+  std::vector<btree::TreeRoot> named;
+  ORDO_RETURN_IF_ERROR(collect_trees(*impl, &map.trees, &named));
+  map.pages.resize(meta.page_high_water);
+  for (uint64_t i = 0; i < map.pages.size(); ++i) {
+    map.pages[i].page = i;
+    if (i < engine::kFirstDataPage) map.pages[i].kind = PageKind::kMeta;
+  }
+  uint64_t seen = 0;
+  const uint32_t ps = meta.page_size;
+  btree::PageReader& pages = impl->pages();
+  for (size_t t = 0; t < map.trees.size(); ++t) {
+    const btree::TreeRoot root = root_of(meta, map.trees[t], named, t);
+    const std::string label = tree_label(map.trees[t]);
+    TolerantWalk walk{pages, ps, [&](std::string p) { map.problems.push_back(std::move(p)); }, {}};
+    walk.visit = [&](PageNo pg, const NodeView& v, uint32_t level, PageNo, uint64_t) {
+      PageSummary& s = map.pages[pg];
+      s.kind = v.is_leaf() ? PageKind::kLeaf : PageKind::kBranch;
+      s.tree = static_cast<int32_t>(t);
+      s.level = level;
+      s.entries = v.count();
+      s.used_bytes = v.used_bytes();
+      s.txn_id = v.txn_id();
+      if (v.is_leaf()) {
+        for (uint32_t i = 0; i < v.count(); ++i) {
+          if (!v.is_overflow(i)) {
+            if (map.trees[t].kind == TreeKind::kFree) {
+              auto e = engine::decode_free_entry(v.key(i), v.value(i), pg);
+              if (!e.is_ok()) {
+                map.problems.push_back(label + ": " + e.status().to_string());
+                continue;
+              }
+              for (uint64_t k = 0; k < e->page_count(); ++k) {
+                const PageNo fp = e->page(k);
+                if (fp < engine::kFirstDataPage || fp >= map.pages.size()) {
+                  map.problems.push_back(label + ": lists page " + std::to_string(fp) +
+                                         " outside the database");
+                  continue;
+                }
+                map.pages[fp].kind = PageKind::kFree;
+                map.pages[fp].freed_by = e->freed_by;
+                map.pages[fp].txn_id = e->written_by;
+              }
+            }
+            continue;
+          }
+          s.overflow_refs++;
+          const ByteView ref = v.value(i);
+          if (ref.size() != btree::kOverflowRefBytes) continue;
+          const PageNo first = btree::load_u64(ref.data());
+          const uint64_t n = btree::overflow_pages(v.value_len(i), ps);
+          if (first < engine::kFirstDataPage || first >= map.pages.size() ||
+              n > map.pages.size() - first) {
+            map.problems.push_back(label + ": page " + std::to_string(pg) +
+                                   ": overflow run outside the database");
+            continue;
+          }
+          uint64_t run_txn = 0;
+          if (auto p = pages.read(first); p.is_ok()) run_txn = btree::load_u64(*p + btree::kOffTxnId);
+          for (uint64_t k = 0; k < n; ++k) {
+            PageSummary& o = map.pages[first + k];
+            o.kind = PageKind::kOverflow;
+            o.tree = static_cast<int32_t>(t);
+            o.run_first = first;
+            o.run_pages = n;
+            o.txn_id = run_txn;
+          }
+          seen += n;
+        }
+      }
+      if (++seen % 4096 == 0 && progress) progress(seen, map.high_water);
+      return false;
+    };
+    walk.tree(label, root);
+  }
+  if (progress) progress(map.high_water, map.high_water);
+  return map;
+}
+
+Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, read_impl(txn));
+  const Meta& meta = impl->snapshot();
+  const uint32_t ps = meta.page_size;
+  if (page_number >= meta.page_high_water) {
+    return Status::invalid_argument("page " + std::to_string(page_number) +
+                                    " is at or past the high-water mark " +
+                                    std::to_string(meta.page_high_water));
+  }
+  const io::PageFile& file = impl->db().file();
+  const std::byte* raw = file.data(page_number * ps, ps);
+  if (raw == nullptr) return Status::corruption("page lies beyond the end of the file", page_number);
+  PageDetail d;
+  d.page = page_number;
+  d.bytes.assign(reinterpret_cast<const char*>(raw), ps);
+  d.type_byte = static_cast<uint8_t>(raw[btree::kOffType]);
+  if (page_number < engine::kFirstDataPage) {
+    d.kind = PageKind::kMeta;
+    d.owned = true;
+    Meta m;
+    std::string text;
+    if (engine::decode_meta(raw, &m, &text) != engine::MetaProblem::kNone) d.problem = text;
+    d.txn_id = m.txn_id;
+    return d;
+  }
+  std::vector<TreeSummary> trees;
+  std::vector<btree::TreeRoot> named;
+  ORDO_RETURN_IF_ERROR(collect_trees(*impl, &trees, &named));
+  btree::PageReader& pages = impl->pages();
+  std::vector<std::string> problems;
+  for (size_t t = 0; t < trees.size() && !d.owned; ++t) {
+    TolerantWalk walk{pages, ps, [&](std::string p) { problems.push_back(std::move(p)); }, {}};
+    walk.visit = [&](PageNo pg, const NodeView& v, uint32_t level, PageNo parent,
+                     uint64_t expected) {
+      if (pg == page_number) {
+        d.kind = v.is_leaf() ? PageKind::kLeaf : PageKind::kBranch;
+        d.level = level;
+        d.has_parent = true;
+        d.parent = parent;
+        d.expected_checksum = expected;
+        d.owned = true;
+      } else if (v.is_leaf()) {
+        for (uint32_t i = 0; i < v.count(); ++i) {
+          if (!v.is_overflow(i) || v.value(i).size() != btree::kOverflowRefBytes) continue;
+          const PageNo first = btree::load_u64(v.value(i).data());
+          const uint64_t n = btree::overflow_pages(v.value_len(i), ps);
+          if (page_number < first || page_number - first >= n) continue;
+          d.kind = PageKind::kOverflow;
+          d.run_first = first;
+          d.run_pages = n;
+          d.owned = true;
+          d.has_parent = page_number == first;
+          d.parent = pg;
+          d.expected_checksum = btree::load_u64(v.value(i).data() + 8);
+          break;
+        }
+      }
+      if (!d.owned && v.is_leaf() && trees[t].kind == TreeKind::kFree) {
+        for (uint32_t i = 0; i < v.count(); ++i) {
+          auto e = engine::decode_free_entry(v.key(i), v.value(i), pg);
+          if (!e.is_ok()) continue;
+          for (uint64_t k = 0; k < e->page_count(); ++k) {
+            if (e->page(k) != page_number) continue;
+            d.kind = PageKind::kFree;
+            d.freed_by = e->freed_by;
+            d.written_by = e->written_by;
+            d.owned = true;
+          }
+        }
+      }
+      if (d.owned) {
+        d.tree = trees[t].name;
+        d.tree_kind = trees[t].kind;
+      }
+      return d.owned;
+    };
+    walk.tree(tree_label(trees[t]), root_of(meta, trees[t], named, t));
+  }
+  if (!d.owned) d.kind = PageKind::kUnreachable;
+  // The header, as stored (meaningful for tree and overflow pages).
+  NodeView v(raw, ps);
+  d.flags = static_cast<uint8_t>(raw[btree::kOffFlags]);
+  d.count = v.count();
+  d.cell_start = v.cell_start();
+  d.txn_id = v.txn_id();
+  d.cell_bytes = v.cell_bytes();
+  if (d.kind == PageKind::kOverflow) {
+    if (d.has_parent) {
+      auto run = pages.read_run(d.run_first, d.run_pages);
+      if (run.is_ok()) {
+        d.actual_checksum = XXH3_64bits(*run, d.run_pages * ps);
+        d.checksum_ok = d.actual_checksum == d.expected_checksum;
+      } else {
+        d.problem = run.status().message();
+      }
+    }
+    return d;
+  }
+  const auto type = static_cast<btree::PageType>(d.type_byte);
+  if (type != btree::PageType::kLeaf && type != btree::PageType::kBranch) return d;
+  d.actual_checksum = btree::page_checksum(raw, ps);
+  d.checksum_ok = d.has_parent && d.actual_checksum == d.expected_checksum;
+  Status structure = btree::check_node_order(raw, ps, page_number);
+  if (!structure.is_ok()) {
+    d.problem = structure.message();
+    return d;
+  }
+  for (uint32_t i = 0; i < v.count(); ++i) {
+    CellDetail c;
+    c.key = v.key(i).str();
+    if (v.is_leaf()) {
+      c.value_len = v.value_len(i);
+      c.overflow = v.is_overflow(i);
+      if (c.overflow && v.value(i).size() == btree::kOverflowRefBytes) {
+        c.run_first = btree::load_u64(v.value(i).data());
+        c.run_checksum = btree::load_u64(v.value(i).data() + 8);
+      } else {
+        c.value = v.value(i).str();
+      }
+    } else {
+      c.child = v.child(i);
+      c.child_checksum = v.child_checksum(i);
+      auto child = pages.read(c.child);
+      if (child.is_ok()) {
+        c.child_actual_checksum = btree::page_checksum(*child, ps);
+        c.child_checksum_ok = c.child_actual_checksum == c.child_checksum;
+      }
+    }
+    d.cells.push_back(std::move(c));
+  }
+  if (v.damaged()) d.problem = "cell out of bounds";
+  return d;
+}
+
+Result<std::vector<FreeEntryInfo>> free_entries(Txn& txn) {
+  ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, read_impl(txn));
+  const Meta& meta = impl->snapshot();
+  ORDO_ASSIGN_OR_RETURN(const engine::ReuseRule rule, impl->db().reuse_rule(meta.txn_id));
+  std::vector<FreeEntryInfo> out;
+  btree::Cursor c(impl->pages(), meta.free_tree);
+  Status s = c.first();
+  while (s.is_ok() && c.valid()) {
+    ORDO_ASSIGN_OR_RETURN(const engine::FreeEntry e,
+                          engine::decode_free_entry(c.key(), c.value(), meta.free_tree.root));
+    FreeEntryInfo info;
+    info.freed_by = e.freed_by;
+    info.written_by = e.written_by;
+    info.chunk = e.chunk;
+    for (uint64_t i = 0; i < e.page_count(); ++i) info.pages.push_back(e.page(i));
+    if (e.freed_by > rule.last_freeing_txn()) {
+      info.state = FreeState::kRecent;
+    } else {
+      ORDO_ASSIGN_OR_RETURN(const bool reusable, rule.reusable(e));
+      info.state = reusable ? FreeState::kReusable : FreeState::kPinned;
+    }
+    out.push_back(std::move(info));
+    s = c.next();
+  }
+  ORDO_RETURN_IF_ERROR(s);
+  return out;
+}
+
+namespace {
+
+// Processes holding OFD locks on the file `dev`/`ino`, by the lock's first
+// byte, from /proc/<pid>/fdinfo of every descriptor open on it.
+std::map<uint64_t, std::vector<int>> lock_holders(dev_t dev, ino_t ino) {
+  std::map<uint64_t, std::vector<int>> out;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return out;
+  while (dirent* p = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(p->d_name, &end, 10);
+    if (end == p->d_name || *end != '\0') continue;
+    const std::string fd_dir = std::string("/proc/") + p->d_name + "/fd";
+    DIR* fds = ::opendir(fd_dir.c_str());
+    if (fds == nullptr) continue;
+    while (dirent* f = ::readdir(fds)) {
+      if (f->d_name[0] == '.') continue;
+      struct stat st;
+      if (::stat((fd_dir + "/" + f->d_name).c_str(), &st) != 0) continue;
+      if (st.st_dev != dev || st.st_ino != ino) continue;
+      std::ifstream info(std::string("/proc/") + p->d_name + "/fdinfo/" + f->d_name);
+      std::string line;
+      while (std::getline(info, line)) {
+        if (line.rfind("lock:", 0) != 0 || line.find("OFDLCK") == std::string::npos) continue;
+        std::istringstream words(line.substr(5));
+        std::string w[8];
+        for (auto& x : w) words >> x;
+        // "1: OFDLCK ADVISORY READ -1 fe:00:1234 START END"
+        const uint64_t start = std::strtoull(w[6].c_str(), nullptr, 10);
+        auto& pids = out[start];
+        if (std::find(pids.begin(), pids.end(), static_cast<int>(pid)) == pids.end()) {
+          pids.push_back(static_cast<int>(pid));
+        }
+      }
+    }
+    ::closedir(fds);
+  }
+  ::closedir(proc);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<ReaderSlot>> reader_slots(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::not_found(path + ": no such file");
+    return Status::io_error("open " + path + ": " + std::strerror(err), err);
+  }
+  std::vector<ReaderSlot> out;
+  const uint64_t base = io::PageFile::kReaderSlotBase;
+  uint64_t start = base;
+  const uint64_t limit = base + (base - 1);  // slots are base + txn id, txn id < 2^62
+  while (start < limit) {
+    struct flock fl = {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = static_cast<off_t>(start);
+    fl.l_len = static_cast<off_t>(limit - start);
+    int rc;
+    do {
+      rc = ::fcntl(fd, F_OFD_GETLK, &fl);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int err = errno;
+      ::close(fd);
+      return Status::io_error("fcntl F_OFD_GETLK " + path + ": " + std::strerror(err), err);
+    }
+    if (fl.l_type == F_UNLCK) break;
+    const uint64_t lock_start = static_cast<uint64_t>(fl.l_start);
+    const uint64_t lock_len = fl.l_len == 0 ? limit - lock_start : static_cast<uint64_t>(fl.l_len);
+    for (uint64_t b = std::max(lock_start, start); b < lock_start + lock_len && b < limit; ++b) {
+      out.push_back(ReaderSlot{b - base, {}});
+      if (out.size() > 1'000'000) break;
+    }
+    start = lock_start + lock_len;
+  }
+  struct stat st;
+  if (!out.empty() && ::fstat(fd, &st) == 0) {
+    const auto holders = lock_holders(st.st_dev, st.st_ino);
+    for (ReaderSlot& slot : out) {
+      auto it = holders.find(slot.snapshot_txn + base);
+      if (it != holders.end()) slot.pids = it->second;
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace ordo::inspect

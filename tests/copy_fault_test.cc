@@ -1,0 +1,181 @@
+// Copies under the fault-injecting backend: a crash at any point of
+// ReadTxn::copy_to leaves either no file at the target or a complete,
+// clean copy; a full disk or a failed sync leaves no target and no
+// temporary file.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "copy_internal.h"
+#include "io_test_util.h"
+#include "ordo/database.h"
+#include "ordo/io/testing/fault_backend.h"
+#include "ordo/io/testing/fault_log.h"
+
+namespace ordo {
+namespace {
+
+using io::testing::CrashPoint;
+using io::testing::FaultLog;
+using io::testing::FaultOp;
+using Contents = std::map<std::string, std::map<std::string, std::string>>;
+
+Contents read_all(Txn& txn) {
+  Contents out;
+  auto read_tree = [&](const Tree& t, const std::string& name) {
+    auto& m = out[name];
+    EXPECT_TRUE(txn.scan(t, KeyRange::all(), [&](ByteView k, ByteView v) {
+                     m[k.str()] = v.str();
+                     return true;
+                   }).is_ok());
+  };
+  read_tree(txn.default_tree(), "");
+  auto names = txn.list_trees();
+  EXPECT_TRUE(names.is_ok());
+  if (!names.is_ok()) return out;
+  for (const auto& name : *names) read_tree(*txn.open_tree(name), name);
+  return out;
+}
+
+void build(Database& db) {
+  for (int round = 0; round < 3; ++round) {
+    auto w = db.begin_write();
+    auto t = w->create_tree("t");
+    for (int i = 0; i < 1000; ++i) {
+      const std::string value(i % 8 == 0 ? 6000 : 60, static_cast<char>('a' + round));
+      ASSERT_TRUE(w->put(*t, "key" + std::to_string(i * 7 % 1000), value).is_ok());
+    }
+    ASSERT_TRUE(w->put(w->default_tree(), "round", std::to_string(round)).is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+}
+
+// Opens the bytes as a database; its contents, or nullopt when it does not
+// open or does not check clean.
+std::optional<Contents> open_image(const std::vector<std::byte>& image) {
+  const int fd = memfd_create("copy-image", MFD_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  if (write(fd, image.data(), image.size()) != static_cast<ssize_t>(image.size())) {
+    close(fd);
+    return std::nullopt;
+  }
+  std::optional<Contents> out;
+  {
+    Options ro;
+    ro.read_only = true;
+    ro.verify_checksums = true;
+    ro.map_reserve_bytes = 1ull << 30;
+    auto db = Database::open("/proc/self/fd/" + std::to_string(fd), ro);
+    if (db.is_ok()) {
+      auto r = (*db)->begin_read();
+      auto report = r.is_ok() ? r->check() : Result<CheckReport>(r.status());
+      if (report.is_ok() && report->clean()) out = read_all(*r);
+    }
+  }
+  close(fd);
+  return out;
+}
+
+size_t files_in(const std::string& dir) {
+  size_t n = 0;
+  for (auto it = std::filesystem::directory_iterator(dir); it != decltype(it)(); ++it) n++;
+  return n;
+}
+
+class CopyCrashTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CopyCrashTest, ACrashLeavesNoTargetOrACompleteCopy) {
+  io::testing::TempDir dir;
+  auto db = Database::open(dir.file("src.ordo"));
+  ASSERT_TRUE(db.is_ok());
+  build(**db);
+  auto r = (*db)->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Contents expected = read_all(*r);
+
+  auto log = std::make_shared<FaultLog>();
+  std::vector<std::pair<std::string, size_t>> events;  // event, ops issued before it
+  engine::CopyHooks hooks;
+  hooks.backend_factory = io::testing::fault_backend_factory(log);
+  hooks.on_event = [&](std::string_view e) { events.emplace_back(std::string(e), log->op_count()); };
+  const std::string target = dir.file("copy.ordo");
+  auto result = engine::copy_to_path(*r, target, CopyOptions{.compact = GetParam()}, hooks);
+  ASSERT_TRUE(result.is_ok()) << result.status().to_string();
+  ASSERT_EQ(events.size(), 2u);
+  ASSERT_EQ(events[0].first, "renamed");
+  ASSERT_EQ(events[1].first, "directory synced");
+  const size_t renamed_at = events[0].second;
+
+  // The name appears only with the rename: every op on the file came before
+  // it, and the last of them was the sync that made the file durable.
+  ASSERT_EQ(renamed_at, log->op_count());
+  ASSERT_GT(renamed_at, 0u);
+  EXPECT_EQ(log->op(renamed_at - 1).kind, FaultOp::Kind::kSync);
+  EXPECT_EQ(log->sync_count(), 1u);
+
+  // Crash before the rename: the target does not exist (the temporary file
+  // holds whatever landed). Crash at or after it: the target holds the file
+  // as the crash left it, which must be the whole copy.
+  size_t before = 0, incomplete = 0, after = 0;
+  for (const CrashPoint& point : log->crash_points()) {
+    auto image = log->image(point);
+    ASSERT_TRUE(image.is_ok()) << point.to_string();
+    if (point.after_ops < renamed_at) {
+      before++;
+      if (!open_image(*image).has_value() || *open_image(*image) != expected) incomplete++;
+      continue;
+    }
+    after++;
+    const auto contents = open_image(*image);
+    ASSERT_TRUE(contents.has_value()) << point.to_string() << ": the published copy is damaged";
+    EXPECT_EQ(*contents, expected) << point.to_string();
+  }
+  EXPECT_GT(before, 0u);
+  EXPECT_GT(incomplete, 0u);  // the states before the sync are indeed not copies yet
+  EXPECT_EQ(after, 1u);
+  std::printf("copy (%s): %zu crash states before the rename, %zu after, %zu I/O ops\n",
+              GetParam() ? "compact" : "plain", before, after, log->op_count());
+  // The finished copy as it is on disk, and no temporary file left.
+  EXPECT_EQ(files_in(dir.path()), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndCompact, CopyCrashTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "compact" : "plain"; });
+
+TEST(CopyFaultTest, NoSpaceOrAFailedSyncLeavesNoTargetAndNoTemporaryFile) {
+  io::testing::TempDir dir;
+  auto db = Database::open(dir.file("src.ordo"));
+  ASSERT_TRUE(db.is_ok());
+  build(**db);
+  const std::string target = dir.file("copy.ordo");
+  for (bool compact : {false, true}) {
+    for (uint64_t space : {uint64_t{0}, uint64_t{4096}, uint64_t{100000}}) {
+      auto log = std::make_shared<FaultLog>();
+      log->enospc_after_bytes(space);
+      engine::CopyHooks hooks;
+      hooks.backend_factory = io::testing::fault_backend_factory(log);
+      auto r = (*db)->begin_read();
+      auto result = engine::copy_to_path(*r, target, CopyOptions{.compact = compact}, hooks);
+      EXPECT_TRUE(result.status().is_full()) << space << ": " << result.status().to_string();
+      EXPECT_FALSE(std::filesystem::exists(target));
+      EXPECT_EQ(files_in(dir.path()), 1u);
+    }
+    auto log = std::make_shared<FaultLog>();
+    log->fail_sync_at(0, EIO);
+    engine::CopyHooks hooks;
+    hooks.backend_factory = io::testing::fault_backend_factory(log);
+    auto r = (*db)->begin_read();
+    auto result = engine::copy_to_path(*r, target, CopyOptions{.compact = compact}, hooks);
+    EXPECT_TRUE(result.status().is_io_error()) << result.status().to_string();
+    EXPECT_FALSE(std::filesystem::exists(target));
+    EXPECT_EQ(files_in(dir.path()), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace ordo

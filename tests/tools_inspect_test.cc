@@ -1,0 +1,216 @@
+// The reading and inspection commands of `ordo`: trees, get, keys, scan,
+// pages, page, free, readers; counts that agree across info, stat, check and
+// trees; --json on every command, --version, --help, unknown commands, and
+// messages that never print raw binary.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "ordo/database.h"
+#include "tools_ordo_util.h"
+
+namespace ordo {
+namespace {
+
+using testing::ordo_tool;
+using testing::parse_json;
+using testing::ProcessResult;
+using testing::ScopedTempDir;
+
+class ToolInspectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_.file("db.ordo");
+    auto db = Database::open(path_);
+    ASSERT_TRUE(db.is_ok());
+    for (int round = 0; round < 2; ++round) {
+      auto w = (*db)->begin_write();
+      auto nodes = w->create_tree("nodes");
+      for (uint8_t i = 0; i < 200; ++i) {
+        std::string uuid(16, '\0');
+        uuid[0] = 0x01;
+        uuid[15] = static_cast<char>(i);
+        ASSERT_TRUE(w->put(*nodes, uuid, "node " + std::to_string(i + round)).is_ok());
+      }
+      auto edges = w->create_tree("edges");
+      for (int i = 0; i < 50; ++i) {
+        ASSERT_TRUE(w->put(*edges, "parent/" + std::to_string(100 + i), "child").is_ok());
+      }
+      ASSERT_TRUE(w->put(*w->create_tree(std::string("odd\x01\xfe", 5)), "k", "v").is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), "hello", "world").is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), "big", std::string(3 << 20, 'B')).is_ok());
+      ASSERT_TRUE(w->commit().is_ok());
+    }
+  }
+  ScopedTempDir dir_;
+  std::string path_;
+};
+
+TEST_F(ToolInspectTest, InfoStatCheckAndTreesAgreeOnTreesAndEntries) {
+  const auto trees = parse_json(ordo_tool({"trees", "--json", path_}));
+  const auto info = parse_json(ordo_tool({"info", "--json", path_}));
+  const auto stat = parse_json(ordo_tool({"stat", "--json", path_}));
+  const auto check = parse_json(ordo_tool({"check", "--json", path_}));
+  const uint64_t entries = 2 + 200 + 50 + 1;
+  for (const auto* j : {&trees, &info, &stat, &check}) {
+    EXPECT_EQ((*j)["user_trees"], 4u) << j->dump();
+    EXPECT_EQ((*j)["user_entries"], entries) << j->dump();
+  }
+  EXPECT_EQ(trees["trees"].size(), 4u);
+  EXPECT_EQ(trees["internal_trees"].size(), 2u);
+  EXPECT_EQ(trees["internal_trees"][0]["kind"], "catalog");
+  EXPECT_EQ(trees["internal_trees"][0]["entries"], 3u);
+  EXPECT_EQ(check["catalog_entries"], 3u);
+  EXPECT_EQ(info["named_trees"], 3u);
+  // stat shows the 3 MiB value: its overflow pages and its bytes.
+  const auto& def = stat["trees"][0];
+  EXPECT_EQ(def["overflow_pages"], (24 + (3u << 20) + 4095) / 4096);
+  EXPECT_EQ(def["overflow_values"], 1u);
+  EXPECT_EQ(def["value_bytes"], (3u << 20) + 5);
+  const ProcessResult text = ordo_tool({"stat", path_});
+  EXPECT_NE(text.out.find("overflow"), std::string::npos);
+  EXPECT_NE(text.out.find("value bytes"), std::string::npos);
+  EXPECT_NE(text.out.find("4 user trees, 253 entries"), std::string::npos) << text.out;
+}
+
+TEST_F(ToolInspectTest, GetKeysAndScanInEveryFormat) {
+  ProcessResult r = ordo_tool({"get", path_, "hello"});
+  EXPECT_EQ(r.out, "world\n");
+  r = ordo_tool({"get", path_, "68656c6c6f", "--key-format", "hex", "--value-format", "hex"});
+  EXPECT_EQ(r.out, "776f726c64\n");
+  r = ordo_tool({"get", path_, "--tree", "nodes", "01000000-0000-0000-0000-000000000007",
+                 "--key-format", "uuid"});
+  EXPECT_EQ(r.out, "node 8\n") << r.err;
+  r = ordo_tool({"get", path_, "--tree", "nodes", "\\01\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\07"});
+  EXPECT_EQ(r.out, "node 8\n") << r.err;
+  r = ordo_tool({"get", path_, "absent"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not found"), std::string::npos);
+  r = ordo_tool({"keys", path_, "--tree", "nodes", "--key-format", "uuid", "--limit", "2"});
+  EXPECT_EQ(r.out,
+            "01000000-0000-0000-0000-000000000000\n01000000-0000-0000-0000-000000000001\n");
+  r = ordo_tool({"scan", path_, "--tree", "edges", "--prefix", "parent/14", "--json"});
+  auto j = parse_json(r);
+  EXPECT_EQ(j["count"], 10u);
+  EXPECT_EQ(j["entries"][0]["key"], "parent/140");
+  EXPECT_EQ(j["entries"][0]["value"], "child");
+  r = ordo_tool({"scan", path_, "--tree", "edges", "--from", "parent/110", "--to", "parent/112"});
+  EXPECT_EQ(r.out, "parent/110\tchild\nparent/111\tchild\n");
+  r = ordo_tool({"keys", path_, "--tree", "odd\\01\\fe"});
+  EXPECT_EQ(r.out, "k\n") << r.err;
+}
+
+TEST_F(ToolInspectTest, PagesPageAndFreeDescribeTheFile) {
+  auto pages = parse_json(ordo_tool({"pages", "--json", path_}));
+  auto check = parse_json(ordo_tool({"check", "--json", path_}));
+  ASSERT_EQ(pages["pages"].size(), check["high_water_pages"].get<uint64_t>());
+  uint64_t leaf = 0, overflow = 0, free = 0, branch_page = 0;
+  for (const auto& p : pages["pages"]) {
+    if (p["kind"] == "leaf") leaf++;
+    if (p["kind"] == "overflow") overflow++;
+    if (p["kind"] == "free") free++;
+    if (p["kind"] == "branch" && p["tree"] == "nodes") branch_page = p["page"].get<uint64_t>();
+  }
+  EXPECT_EQ(overflow, check["overflow_pages"].get<uint64_t>());
+  EXPECT_EQ(free, check["free_pages"].get<uint64_t>());
+  EXPECT_GT(leaf, 3u);
+  ASSERT_GT(branch_page, 0u);
+  auto page = parse_json(ordo_tool({"page", "--json", path_, std::to_string(branch_page)}));
+  EXPECT_EQ(page["kind"], "branch");
+  EXPECT_EQ(page["owner"], "tree 'nodes'");
+  EXPECT_TRUE(page["checksum_ok"].get<bool>());
+  for (const auto& c : page["cells"]) EXPECT_TRUE(c["child_checksum_ok"].get<bool>());
+  const ProcessResult text = ordo_tool({"page", path_, std::to_string(branch_page), "--hex"});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("checksum    ok"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("000000  02 00"), std::string::npos) << text.out;
+  auto freej = parse_json(ordo_tool({"free", "--json", path_}));
+  EXPECT_EQ(freej["free_pages"], check["free_pages"]);
+  EXPECT_GT(freej["recent_pages"].get<uint64_t>(), 0u);
+  EXPECT_EQ(ordo_tool({"page", path_, "999999"}).exit_code, 1);
+}
+
+TEST_F(ToolInspectTest, ReadersNameTheSnapshotAndTheProcess) {
+  auto none = parse_json(ordo_tool({"readers", "--json", path_}));
+  EXPECT_EQ(none["readers"].size(), 0u);
+  auto ro = Database::open(path_, Options{.read_only = true});
+  ASSERT_TRUE(ro.is_ok());
+  auto r = (*ro)->begin_read();
+  auto j = parse_json(ordo_tool({"readers", "--json", path_}));
+  ASSERT_EQ(j["readers"].size(), 1u);
+  EXPECT_EQ(j["readers"][0]["snapshot_txn"], r->txn_id());
+  ASSERT_EQ(j["readers"][0]["processes"].size(), 1u);
+  EXPECT_EQ(j["readers"][0]["processes"][0]["pid"], getpid());
+  const ProcessResult text = ordo_tool({"readers", path_});
+  EXPECT_NE(text.out.find(std::to_string(getpid())), std::string::npos) << text.out;
+}
+
+TEST_F(ToolInspectTest, EveryCommandSpeaksJson) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"info"}, {"stat"}, {"check"}, {"trees"}, {"get", "hello"}, {"keys"}, {"scan"},
+      {"pages"}, {"page", "2"}, {"free"}, {"readers"}};
+  for (auto args : commands) {
+    args.insert(args.begin() + 1, path_);
+    args.push_back("--json");
+    const ProcessResult r = ordo_tool(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
+    parse_json(r);
+  }
+  ProcessResult r = ordo_tool({"dump", path_, "--all", "-o", dir_.file("d"), "--json"});
+  EXPECT_EQ(parse_json(r)["records"], 253u);
+  r = ordo_tool({"load", dir_.file("l.ordo"), "-i", dir_.file("d"), "--json"});
+  EXPECT_EQ(parse_json(r)["records"], 253u);
+  r = ordo_tool({"copy", path_, dir_.file("c.ordo"), "--json"});
+  EXPECT_EQ(parse_json(r)["entries"], 253u);
+}
+
+TEST(ToolUsageTest, VersionHelpAndUnknownCommands) {
+  ProcessResult r = ordo_tool({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("ordo ", 0), 0u) << r.out;
+  r = ordo_tool({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos) << r.out;
+  for (const char* c : {"trees", "dump", "load", "copy", "pages", "readers"}) {
+    EXPECT_NE(r.out.find(c), std::string::npos) << c;
+  }
+  r = ordo_tool({"dump", "--help"});
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+  r = ordo_tool({"frobnicate", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dump, load, copy"), std::string::npos) << r.err;
+  r = ordo_tool({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("a command is required"), std::string::npos) << r.err;
+}
+
+// A tree name of control characters and invalid UTF-8, and a database whose
+// catalog holds such a name: every message escapes them.
+TEST(ToolMessagesTest, NoRawBinaryInErrors) {
+  ScopedTempDir dir;
+  const std::string path = dir.file("db.ordo");
+  const std::string evil("\x1b[2J\xff\xfe\n\x07", 8);
+  {
+    auto db = Database::open(path);
+    auto w = (*db)->begin_write();
+    ASSERT_TRUE(w->put(*w->create_tree(evil), "k", "v").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"keys", path, "--tree", "\\1b[2J\\ff\\fe\\0a\\08"},
+           {"get", path, "--tree", "\\1b[2J", "k"},
+           {"get", path, "\x1b[31m\xff"},
+           {"dump", path, "--tree", "\\ff"},
+           {"trees", path},
+           {"stat", path},
+           {"info", dir.file("\x1b[2J\xff")}}) {
+    const ProcessResult r = ordo_tool(args);
+    EXPECT_TRUE(testing::terminal_safe(r.err)) << args[0] << ": " << r.err;
+    EXPECT_TRUE(testing::terminal_safe(r.out)) << args[0] << ": " << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace ordo

@@ -1,0 +1,74 @@
+// `ordo copy SRC DST [--compact] [--force]`: a consistent copy of the last
+// commit of SRC (ReadTxn::copy_to), taken while writers go on. The copy
+// appears at DST only once complete and durable (temporary file, fsync,
+// rename, directory fsync); an existing DST is refused unless --force.
+// --compact rewrites every tree densely: no free pages. DST "-" streams the
+// copy to stdout (a pipe or a file, never a terminal), for backups.
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "open_database.h"
+#include "progress.h"
+
+namespace ordo::tool {
+
+int run_copy(const CopyCommandOptions& o) {
+  const bool to_stdout = o.target == "-";
+  if (to_stdout && o.json) {
+    report_message("--json cannot go with DST '-': stdout carries the copy");
+    return kExitUsage;
+  }
+  if (to_stdout && isatty(STDOUT_FILENO) == 1) {
+    report_message("refusing to write a database to a terminal: redirect stdout, or name DST");
+    return kExitUsage;
+  }
+  struct stat st;
+  if (!to_stdout && !o.force && ::stat(o.target.c_str(), &st) == 0) {
+    report_message(o.target + ": exists; nothing was copied (--force replaces it)");
+    return kExitError;
+  }
+  std::unique_ptr<Database> db = open_for_inspection(o.source);
+  if (!db) return kExitError;
+  auto txn = db->begin_read();
+  if (!txn.is_ok()) {
+    report_error(o.source, txn.status());
+    return kExitError;
+  }
+  Progress progress("copied", "pages");
+  CopyOptions options;
+  options.compact = o.compact;
+  options.overwrite = o.force;
+  options.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
+  Result<CopyResult> result =
+      to_stdout ? txn->copy_to_fd(STDOUT_FILENO, options) : txn->copy_to(o.target, options);
+  progress.finish();
+  if (!result.is_ok()) {
+    report_error(to_stdout ? o.source : o.target, result.status());
+    return kExitError;
+  }
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["source"] = o.source;
+    j["target"] = o.target;
+    j["compact"] = o.compact;
+    j["txn_id"] = result->txn_id;
+    j["pages"] = result->pages;
+    j["bytes"] = result->bytes;
+    j["free_pages"] = result->free_pages;
+    j["trees"] = result->trees;
+    j["entries"] = result->entries;
+    print_line(json_text(j));
+  } else if (!to_stdout) {
+    fmt::print("copied txn {} of {} to {}{}: {} pages ({} bytes), {} free; {} named trees, {} "
+               "entries\n",
+               result->txn_id, o.source, o.target, o.compact ? " (compacted)" : "",
+               result->pages, result->bytes, result->free_pages, result->trees, result->entries);
+  }
+  return kExitOk;
+}
+
+}  // namespace ordo::tool

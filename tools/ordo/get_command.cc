@@ -1,0 +1,68 @@
+// `ordo get FILE [--tree T] KEY`: one value. The key is typed in
+// --key-format (print, hex, uuid); the value is shown in --value-format
+// (print, hex, uuid, or raw: its bytes as they are, for a pipe).
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "open_database.h"
+
+namespace ordo::tool {
+
+int run_get(const GetOptions& o) {
+  std::optional<ByteFormat> value_format = byte_format_from_name(o.value_format);
+  const bool raw = o.value_format == "raw";
+  if (raw && o.json) {
+    report_message("--value-format raw cannot go into --json output");
+    return kExitUsage;
+  }
+  auto key = parse_bytes(o.key, o.key_format);
+  if (!key.is_ok()) {
+    report_error("KEY", key.status());
+    return kExitUsage;
+  }
+  std::unique_ptr<Database> db = open_for_inspection(o.path);
+  if (!db) return kExitError;
+  auto txn = db->begin_read();
+  if (!txn.is_ok()) {
+    report_error(o.path, txn.status());
+    return kExitError;
+  }
+  auto tree = open_tree_option(*txn, o.tree);
+  if (!tree.is_ok()) {
+    report_error(o.path, tree.status());
+    return tree.status().is_invalid_argument() ? kExitUsage : kExitError;
+  }
+  auto value = txn->get(*tree, *key);
+  if (!value.is_ok()) {
+    if (value.status().is_not_found()) {
+      report_message(o.path + ": key " + format_bytes(*key, o.key_format) + " not found in " +
+                     tree_label(tree->is_default() ? std::nullopt
+                                                   : std::optional<std::string>(tree->name())));
+    } else {
+      report_error(o.path, value.status());
+    }
+    return kExitError;
+  }
+  if (raw) {
+    std::fwrite(value->data(), 1, value->size(), stdout);
+    return kExitOk;
+  }
+  const std::string shown = format_bytes(*value, *value_format);
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["key"] = format_bytes(*key, o.key_format);
+    j["value"] = shown;
+    j["value_bytes"] = value->size();
+    j["key_format"] = byte_format_name(o.key_format);
+    j["value_format"] = byte_format_name(*value_format);
+    print_line(json_text(j));
+  } else {
+    print_line(shown);
+  }
+  return kExitOk;
+}
+
+}  // namespace ordo::tool

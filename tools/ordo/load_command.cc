@@ -1,0 +1,189 @@
+// `ordo load FILE [--tree T] [-i IN] [--append] [--batch N]`: records in
+// the text format of LMDB's mdb_dump (dump_format.h) into the database at
+// FILE (created when missing). Each block goes into the tree its database=
+// line names (the default tree when it names none), or with --tree into T.
+// All of it is one write txn, committed at the end: on any error (bad
+// input, a key over the limit, no space) nothing is loaded, and a file the
+// load created is removed. --batch N commits every N records instead (an
+// error then keeps the batches committed before it, and says so).
+// --append adds with WriteTxn::append (ascending keys after the tree's last
+// key; with --append a key out of order is an error naming its line), else
+// put (overwrites existing keys).
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "dump_format.h"
+#include "open_database.h"
+#include "progress.h"
+
+namespace ordo::tool {
+
+int run_load(const LoadOptions& o) {
+  auto forced_name = tree_name(o.tree);
+  if (!forced_name.is_ok()) {
+    report_message(forced_name.status().message());
+    return kExitUsage;
+  }
+  struct stat st;
+  const bool existed = ::stat(o.path.c_str(), &st) == 0;
+  if (existed && S_ISREG(st.st_mode) && (st.st_mode & 0222) == 0) {
+    report_message(fmt::format("{}: the file is read-only (mode {:04o}); nothing was loaded",
+                               o.path, st.st_mode & 07777));
+    return kExitError;
+  }
+  std::FILE* in = stdin;
+  uint64_t input_bytes = 0;
+  const std::string input_name = o.input.value_or("stdin");
+  if (o.input) {
+    in = std::fopen(o.input->c_str(), "r");
+    if (in == nullptr) {
+      report_error(*o.input, Status::io_error(std::strerror(errno), errno));
+      return kExitError;
+    }
+    struct stat ist;
+    if (::fstat(fileno(in), &ist) == 0 && S_ISREG(ist.st_mode)) input_bytes = ist.st_size;
+  }
+  static char buffer[1 << 20];
+  std::setvbuf(in, buffer, _IOFBF, sizeof buffer);
+
+  auto db_result = Database::open(o.path);
+  if (!db_result.is_ok()) {
+    report_error(o.path, db_result.status());
+    if (o.input) std::fclose(in);
+    return kExitError;
+  }
+  std::unique_ptr<Database> db = std::move(db_result).value();
+  const uint32_t max_key = db->max_key_bytes();
+
+  DumpReader reader(in);
+  Progress progress("loaded", input_bytes ? "bytes" : "records");
+  uint64_t records = 0, committed_records = 0, blocks = 0, in_txn = 0;
+  uint64_t last_txn = 0;
+  std::string key, value;
+  Status failure;
+  {
+    auto txn = db->begin_write();
+    if (!txn.is_ok()) failure = txn.status();
+    while (failure.is_ok()) {
+      DumpHeader header;
+      auto more = reader.next_block(&header);
+      if (!more.is_ok()) {
+        failure = more.status();
+        break;
+      }
+      if (!*more) break;
+      for (const std::string& w : header.ignored) {
+        report_message(input_name + ": " + w + ": unknown header keyword ignored");
+      }
+      blocks++;
+      std::optional<std::string> name = *forced_name ? *forced_name : header.database;
+      Tree tree;
+      if (name) {
+        auto t = txn->create_tree(*name);
+        if (!t.is_ok()) {
+          failure = t.status().with_context("line " + std::to_string(header.first_line) +
+                                            ": " + tree_label(name));
+          break;
+        }
+        tree = *t;
+      }
+      for (;;) {
+        auto got = reader.next_record(&key, &value);
+        if (!got.is_ok()) {
+          failure = got.status();
+          break;
+        }
+        if (!*got) break;
+        const std::string at = "line " + std::to_string(reader.key_line()) + ": ";
+        if (key.size() > max_key) {
+          failure = Status::invalid_argument(
+              at + fmt::format("key of {} bytes exceeds the maximum of {} bytes", key.size(),
+                               max_key));
+          break;
+        }
+        if (value.size() > db->max_value_bytes()) {
+          failure = Status::invalid_argument(
+              at + fmt::format("value of {} bytes exceeds the maximum of {} bytes", value.size(),
+                               db->max_value_bytes()));
+          break;
+        }
+        Status s = o.append ? txn->append(tree, key, value) : txn->put(tree, key, value);
+        if (!s.is_ok()) {
+          if (o.append && s.is_invalid_argument()) {
+            s = Status::invalid_argument(
+                "key does not sort after the previous key of " + tree_label(name) +
+                " (--append needs ascending keys after the tree's last key)");
+          }
+          failure = s.with_context("line " + std::to_string(reader.key_line()));
+          break;
+        }
+        records++;
+        in_txn++;
+        if (records % 4096 == 0) {
+          progress.update(input_bytes ? reader.bytes_read() : records, input_bytes);
+        }
+        if (o.batch != 0 && in_txn >= o.batch) {
+          const uint64_t id = txn->txn_id();
+          Status c = txn->commit();
+          if (!c.is_ok()) {
+            failure = c.with_context("commit");
+            break;
+          }
+          last_txn = id;
+          committed_records = records;
+          in_txn = 0;
+          txn = db->begin_write();
+          if (!txn.is_ok()) {
+            failure = txn.status();
+            break;
+          }
+        }
+      }
+    }
+    if (failure.is_ok()) {
+      const uint64_t id = txn->txn_id();
+      Status c = txn->commit();
+      if (c.is_ok()) {
+        last_txn = id;
+        committed_records = records;
+      } else {
+        failure = c.with_context("commit");
+      }
+    }
+  }
+  progress.finish();
+  if (o.input) std::fclose(in);
+  if (!failure.is_ok()) {
+    const bool nothing = committed_records == 0;
+    db.reset();
+    if (!existed && nothing) std::remove(o.path.c_str());  // leave no trace of a failed load
+    report_error(input_name, failure);
+    report_message(nothing ? o.path + ": nothing was loaded"
+                           : fmt::format("{}: the first {} records were committed (--batch); "
+                                         "the rest was not loaded",
+                                         o.path, committed_records));
+    return kExitError;
+  }
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["path"] = o.path;
+    j["input"] = input_name;
+    j["blocks"] = blocks;
+    j["records"] = records;
+    j["txn_id"] = last_txn;
+    print_line(json_text(j));
+  } else {
+    fmt::print("loaded {} records in {} blocks into {} (txn {})\n", records, blocks, o.path,
+               last_txn);
+  }
+  return kExitOk;
+}
+
+}  // namespace ordo::tool
