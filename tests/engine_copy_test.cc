@@ -150,9 +150,7 @@ TEST_F(CopyTest, ACopyIsAWorkingDatabase) {
     ASSERT_TRUE(w->commit().is_ok());
   }
   auto r = copy->begin_read();
-  auto report = r->check();
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_TRUE(report->clean()) << report->problems[0].what;
+  testing::expect_check_clean(*r);
 }
 
 TEST_F(CopyTest, AnExistingTargetIsRefusedUnlessOverwriting) {

@@ -38,6 +38,15 @@ class CursorTest : public ::testing::Test {
     for (const char* k : keys) ASSERT_TRUE(w->put(*t, k, k).is_ok());
     ASSERT_TRUE(w->commit().is_ok());
   }
+  // `t` in `w` equals `model`, and so does the committed snapshot, which checks clean.
+  void commit_and_verify(WriteTxn& w, const Tree& t, const Model& model) {
+    testing::expect_tree_equals(w, t, model);
+    ASSERT_TRUE(w.commit().is_ok());
+    auto r = db_->begin_read();
+    ASSERT_TRUE(r.is_ok());
+    testing::expect_tree_equals(*r, t, model);
+    testing::expect_check_clean(*r);
+  }
   // Every key from the cursor's current entry to the end.
   static std::vector<std::string> rest(Cursor& c) {
     std::vector<std::string> keys;
@@ -156,9 +165,7 @@ TEST_F(CursorTest, CursorDelEmptiesATree) {
   auto stats = r->tree_stats(*r->open_tree("t"));
   ASSERT_TRUE(stats.is_ok());
   EXPECT_EQ(stats->entries, 0u);
-  auto report = r->check();
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_TRUE(report->clean()) << report->problems[0].what;
+  testing::expect_check_clean(*r);
 }
 
 TEST_F(CursorTest, DeleteWhileIteratingKeepsTheOthers) {
@@ -384,13 +391,7 @@ TEST_F(CursorTest, RandomStepsMatchAModel) {
     }
     ASSERT_TRUE(c->status().is_ok()) << c->status().to_string();
   }
-  testing::expect_tree_equals(*w, t, model);
-  ASSERT_TRUE(w->commit().is_ok());
-  auto r = db_->begin_read();
-  testing::expect_tree_equals(*r, t, model);
-  auto report = r->check();
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_TRUE(report->clean()) << report->problems[0].what;
+  commit_and_verify(*w, t, model);
 }
 
 TEST_F(CursorTest, DelRangeIsHalfOpen) {
@@ -413,13 +414,7 @@ TEST_F(CursorTest, DelRangeIsHalfOpen) {
   // Bounds between keys.
   EXPECT_EQ(*w->del_range(t, be_key(10) + "x", be_key(20)), 9u);
   for (uint64_t i = 11; i < 20; ++i) model.erase(be_key(i));
-  testing::expect_tree_equals(*w, t, model);
-  ASSERT_TRUE(w->commit().is_ok());
-  auto r = db_->begin_read();
-  testing::expect_tree_equals(*r, t, model);
-  auto report = r->check();
-  ASSERT_TRUE(report.is_ok());
-  EXPECT_TRUE(report->clean()) << report->problems[0].what;
+  commit_and_verify(*w, t, model);
 }
 
 TEST_F(CursorTest, DelRangeOfAPrefixAndToTheEnd) {

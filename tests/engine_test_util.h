@@ -65,4 +65,11 @@ inline void expect_tree_equals(Txn& txn, const Tree& tree, const Model& model) {
   ASSERT_EQ(rit, model.rend());
 }
 
+// Txn::check of `txn`'s snapshot finds no problem (else the first is shown).
+inline void expect_check_clean(Txn& txn) {
+  auto report = txn.check();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_TRUE(report->clean()) << report->problems[0].what;
+}
+
 }  // namespace ordo::testing

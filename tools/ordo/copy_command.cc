@@ -31,13 +31,8 @@ int run_copy(const CopyCommandOptions& o) {
     report_message(o.target + ": exists; nothing was copied (--force replaces it)");
     return kExitError;
   }
-  std::unique_ptr<Database> db = open_for_inspection(o.source);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
-  if (!txn.is_ok()) {
-    report_error(o.source, txn.status());
-    return kExitError;
-  }
+  std::optional<ReadTxn> txn = read_for_inspection(o.source);
+  if (!txn) return kExitError;
   Progress progress("copied", "pages");
   CopyOptions options;
   options.compact = o.compact;

@@ -30,13 +30,8 @@ std::string ranges(const std::vector<uint64_t>& pages) {
 }  // namespace
 
 int run_free(const std::string& path, bool json) {
-  std::unique_ptr<Database> db = open_for_inspection(path);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
-  if (!txn.is_ok()) {
-    report_error(path, txn.status());
-    return kExitError;
-  }
+  std::optional<ReadTxn> txn = read_for_inspection(path);
+  if (!txn) return kExitError;
   auto entries = inspect::free_entries(*txn);
   if (!entries.is_ok()) {
     report_error(path, entries.status());

@@ -25,6 +25,17 @@ std::unique_ptr<Database> open_for_inspection(const std::string& path) {
   return std::move(db).value();
 }
 
+std::optional<ReadTxn> read_for_inspection(const std::string& path) {
+  std::unique_ptr<Database> db = open_for_inspection(path);
+  if (!db) return std::nullopt;
+  Result<ReadTxn> txn = db->begin_read();
+  if (!txn.is_ok()) {
+    report_error(path, txn.status());
+    return std::nullopt;
+  }
+  return std::move(txn).value();  // keeps the database open
+}
+
 void print_line(const std::string& text) { fmt::print("{}\n", text); }
 
 }  // namespace ordo::tool

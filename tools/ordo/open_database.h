@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ordo/database.h"
@@ -19,6 +20,9 @@ void report_message(const std::string& message);
 // Opens `path` read-only (no lock: works while another process writes it).
 // On failure reports the status and returns null.
 std::unique_ptr<Database> open_for_inspection(const std::string& path);
+// The same, then a read txn on the newest commit: the txn keeps the database
+// open. On failure reports the status and returns nullopt.
+std::optional<ReadTxn> read_for_inspection(const std::string& path);
 
 // Prints `text` and a newline on stdout (a JSON document).
 void print_line(const std::string& text);

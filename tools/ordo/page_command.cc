@@ -43,13 +43,8 @@ std::string hex_dump(const std::string& bytes) {
 }  // namespace
 
 int run_page(const PageOptions& o) {
-  std::unique_ptr<Database> db = open_for_inspection(o.path);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
-  if (!txn.is_ok()) {
-    report_error(o.path, txn.status());
-    return kExitError;
-  }
+  std::optional<ReadTxn> txn = read_for_inspection(o.path);
+  if (!txn) return kExitError;
   auto detail = inspect::describe_page(*txn, o.page);
   if (!detail.is_ok()) {
     report_error(o.path, detail.status());

@@ -33,13 +33,8 @@ std::string tree_column(const inspect::PageMap& map, int32_t index) {
 }  // namespace
 
 int run_pages(const std::string& path, bool json) {
-  std::unique_ptr<Database> db = open_for_inspection(path);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
-  if (!txn.is_ok()) {
-    report_error(path, txn.status());
-    return kExitError;
-  }
+  std::optional<ReadTxn> txn = read_for_inspection(path);
+  if (!txn) return kExitError;
   Progress progress("walked", "pages");
   auto map = inspect::page_map(*txn, [&](uint64_t d, uint64_t t) { progress.update(d, t); });
   progress.finish();

@@ -34,13 +34,8 @@ int run_scan(const ScanOptions& o) {
       return kExitUsage;
     }
   }
-  std::unique_ptr<Database> db = open_for_inspection(o.path);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
-  if (!txn.is_ok()) {
-    report_error(o.path, txn.status());
-    return kExitError;
-  }
+  std::optional<ReadTxn> txn = read_for_inspection(o.path);
+  if (!txn) return kExitError;
   auto tree = open_tree_option(*txn, o.tree);
   if (!tree.is_ok()) {
     report_error(o.path, tree.status());

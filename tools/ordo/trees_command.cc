@@ -14,13 +14,8 @@
 namespace ordo::tool {
 
 int run_trees(const std::string& path, bool json) {
-  std::unique_ptr<Database> db = open_for_inspection(path);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
-  if (!txn.is_ok()) {
-    report_error(path, txn.status());
-    return kExitError;
-  }
+  std::optional<ReadTxn> txn = read_for_inspection(path);
+  if (!txn) return kExitError;
   auto trees = inspect::trees(*txn);
   if (!trees.is_ok()) {
     report_error(path, trees.status());
