@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The installed package seen from a user's side; each STEP is one ctest test
-# (tests/install.cmake, label install), all sharing one install PREFIX:
+# (tests/install/CMakeLists.txt, label install), all sharing one install PREFIX:
 #
 #   consumer_test.sh install BUILD_DIR PREFIX   cmake --install BUILD_DIR into a fresh PREFIX
 #   consumer_test.sh symbols PREFIX WORK        what libordo.so and libordo_idgen.so export
-#   consumer_test.sh cxx_shared PREFIX WORK     tests/consumer/cxx with find_package, ordo::engine
+#   consumer_test.sh cxx_shared PREFIX WORK     tests/install/consumer/cxx with find_package, ordo::engine
 #   consumer_test.sh cxx_static PREFIX WORK     the same with ordo::engine_static
 #   consumer_test.sh pkgconfig PREFIX WORK      cxx/main.cc built with pkg-config ordo (shared, static)
-#   consumer_test.sh c PREFIX WORK              tests/consumer/c: C11, only ordo/ordo.h, pkg-config ordo
-#   consumer_test.sh python PREFIX WORK         tests/consumer/python: ctypes over the installed libordo.so
+#   consumer_test.sh c PREFIX WORK              tests/install/consumer/c: C11, only ordo/ordo.h, pkg-config ordo
+#   consumer_test.sh python PREFIX WORK         tests/install/consumer/python: ctypes over the installed libordo.so
 #
 # A new consumer (C, Python) is one step_<name> function here and one
-# ordo_consumer_test(<name>) line in tests/install.cmake.
+# ordo_consumer_test(<name>) line in tests/install/CMakeLists.txt.
 # Environment: CXX (the compiler of the build), ORDO_CONSUMER_GENERATOR (CMake generator).
 set -euo pipefail
 
@@ -107,7 +107,7 @@ no_warnings() {
   if grep -iE "warning" "$1"; then die "warnings in $1"; fi
 }
 
-# cxx_consumer KIND PREFIX WORK: configure, build and run tests/consumer/cxx.
+# cxx_consumer KIND PREFIX WORK: configure, build and run tests/install/consumer/cxx.
 cxx_consumer() {
   local kind="$1" prefix="$2" work="$3"
   rm -rf "$work"

@@ -93,7 +93,7 @@ TEST_F(HostMallocTest, MallocIsLibcsAndOperatorNewLibstdcxxs) {
   EXPECT_TRUE(contains(object_of_global("_Znwm"), "libstdc++.so.6")) << object_of_global("_Znwm");
 }
 
-// ORDO_MIMALLOC_SONAME: the mimalloc this build found (tests/engine.cmake).
+// ORDO_MIMALLOC_SONAME: the mimalloc this build found (tests/engine/CMakeLists.txt).
 TEST_F(HostMallocTest, PagesComeFromMimallocWhenInstalled) {
 #ifdef ORDO_MIMALLOC_SONAME
   EXPECT_STREQ(engine::page_allocator_name(), "mimalloc");

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "ordo/database.h"
-#include "tools_ordo_util.h"
+#include "ordo_util.h"
 
 namespace ordo {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "btree_mem_pages.h"
-#include "btree_model.h"
+#include "mem_pages.h"
+#include "model.h"
 #include "ordo/btree/tree.h"
 
 namespace ordo::btree {

@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
-#include "btree_mem_pages.h"
-#include "btree_model.h"
+#include "mem_pages.h"
+#include "model.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"

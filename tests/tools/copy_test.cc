@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "ordo/database.h"
-#include "tools_ordo_util.h"
+#include "ordo_util.h"
 
 namespace ordo {
 namespace {

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "btree_mem_pages.h"
+#include "mem_pages.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/tree.h"
