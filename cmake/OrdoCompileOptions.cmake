@@ -3,7 +3,7 @@
 # and the exported ordo::* targets carry none of these.
 
 # Warnings; with ORDO_WERROR (tools/dev, CI) every warning fails the build.
-add_compile_options(-Wall -Wextra -Wno-unused-parameter)
+add_compile_options(-Wall -Wextra -Wshadow -Wno-unused-parameter)
 if(ORDO_WERROR)
   add_compile_options(-Werror)
 endif()

@@ -185,8 +185,8 @@ TEST(KvLmdbAppendTest, UnsortedKeysFallBackToPlainPutsAndAreCounted) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Built, KvEngineTest, ::testing::ValuesIn(built_engines()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return ordo::testing::test_param_name(info.param);
+                         [](const ::testing::TestParamInfo<std::string>& test_info) {
+                           return ordo::testing::test_param_name(test_info.param);
                          });
 
 }  // namespace

@@ -245,8 +245,8 @@ TEST_P(OrdoBenchEngineTest, TreesReportsLatencyBatchAndFiles) {
 
 INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
                          ::testing::ValuesIn(ordo::bench::built_engines()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return ordo::testing::test_param_name(info.param);
+                         [](const ::testing::TestParamInfo<std::string>& test_info) {
+                           return ordo::testing::test_param_name(test_info.param);
                          });
 
 TEST(OrdoBenchEngineOptionTest, UnknownEngineOrBadSizesAreUsageErrors) {

@@ -117,8 +117,8 @@ TEST_P(CommitTest, DamagedPageOfTheLastTxnRollsBackOnlyAOneSyncCommit) {
 
 INSTANTIATE_TEST_SUITE_P(Protocols, CommitTest,
                          ::testing::Values(CommitProtocol::kTwoSync, CommitProtocol::kOneSync),
-                         [](const auto& info) {
-                           return info.param == CommitProtocol::kOneSync ? "OneSync" : "TwoSync";
+                         [](const auto& test_info) {
+                           return test_info.param == CommitProtocol::kOneSync ? "OneSync" : "TwoSync";
                          });
 
 }  // namespace

@@ -145,7 +145,7 @@ TEST_P(CopyCrashTest, ACrashLeavesNoTargetOrACompleteCopy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndCompact, CopyCrashTest, ::testing::Bool(),
-                         [](const auto& info) { return info.param ? "compact" : "plain"; });
+                         [](const auto& test_info) { return test_info.param ? "compact" : "plain"; });
 
 TEST(CopyFaultTest, NoSpaceOrAFailedSyncLeavesNoTargetAndNoTemporaryFile) {
   io::testing::TempDir dir;

@@ -203,8 +203,8 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
 
 INSTANTIATE_TEST_SUITE_P(Protocols, CrashEnumerationTest,
                          ::testing::Values(CommitProtocol::kTwoSync, CommitProtocol::kOneSync),
-                         [](const auto& info) {
-                           return info.param == CommitProtocol::kOneSync ? "OneSync" : "TwoSync";
+                         [](const auto& test_info) {
+                           return test_info.param == CommitProtocol::kOneSync ? "OneSync" : "TwoSync";
                          });
 
 }  // namespace

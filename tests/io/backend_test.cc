@@ -199,7 +199,7 @@ TEST_P(BackendTest, FileSizeLimitIsFullAfterWritingUpToIt) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackendTest,
                          ::testing::Values(BackendKind::kPosix, BackendKind::kUring),
-                         [](const auto& info) { return testing::kind_label(info.param); });
+                         [](const auto& test_info) { return testing::kind_label(test_info.param); });
 
 // make_backend() selection.
 class MakeBackendTest : public ::testing::Test {
