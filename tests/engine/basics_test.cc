@@ -1,5 +1,5 @@
 // Engine behaviour: limits, reopen, IDs, locking, snapshots, page reuse, and
-// the scenarios of shared/cases/scenarios.md that the engine already covers.
+// the user scenarios (a graph store, a content repository, a catalog) it serves.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
