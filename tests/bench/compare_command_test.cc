@@ -20,7 +20,7 @@ namespace {
 using nlohmann::json;
 using testing::ProcessResult;
 using testing::run_process;
-using testing::ScopedTempDir;
+using testing::TempDir;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -37,7 +37,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // Runs compare with the fake child in FAKE_MODE `mode`; results in dir/out.
-ProcessResult compare_fake(const ScopedTempDir& dir, const std::string& mode,
+ProcessResult compare_fake(const TempDir& dir, const std::string& mode,
                            std::vector<std::string> args) {
   setenv("FAKE_STATE", dir.file("state").c_str(), 1);
   setenv("FAKE_LOG", dir.file("log").c_str(), 1);
@@ -53,7 +53,7 @@ json load_json(const std::string& path) {
 }
 
 TEST(CompareCommandTest, WritesCsvJsonAndRunsAbba) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r =
       compare_fake(dir, "quiet", {"--workload", "nodes-seq", "--rounds", "3", "--", "--nodes", "7"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -102,7 +102,7 @@ TEST(CompareCommandTest, WritesCsvJsonAndRunsAbba) {
 }
 
 TEST(CompareCommandTest, AbbaCancelsLinearDrift) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r =
       compare_fake(dir, "drift", {"--workload", "nodes-seq", "--engines", "ordo", "--rounds", "4"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -110,7 +110,7 @@ TEST(CompareCommandTest, AbbaCancelsLinearDrift) {
 }
 
 TEST(CompareCommandTest, SplitAaIsTooNoisy) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r = compare_fake(
       dir, "split", {"--workload", "nodes-seq", "--engines", "ordo", "--rounds", "3",
                      "--interval", "bootstrap", "--seed", "9"});
@@ -124,7 +124,7 @@ TEST(CompareCommandTest, SplitAaIsTooNoisy) {
 }
 
 TEST(CompareCommandTest, FailedPeerIsReportedWithItsStderrAndDropped) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r =
       compare_fake(dir, "fail-lmdb", {"--workload", "commit", "--rounds", "3"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -143,7 +143,7 @@ TEST(CompareCommandTest, FailedPeerIsReportedWithItsStderrAndDropped) {
 }
 
 TEST(CompareCommandTest, WithoutGnuplotWritesTheScriptAndSaysSo) {
-  ScopedTempDir dir;
+  TempDir dir;
   // A PATH with what the fake runner needs and no gnuplot.
   std::filesystem::create_directory(dir.file("bin"));
   for (const char* tool : {"bash", "cat"}) {
@@ -160,7 +160,7 @@ TEST(CompareCommandTest, WithoutGnuplotWritesTheScriptAndSaysSo) {
 }
 
 TEST(CompareCommandTest, UnknownWorkloadIsAUsageError) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r = compare_fake(dir, "quiet", {"--workload", "bogus"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unknown workload 'bogus'"), std::string::npos) << r.err;
@@ -168,7 +168,7 @@ TEST(CompareCommandTest, UnknownWorkloadIsAUsageError) {
 
 // The real child: the ordo nodes workload prints the contract.
 TEST(CompareCommandTest, RealNodesRunAaOnly) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r = run_process(
       {ORDO_BENCH_PATH, "compare", "--workload", "nodes-seq", "--engines", "ordo", "--rounds", "2",
        "--out", dir.file("out"), "--", "--nodes", "2000", "--commit-every", "500", "--window",

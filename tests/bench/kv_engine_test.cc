@@ -48,7 +48,7 @@ class KvEngineTest : public ::testing::TestWithParam<std::string> {
     return out;
   }
 
-  ordo::testing::ScopedTempDir dir_;
+  ordo::testing::TempDir dir_;
 };
 
 TEST_P(KvEngineTest, PutGetScanDeleteAndReopen) {
@@ -149,7 +149,7 @@ TEST_P(KvEngineTest, SnapshotDoesNotSeeLaterCommits) {
 }
 
 TEST(KvRegistryTest, UnknownOrUnbuiltEngineIsInvalidArgument) {
-  ordo::testing::ScopedTempDir dir;
+  ordo::testing::TempDir dir;
   EXPECT_TRUE(open_engine("nosuch", dir.file("x"), {}).status().is_invalid_argument());
   for (const std::string& name : known_engines()) {
     if (!engine_built(name)) {
@@ -164,7 +164,7 @@ TEST(KvRegistryTest, UnknownOrUnbuiltEngineIsInvalidArgument) {
 // and counts it, so a run on unsorted keys says so.
 TEST(KvLmdbAppendTest, UnsortedKeysFallBackToPlainPutsAndAreCounted) {
   if (!engine_built("lmdb-append")) GTEST_SKIP() << engine_missing_reason("lmdb-append");
-  ordo::testing::ScopedTempDir dir;
+  ordo::testing::TempDir dir;
   Result<std::unique_ptr<KvEngine>> kv = open_engine("lmdb-append", dir.file("s"), {});
   ASSERT_TRUE(kv.is_ok()) << kv.status().to_string();
   Result<TableId> t = (*kv)->open_table("t");

@@ -54,7 +54,7 @@ TEST(LinkModelTest, AddsAndRemovesChangeOnlyTheirGroup) {
 }
 
 TEST(ScanPrefixTest, VisitsExactlyTheGroupWhateverItsSize) {
-  testing::ScopedTempDir dir;
+  testing::TempDir dir;
   auto db = bench::open_engine("ordo", dir.file("db"), {});
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
   auto table = (*db)->open_table("t");

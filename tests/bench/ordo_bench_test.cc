@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 using testing::ProcessResult;
 using testing::run_process;
-using testing::ScopedTempDir;
+using testing::TempDir;
 
 ProcessResult bench_command(const std::string& command, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {ORDO_BENCH_PATH, command};
@@ -83,7 +83,7 @@ TEST(OrdoBenchNodesTest, SeqRunReportsEveryField) {
 }
 
 TEST(OrdoBenchNodesTest, KeepLeavesBothFilesUnderPath) {
-  ScopedTempDir dir;
+  TempDir dir;
   const ProcessResult r = bench({"--nodes", "3000", "--commit-every", "500", "--fanout", "3",
                                  "--path", dir.path(), "--keep"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -316,7 +316,7 @@ TEST(OrdoBenchChurnTest, ReaderRoundsMustFitTheRun) {
 }
 
 TEST(OrdoBenchTreesTest, CountsCreatesSyncsAndFiles) {
-  ScopedTempDir dir;
+  TempDir dir;
   constexpr uint64_t kTrees = 300, kBatch = 10;
   const json j = parse_report(
       bench_command("trees", {"--trees", std::to_string(kTrees), "--batch", std::to_string(kBatch),

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ordo/ordo.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -36,22 +37,7 @@ using Txn = std::unique_ptr<ordo_txn, TxnFreer>;
 using Cursor = std::unique_ptr<ordo_cursor, CursorFreer>;
 using Tree = std::unique_ptr<ordo_tree, TreeFreer>;
 
-// A fresh directory, removed with its contents at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ordo-c-api-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ordo::testing::TempDir;
 
 std::string str(const void* data, size_t len) {
   return std::string(static_cast<const char*>(data), len);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engine_test_util.h"
+#include "temp_dir.h"
 #include "page_memory.h"
 
 namespace ordo {
@@ -49,10 +50,7 @@ class HostMallocTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // Make ordo allocate pages: a create, a put and a commit.
-    std::string dir = (std::filesystem::temp_directory_path() / "ordo-host-XXXXXX").string();
-    ASSERT_NE(mkdtemp(dir.data()), nullptr);
-    dir_ = dir;
-    db_ = testing::open_db(dir_ + "/host.ordo");
+    db_ = testing::open_db(dir_.file("host.ordo"));
     ASSERT_NE(db_, nullptr);
     auto w = db_->begin_write();
     ASSERT_TRUE(w.is_ok()) << w.status().to_string();
@@ -62,12 +60,9 @@ class HostMallocTest : public ::testing::Test {
     ASSERT_TRUE(w->commit().is_ok());
   }
 
-  void TearDown() override {
-    db_.reset();
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { db_.reset(); }
 
-  std::string dir_;
+  testing::TempDir dir_;
   std::unique_ptr<Database> db_;
 };
 

@@ -23,7 +23,7 @@ using testing::ordo_tool;
 using testing::ProcessResult;
 using testing::sh_quote;
 using testing::read_file;
-using testing::ScopedTempDir;
+using testing::TempDir;
 
 constexpr uint64_t kLiveKeys = 40;
 
@@ -75,7 +75,7 @@ std::map<std::string, std::string> read_tree(Txn& txn, const Tree& tree) {
 }
 
 TEST(ToolCopyLiveTest, HundredCopiesUnderALiveWriterEachCheckCleanAndHoldTheirSnapshot) {
-  ScopedTempDir dir;
+  TempDir dir;
   const std::string src = dir.file("live.ordo");
   Options options;
   options.sync_commits = false;  // a fast writer; durability is not what is tested
@@ -146,7 +146,7 @@ class ToolCopyTest : public ::testing::Test {
     ASSERT_TRUE(db.is_ok());
     for (uint64_t n = 1; n <= 30; ++n) ASSERT_TRUE(live_commit(**db, n).is_ok());
   }
-  ScopedTempDir dir_;
+  TempDir dir_;
   std::string src_;
 };
 

@@ -26,7 +26,7 @@ using testing::ordo_tool;
 using testing::ProcessResult;
 using testing::sh_quote;
 using testing::read_file;
-using testing::ScopedTempDir;
+using testing::TempDir;
 using testing::shell;
 using testing::write_file;
 
@@ -62,7 +62,7 @@ void build_varied(const std::string& path) {
 
 class ToolDumpLoadTest : public ::testing::Test {
  protected:
-  ScopedTempDir dir_;
+  TempDir dir_;
 };
 
 TEST_F(ToolDumpLoadTest, DumpLoadDumpIsIdenticalInBothFormats) {
@@ -203,7 +203,7 @@ TEST(ToolLmdbTest, RoundTripThroughOrdoIsIdentical) {
   for (const char* tool : {"/usr/bin/mdb_dump", "/usr/bin/mdb_load"}) {
     ASSERT_EQ(::access(tool, X_OK), 0) << tool << " is missing: install lmdb-utils (tools/dev test does)";
   }
-  ScopedTempDir dir;
+  TempDir dir;
   // The LMDB source: three named databases made with mdb_load from a dump:
   // binary keys, empty values, 511-byte keys (LMDB's limit), values on
   // LMDB overflow pages.

@@ -16,7 +16,7 @@ namespace {
 using testing::ordo_tool;
 using testing::parse_json;
 using testing::ProcessResult;
-using testing::ScopedTempDir;
+using testing::TempDir;
 
 class ToolInspectTest : public ::testing::Test {
  protected:
@@ -43,7 +43,7 @@ class ToolInspectTest : public ::testing::Test {
       ASSERT_TRUE(w->commit().is_ok());
     }
   }
-  ScopedTempDir dir_;
+  TempDir dir_;
   std::string path_;
 };
 
@@ -189,7 +189,7 @@ TEST(ToolUsageTest, VersionHelpAndUnknownCommands) {
 // A tree name of control characters and invalid UTF-8, and a database whose
 // catalog holds such a name: every message escapes them.
 TEST(ToolMessagesTest, NoRawBinaryInErrors) {
-  ScopedTempDir dir;
+  TempDir dir;
   const std::string path = dir.file("db.ordo");
   const std::string evil("\x1b[2J\xff\xfe\n\x07", 8);
   {

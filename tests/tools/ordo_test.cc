@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 using testing::ProcessResult;
 using testing::run_process;
-using testing::ScopedTempDir;
+using testing::TempDir;
 
 constexpr uint64_t kAlphaEntries = 10;
 constexpr uint64_t kBetaEntries = 250;
@@ -67,7 +67,7 @@ class OrdoToolTest : public ::testing::Test {
     }
   }
 
-  ScopedTempDir dir_;
+  TempDir dir_;
   std::string path_;
   std::unique_ptr<Database> db_;
   Uuid last_uuid_;
@@ -194,7 +194,7 @@ TEST_F(OrdoToolTest, TextOutputNamesTheFigures) {
 }
 
 TEST(OrdoToolErrorTest, MissingFileExitsOneWithItsName) {
-  ScopedTempDir dir;
+  TempDir dir;
   const std::string path = dir.file("absent.ordo");
   for (const char* command : {"info", "stat"}) {
     const ProcessResult r = ordo_tool({command, path});
@@ -216,7 +216,7 @@ void write_random_file(const std::string& path, size_t bytes, uint64_t seed) {
 // A file that is not an ordo database, of a few sizes (empty, less than a page,
 // several pages): exit 1 with the reason, never a crash.
 TEST(OrdoToolErrorTest, NotADatabaseExitsOneNamingTheProblem) {
-  ScopedTempDir dir;
+  TempDir dir;
   for (size_t bytes : {size_t{0}, size_t{100}, size_t{5 * 4096}, size_t{64 * 1024 + 17}}) {
     const std::string path = dir.file("random-" + std::to_string(bytes));
     write_random_file(path, bytes, /*seed=*/bytes + 1);
@@ -285,7 +285,7 @@ TEST_F(OrdoToolTest, CheckFindsADamagedPageAndExitsOne) {
 }
 
 TEST(OrdoToolCheckTest, NotADatabaseExitsOneNamingTheProblem) {
-  ScopedTempDir dir;
+  TempDir dir;
   const std::string path = dir.file("junk");
   std::FILE* f = std::fopen(path.c_str(), "wb");
   for (int i = 0; i < 20000; ++i) std::fputc(i * 7, f);

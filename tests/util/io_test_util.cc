@@ -16,19 +16,6 @@
 
 namespace ordo::io::testing {
 
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ordo_io_test.XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 std::vector<std::byte> random_bytes(size_t size, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<std::byte> bytes(size);

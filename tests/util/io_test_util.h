@@ -10,25 +10,11 @@
 #include <vector>
 
 #include "ordo/io/backend.h"
+#include "temp_dir.h"
 
 namespace ordo::io::testing {
 
-// A fresh directory from mkdtemp under $TMPDIR (or /tmp), removed with its contents on
-// destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  // path()/name
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ::ordo::testing::TempDir;
 
 // Spans with their own buffers, and the file image they produce when written into an
 // empty file (zeros in the gaps).

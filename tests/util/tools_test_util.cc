@@ -25,19 +25,6 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   return result;
 }
 
-ScopedTempDir::ScopedTempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
-  pattern += "/ordo-tools-test-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) std::abort();
-  path_ = pattern;
-}
-
-ScopedTempDir::~ScopedTempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 std::string test_param_name(std::string name) {
   for (char& c : name) c = c == '-' ? '_' : c;
   return name;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace ordo::testing {
 
 struct ProcessResult {
@@ -21,21 +23,5 @@ ProcessResult run_process(const std::vector<std::string>& argv);
 // `name` usable as a GoogleTest parameter name: '-' becomes '_'.
 std::string test_param_name(std::string name);
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents on
-// destruction.
-
-class ScopedTempDir {
- public:
-  ScopedTempDir();
-  ~ScopedTempDir();
-  ScopedTempDir(const ScopedTempDir&) = delete;
-  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace ordo::testing
