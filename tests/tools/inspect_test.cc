@@ -47,6 +47,32 @@ class ToolInspectTest : public ::testing::Test {
   std::string path_;
 };
 
+// A file cut after its last commit: open falls back to the commit before,
+// and every command says so on stderr instead of showing the older data silently.
+TEST(ToolRecoveryTest, ACommitRolledBackAtOpenIsAWarning) {
+  TempDir dir;
+  const std::string path = dir.file("cut.ordo");
+  {
+    auto db = Database::open(path);
+    ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+    for (const char* key : {"k1", "k2"}) {
+      auto w = (*db)->begin_write();
+      ASSERT_TRUE(w.is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), key, "v").is_ok());
+      ASSERT_TRUE(w->commit().is_ok());
+    }
+  }
+  const off_t size = static_cast<off_t>(testing::read_file(path).size());
+  ASSERT_EQ(::truncate(path.c_str(), size - 4096), 0);
+  ProcessResult keys = ordo_tool({"keys", path});
+  EXPECT_EQ(keys.exit_code, 0) << keys.err;
+  EXPECT_EQ(keys.out.find("k2"), std::string::npos) << keys.out;
+  EXPECT_NE(keys.err.find("warning"), std::string::npos) << keys.err;
+  EXPECT_NE(keys.err.find("not durable"), std::string::npos) << keys.err;
+  ProcessResult dump = ordo_tool({"dump", path});
+  EXPECT_NE(dump.err.find("not durable"), std::string::npos) << dump.err;
+}
+
 TEST_F(ToolInspectTest, InfoStatCheckAndTreesAgreeOnTreesAndEntries) {
   const auto trees = parse_json(ordo_tool({"trees", "--json", path_}));
   const auto info = parse_json(ordo_tool({"info", "--json", path_}));

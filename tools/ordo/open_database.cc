@@ -22,6 +22,10 @@ std::unique_ptr<Database> open_for_inspection(const std::string& path) {
     report_error(path, db.status());
     return nullptr;
   }
+  // A rolled-back commit is a lost commit if the file was cut after it was
+  // durable: every command says so, not only `info` and `check`.
+  std::string recovery = (*db)->info().recovery;
+  if (!recovery.empty()) report_message("warning: " + path + ": " + recovery);
   return std::move(db).value();
 }
 

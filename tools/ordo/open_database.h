@@ -18,7 +18,8 @@ void report_error(const std::string& what, const Status& status);
 void report_message(const std::string& message);
 
 // Opens `path` read-only (no lock: works while another process writes it).
-// On failure reports the status and returns null.
+// On failure reports the status and returns null. When open used the older
+// commit because the newest one is incomplete, prints a warning saying so.
 std::unique_ptr<Database> open_for_inspection(const std::string& path);
 // The same, then a read txn on the newest commit: the txn keeps the database
 // open. On failure reports the status and returns nullopt.
