@@ -80,6 +80,7 @@ class MonotonicCounter {
     return last_;
   }
 
+  // The largest counter value, as given to the constructor.
   uint64_t counter_max() const { return counter_max_; }
 
  private:
