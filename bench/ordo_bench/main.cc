@@ -1,4 +1,4 @@
-// ordo-bench: the benchmark driver of BENCHMARKING.md.
+// ordo-bench: the benchmark driver of docs/BENCHMARKS.md.
 //
 //   ordo-bench nodes [--engine E] [--nodes N] [--fanout F] [--commit-every C | --one-txn]
 //                    [--txn-budget-mib M] [--ids seq|random] [--seed S] [--window W]
@@ -38,7 +38,7 @@
 //   nodes             1,000,000 nodes, a durable commit per 10,000, seq then
 //                     random IDs: seconds to a minute per ID kind and engine
 //                     (random IDs on LMDB and SQLite are the slow ones).
-//   nodes --one-txn   as nodes, one commit; the figure is --nodes 10000000
+//   nodes --one-txn   as nodes, one commit; the headline figure is --nodes 10000000
 //                     (seq ids: ~25 s; random ids: ~2 min, the txn spills ~27 GB).
 //   commit            preloads 10,000, 100,000, 1,000,000 rows, 1,000 one-row
 //                     durable commits at each: 3,000 syncing commits, ~15-40 s.
@@ -333,7 +333,7 @@ void add_linkbench_options(CLI::App& linkbench, ordo::bench::LinkbenchCommand& c
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"ordo benchmark driver (BENCHMARKING.md workloads)", "ordo-bench"};
+  CLI::App app{"ordo benchmark driver (docs/BENCHMARKS.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
   NodesArgs nodes_args;
   CLI::App* nodes = app.add_subcommand("nodes", "Content-repository node creation");
@@ -350,7 +350,7 @@ int run(int argc, char** argv) {
   add_trees_options(*trees, trees_command, trees_commit);
   CompareArgs compare_args;
   CLI::App* compare = app.add_subcommand(
-      "compare", "Interleaved ABBA study of ordo against peers and itself (BENCHMARKING.md)");
+      "compare", "Interleaved ABBA study of ordo against peers and itself (docs/BENCHMARKS.md)");
   add_compare_options(*compare, compare_args);
   ordo::bench::CommitCommand commit_command;
   CLI::App* commit = app.add_subcommand(

@@ -30,9 +30,9 @@ Id64 Id64::from_big_endian(ByteView b) {
 }
 
 Id64Generator::Id64Generator(uint32_t node, Clock& clock)
-    : clock_(clock), node_(clamp_node(node)) {}
+    : clock_(clock), node_(clamp_node(node)), position_(Id64::kMaxRelativeMs, Id64::kMaxSequence) {}
 
-Id64 Id64Generator::encode(uint64_t rel_ms, uint32_t sequence) const {
+Id64 Id64Generator::encode(uint64_t rel_ms, uint64_t sequence) const {
   return Id64{(rel_ms << (Id64::kNodeBits + Id64::kSequenceBits)) |
               (uint64_t{node_} << Id64::kSequenceBits) | sequence};
 }
@@ -42,27 +42,14 @@ Id64 Id64Generator::next() {
   const uint64_t unix_ms = clock_.now_ms();
   const uint64_t now =
       unix_ms < kId64EpochMs ? 0 : std::min(unix_ms - kId64EpochMs, Id64::kMaxRelativeMs);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!has_state_ || now > rel_ms_) {
-    rel_ms_ = now;
-    sequence_ = 0;
-  } else if (sequence_ < Id64::kMaxSequence) {
-    ++sequence_;  // Same ms, or the clock is behind: keep rel_ms_, count on.
-  } else if (rel_ms_ < Id64::kMaxRelativeMs) {
-    ++rel_ms_;  // Sequence used up: borrow the next ms rather than wrap.
-    sequence_ = 0;
-  } else {
-    assert(false && "Id64Generator: 41-bit time space exhausted");
-    return last_;
-  }
-  has_state_ = true;
-  last_ = encode(rel_ms_, sequence_);
-  return last_;
+  return position_.next(
+      now, [] { return uint64_t{0}; },
+      [this](uint64_t rel_ms, uint64_t sequence) { return encode(rel_ms, sequence); });
 }
 
 void Id64Generator::observe(Id64 floor) {
   // Compare on the whole value: a floor from another node orders by node
-  // before sequence, so place our state just at or above it.
+  // before sequence, so place our position just at or above it.
   uint64_t floor_ms = (floor.value >> (Id64::kNodeBits + Id64::kSequenceBits));
   uint32_t floor_seq;
   if (floor_ms > Id64::kMaxRelativeMs) {
@@ -73,18 +60,9 @@ void Id64Generator::observe(Id64 floor) {
   } else {
     floor_seq = floor.node() == node_ ? floor.sequence() : 0;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!has_state_ || floor_ms > rel_ms_ || (floor_ms == rel_ms_ && floor_seq > sequence_)) {
-    rel_ms_ = floor_ms;
-    sequence_ = floor_seq;
-    has_state_ = true;
-  }
-  if (floor > last_) last_ = floor;
+  position_.observe(floor_ms, floor_seq, floor);
 }
 
-Id64 Id64Generator::last() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return last_;
-}
+Id64 Id64Generator::last() const { return position_.last(); }
 
 }  // namespace ordo

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cstring>
 
+#include "ordo/hex.h"
+
 namespace ordo {
 namespace {
 
@@ -13,21 +15,6 @@ constexpr size_t kDashPositions[] = {8, 13, 18, 23};
 bool is_dash_position(size_t i) {
   return std::find(std::begin(kDashPositions), std::end(kDashPositions), i) !=
          std::end(kDashPositions);
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Printable form of an offending character for error messages.
-std::string describe_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
-  static constexpr char kHex[] = "0123456789abcdef";
-  return std::string("byte 0x") + kHex[u >> 4] + kHex[u & 0xf];
 }
 
 }  // namespace
@@ -55,7 +42,7 @@ Result<Uuid> Uuid::parse(std::string_view text) {
       }
       continue;
     }
-    int v = hex_value(c);
+    int v = hex_digit_value(c);
     if (v < 0) {
       return Status::invalid_argument("uuid: non-hex character " + describe_char(c) +
                                       " at position " + std::to_string(i));
@@ -67,13 +54,12 @@ Result<Uuid> Uuid::parse(std::string_view text) {
 }
 
 std::string Uuid::to_string() const {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(kStringLength);
   for (size_t i = 0; i < kSize; ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 0xf];
+    out += hex_digit(bytes[i] >> 4);
+    out += hex_digit(bytes[i]);
   }
   return out;
 }

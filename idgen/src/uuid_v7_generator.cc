@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 
 #include "random.h"
 
@@ -39,9 +40,12 @@ UuidV7Generator::UuidV7Generator(Clock& clock) : UuidV7Generator(clock, Options(
 UuidV7Generator::UuidV7Generator(Clock& clock, Options options)
     : clock_(clock),
       counter_bits_(clamp_counter_bits(options.counter_bits)),
-      counter_max_(low_mask(counter_bits_)),
+      position_(kMaxUnixMs, low_mask(counter_bits_)),
       rng_(internal::xoshiro_seed(options.seed)) {}
 
+// The layout of RFC 9562 section 5.7: unix_ts_ms (48 bits), ver (4), rand_a
+// (12), var (2), rand_b (62). The counter of section 6.2 Method 1 fills rand_a
+// and then the top of rand_b; random bits fill the rest.
 Uuid UuidV7Generator::encode(uint64_t ms, uint64_t counter, uint64_t random) const {
   const int low_bits = counter_bits_ - kRandABits;  // counter bits in rand_b
   const int random_bits = kRandBBits - low_bits;
@@ -61,50 +65,27 @@ uint64_t UuidV7Generator::decode_counter(const Uuid& id) const {
   return (hi << low_bits) | ((lo >> (kRandBBits - low_bits)) & low_mask(low_bits));
 }
 
-uint64_t UuidV7Generator::fresh_counter() {
-  // Lower half only: at least 2^(bits-1) increments before a borrow.
-  return internal::xoshiro_next(rng_) & (counter_max_ >> 1);
-}
-
 Uuid UuidV7Generator::next() {
   // Read outside the lock: a stale reading only looks like a clock step back.
   const uint64_t now = std::min(clock_.now_ms(), kMaxUnixMs);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!has_state_ || now > ms_) {
-    ms_ = now;
-    counter_ = fresh_counter();
-  } else if (counter_ < counter_max_) {
-    ++counter_;  // Same ms, or the clock is behind: keep ms_, count on.
-  } else if (ms_ < kMaxUnixMs) {
-    ++ms_;  // Counter used up: borrow the next ms rather than wrap.
-    counter_ = fresh_counter();
-  } else {
-    assert(false && "UuidV7Generator: 48-bit timestamp space exhausted");
-    return last_;
-  }
-  has_state_ = true;
-  last_ = encode(ms_, counter_, internal::xoshiro_next(rng_));
-  return last_;
+  return position_.next(
+      now,
+      // Lower half only: at least 2^(bits-1) increments before a borrow.
+      [this] { return internal::xoshiro_next(rng_) & (position_.counter_max() >> 1); },
+      [this](uint64_t ms, uint64_t counter) {
+        return encode(ms, counter, internal::xoshiro_next(rng_));
+      });
 }
 
 void UuidV7Generator::observe(const Uuid& floor) {
   if (floor.is_nil()) return;  // Every UUIDv7 is above Nil already.
-  const uint64_t floor_ms = floor.unix_ms();
   // A foreign layout can't be placed within its ms; pass the whole ms.
-  const uint64_t floor_counter =
-      floor.version() == 7 && floor.variant() == 2 ? decode_counter(floor) : counter_max_;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!has_state_ || floor_ms > ms_ || (floor_ms == ms_ && floor_counter > counter_)) {
-    ms_ = floor_ms;
-    counter_ = floor_counter;
-    has_state_ = true;
-  }
-  if (floor > last_) last_ = floor;
+  const uint64_t floor_counter = floor.version() == 7 && floor.variant() == 2
+                                     ? decode_counter(floor)
+                                     : position_.counter_max();
+  position_.observe(floor.unix_ms(), floor_counter, floor);
 }
 
-Uuid UuidV7Generator::last() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return last_;
-}
+Uuid UuidV7Generator::last() const { return position_.last(); }
 
 }  // namespace ordo

@@ -43,6 +43,13 @@ TEST(ByteFormatTest, MalformedInputIsRefusedWithItsPlace) {
   EXPECT_FALSE(from_print("\\xy").is_ok());
   EXPECT_FALSE(from_uuid("0190b3c4-0011-7222-8333").is_ok());
   EXPECT_FALSE(from_uuid("0190b3c4-0011-7222-8333-445566778899x").is_ok());
+  // Uuid::parse reads the UUID part, and names the place in it.
+  EXPECT_NE(from_uuid("0190b3c4-0011-7222-8333-44556677889g/rest").status().message().find(
+                "'g' at position 35"),
+            std::string::npos);
+  EXPECT_NE(from_uuid("0190b3c4-0011-7222+8333-445566778899").status().message().find(
+                "position 18"),
+            std::string::npos);
 }
 
 TEST(ByteFormatTest, SafeTextEscapesControlsAndBadUtf8Only) {

@@ -2,28 +2,11 @@
 
 #include <cstdio>
 
+#include "ordo/hex.h"
+#include "ordo/uuid.h"
+
 namespace ordo::tool {
 namespace {
-
-constexpr char kHexDigits[] = "0123456789abcdef";
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string describe_char(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  char buf[16];
-  if (u >= 0x20 && u < 0x7f) {
-    std::snprintf(buf, sizeof buf, "'%c'", c);
-  } else {
-    std::snprintf(buf, sizeof buf, "byte 0x%02x", u);
-  }
-  return buf;
-}
 
 bool printable(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\'; }
 
@@ -53,8 +36,8 @@ void append_print(ByteView bytes, std::string& out) {
       out += static_cast<char>(c);
     } else {
       out += '\\';
-      out += kHexDigits[c >> 4];
-      out += kHexDigits[c & 15];
+      out += hex_digit(c >> 4);
+      out += hex_digit(c);
     }
   }
 }
@@ -65,8 +48,8 @@ void append_hex(ByteView bytes, std::string& out) {
   out.resize(at + 2 * bytes.size());
   char* o = out.data() + at;
   for (size_t i = 0; i < bytes.size(); ++i) {
-    *o++ = kHexDigits[p[i] >> 4];
-    *o++ = kHexDigits[p[i] & 15];
+    *o++ = hex_digit(p[i] >> 4);
+    *o++ = hex_digit(p[i]);
   }
 }
 
@@ -83,13 +66,11 @@ std::string to_hex(ByteView bytes) {
 }
 
 std::string to_uuid(ByteView bytes) {
-  if (bytes.size() < 16) return "0x" + to_hex(bytes);
-  const std::string h = to_hex(ByteView(bytes.data(), 16));
-  std::string out = h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
-                    h.substr(16, 4) + "-" + h.substr(20, 12);
-  if (bytes.size() > 16) {
+  if (bytes.size() < Uuid::kSize) return "0x" + to_hex(bytes);
+  std::string out = Uuid::from_bytes(ByteView(bytes.data(), Uuid::kSize)).to_string();
+  if (bytes.size() > Uuid::kSize) {
     out += '/';
-    append_print(ByteView(bytes.data() + 16, bytes.size() - 16), out);
+    append_print(ByteView(bytes.data() + Uuid::kSize, bytes.size() - Uuid::kSize), out);
   }
   return out;
 }
@@ -116,11 +97,12 @@ Result<std::string> from_print(std::string_view text) {
       ++i;
       continue;
     }
-    if (i + 2 >= text.size() || hex_value(text[i + 1]) < 0 || hex_value(text[i + 2]) < 0) {
+    if (i + 2 >= text.size() || hex_digit_value(text[i + 1]) < 0 ||
+        hex_digit_value(text[i + 2]) < 0) {
       return Status::invalid_argument("bad escape at offset " + std::to_string(i) +
                                       ": '\\' must be followed by two hex digits or '\\'");
     }
-    out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+    out += static_cast<char>(hex_digit_value(text[i + 1]) * 16 + hex_digit_value(text[i + 2]));
     i += 2;
   }
   return out;
@@ -133,8 +115,8 @@ Result<std::string> from_hex(std::string_view text) {
   }
   std::string out(text.size() / 2, '\0');
   for (size_t i = 0; i < text.size(); i += 2) {
-    const int hi = hex_value(text[i]);
-    const int lo = hex_value(text[i + 1]);
+    const int hi = hex_digit_value(text[i]);
+    const int lo = hex_digit_value(text[i + 1]);
     if (hi < 0 || lo < 0) {
       const size_t bad = hi < 0 ? i : i + 1;
       return Status::invalid_argument("not a hex digit at offset " + std::to_string(bad) + ": " +
@@ -147,24 +129,19 @@ Result<std::string> from_hex(std::string_view text) {
 
 Result<std::string> from_uuid(std::string_view text) {
   if (text.substr(0, 2) == "0x") return from_hex(text.substr(2));
-  std::string_view uuid = text.substr(0, 36);
-  std::string hex;
-  for (size_t i = 0; i < uuid.size(); ++i) {
-    const bool dash_here = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash_here) {
-      if (uuid[i] != '-') break;
-      continue;
-    }
-    hex += uuid[i];
-  }
-  if (uuid.size() != 36 || hex.size() != 32) {
+  Result<Uuid> uuid = Uuid::parse(text.substr(0, Uuid::kStringLength));
+  if (!uuid.is_ok()) {
     return Status::invalid_argument(
-        "not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, optionally followed by /REST, or 0xHEX)");
+        uuid.status().message() +
+        " (a key in uuid format is xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, optionally followed by"
+        " /REST, or 0xHEX)");
   }
-  ORDO_ASSIGN_OR_RETURN(std::string out, from_hex(hex));
-  if (text.size() > 36) {
-    if (text[36] != '/') return Status::invalid_argument("expected '/' after the UUID");
-    ORDO_ASSIGN_OR_RETURN(std::string rest, from_print(text.substr(37)));
+  std::string out = uuid->view().str();
+  if (text.size() > Uuid::kStringLength) {
+    if (text[Uuid::kStringLength] != '/') {
+      return Status::invalid_argument("expected '/' after the UUID");
+    }
+    ORDO_ASSIGN_OR_RETURN(std::string rest, from_print(text.substr(Uuid::kStringLength + 1)));
     out += rest;
   }
   return out;

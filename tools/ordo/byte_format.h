@@ -7,9 +7,10 @@
 //          the text format of LMDB's `mdb_dump -p`. Reading also accepts "\\".
 //   hex    two lowercase hex digits per byte ("61006200"); reading accepts
 //          upper case too.
-//   uuid   a 16-byte key as an RFC 9562 UUID ("0190b3c4-...-..."); a longer
-//          one as the UUID of its first 16 bytes, '/', and the rest in print
-//          form; a shorter one as "0x" and hex. Reading accepts the same.
+//   uuid   a 16-byte key as an RFC 9562 UUID ("0190b3c4-...-...", Uuid's
+//          text form); a longer one as the UUID of its first 16 bytes, '/',
+//          and the rest in print form; a shorter one as "0x" and hex. Reading
+//          accepts the same (Uuid::parse: either case).
 #pragma once
 
 #include <optional>

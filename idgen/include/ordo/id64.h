@@ -16,10 +16,10 @@
 #include <array>
 #include <compare>
 #include <cstdint>
-#include <mutex>
 
 #include "ordo/byte_view.h"
 #include "ordo/clock.h"
+#include "ordo/monotonic_counter.h"
 
 namespace ordo {
 
@@ -60,12 +60,12 @@ struct Id64 {
 };
 
 // Mints strictly increasing Id64 values for one node number.
-// Rules (as UuidV7Generator, RFC 9562 section 6.2 Method 1 applied to a
-// 12-bit counter): the sequence starts at 0 on each new millisecond and
-// increments within it; when it would pass 4095 the time moves to the next
-// millisecond (last ms + 1) and the sequence restarts at 0, never wrapping; if
-// the clock reads earlier than the last millisecond used, the last millisecond
-// is kept and the sequence increments. A clock before the ordo epoch reads as
+// Rules (MonotonicCounter, as UuidV7Generator: RFC 9562 section 6.2 Method 1
+// applied to a 12-bit counter): the sequence starts at 0 on each new
+// millisecond and increments within it; when it would pass 4095 the time
+// moves to the next millisecond (last ms + 1) and the sequence restarts at 0,
+// never wrapping; if the clock reads earlier than the last millisecond used,
+// the last millisecond is kept and the sequence increments. A clock before the ordo epoch reads as
 // relative ms 0; after 2089 (kMaxRelativeMs) as kMaxRelativeMs.
 class Id64Generator {
  public:
@@ -99,17 +99,12 @@ class Id64Generator {
   uint32_t node() const { return node_; }
 
  private:
-  Id64 encode(uint64_t rel_ms, uint32_t sequence) const;
+  Id64 encode(uint64_t rel_ms, uint64_t sequence) const;
 
   Clock& clock_;
   const uint32_t node_;
-
-  mutable std::mutex mu_;
-  // Guarded by mu_.
-  bool has_state_ = false;  // rel_ms_/sequence_ hold an issued ID or a floor.
-  uint64_t rel_ms_ = 0;     // ms since kId64EpochMs
-  uint32_t sequence_ = 0;
-  Id64 last_;
+  // Milliseconds since kId64EpochMs, and the sequence.
+  MonotonicCounter<Id64> position_;
 };
 
 }  // namespace ordo

@@ -10,20 +10,20 @@
 //   bits  66..127  rand_b: the remaining counter_bits - 12 counter bits, then
 //                  random bits (xoshiro256** seeded per generator)
 //
-// Counter rules: on a new millisecond the counter starts at a random value in
-// the lower half of its range, leaving headroom (RFC 9562 section 6.2); within
-// a millisecond it increments by one. When it would overflow, the timestamp
-// moves to the next millisecond (last ms + 1) and the counter restarts: it
-// never wraps. If the clock reads earlier than the last millisecond used, the
-// generator keeps the last millisecond and increments the counter, so IDs
-// never go backwards.
+// Counter rules (MonotonicCounter): on a new millisecond the counter starts
+// at a random value in the lower half of its range, leaving headroom (RFC 9562
+// section 6.2); within a millisecond it increments by one. When it would
+// overflow, the timestamp moves to the next millisecond (last ms + 1) and the
+// counter restarts: it never wraps. If the clock reads earlier than the last
+// millisecond used, the generator keeps the last millisecond and increments
+// the counter, so IDs never go backwards.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <mutex>
 
 #include "ordo/clock.h"
+#include "ordo/monotonic_counter.h"
 #include "ordo/uuid.h"
 
 namespace ordo {
@@ -83,19 +83,12 @@ class UuidV7Generator {
  private:
   Uuid encode(uint64_t ms, uint64_t counter, uint64_t random) const;
   uint64_t decode_counter(const Uuid& id) const;
-  uint64_t fresh_counter();  // REQUIRES: mu_ held.
 
   Clock& clock_;
   const int counter_bits_;
-  const uint64_t counter_max_;
-
-  mutable std::mutex mu_;
-  // Guarded by mu_.
+  MonotonicCounter<Uuid> position_;
+  // Used only inside position_.next(), so guarded by its mutex.
   std::array<uint64_t, 4> rng_;
-  bool has_state_ = false;  // ms_/counter_ hold an issued ID or a floor.
-  uint64_t ms_ = 0;
-  uint64_t counter_ = 0;
-  Uuid last_;
 };
 
 }  // namespace ordo

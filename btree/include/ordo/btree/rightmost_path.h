@@ -1,6 +1,6 @@
 // RightmostPath: a write txn's cache of one tree's rightmost root-to-leaf path, so
 // that a put of a key at the right edge (sequential IDs) goes straight to the last
-// leaf without a root-to-leaf search (DESIGN.md, "Append-friendly B+-tree").
+// leaf without a root-to-leaf search.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The statistics of `ordo-bench compare` (BENCHMARKING.md): the ABBA run
+// The statistics of `ordo-bench compare` (docs/BENCHMARKS.md): the ABBA run
 // order, the median and interval of a figure over the kept rounds, the
 // per-round ratio ordo/peer, the 10% unresolved rule and the A/A check.
 // Pure functions: no I/O, no clock.

@@ -1,4 +1,4 @@
-// The trees workload of BENCHMARKING.md: create T named trees, each holding
+// The trees workload of docs/BENCHMARKS.md: create T named trees, each holding
 // one key, one durable txn per tree (create_tree + put + commit), timing each
 // txn; then create a batch of 100 more trees in one txn. Creating a tree must
 // not create a file or sync a directory, and its cost must not grow with the

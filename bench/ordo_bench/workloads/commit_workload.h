@@ -1,4 +1,4 @@
-// The commit workload of BENCHMARKING.md: one-row durable commits after
+// The commit workload of docs/BENCHMARKS.md: one-row durable commits after
 // preloading N rows, for each N of a list, beside the machine's own
 // fdatasync latency for a 4 KiB write measured in the same run.
 //

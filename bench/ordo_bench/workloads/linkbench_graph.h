@@ -1,4 +1,4 @@
-// The data of the linkbench workload (BENCHMARKING.md) and the in-memory
+// The data of the linkbench workload (docs/BENCHMARKS.md) and the in-memory
 // model it is checked against.
 //
 // Table "nodes": node ID (16-byte UUIDv7) -> 64-byte record (rows.h

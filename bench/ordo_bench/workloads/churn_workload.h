@@ -1,4 +1,4 @@
-// The churn workload (issue 3): load K keys (8-byte big-endian, 100-byte
+// The churn workload: load K keys (8-byte big-endian, 100-byte
 // values) in one txn, then R rounds that each update every key once, in key
 // order, in txns of T updates. Run twice on fresh files: without a reader,
 // and with a read txn held open across rounds 6-10. After the load and after

@@ -1,4 +1,4 @@
-// The records of the nodes workload (BENCHMARKING.md): a node's ID, its
+// The records of the nodes workload (docs/BENCHMARKS.md): a node's ID, its
 // 64-byte record in tree "nodes", and its entry in tree "children".
 #pragma once
 

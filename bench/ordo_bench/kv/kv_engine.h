@@ -1,6 +1,6 @@
 // KvEngine: the one interface every workload drives, so that ordo and its
 // peers (LMDB, RocksDB, LevelDB, SQLite) run the same keys, values and commit
-// points (BENCHMARKING.md, "Peers"). One adapter per engine, each in its own
+// points (docs/BENCHMARKS.md, "The drivers"). One adapter per engine, each in its own
 // file (kv_ordo.cc, kv_lmdb.cc, ...); kv_registry.h opens one by name.
 //
 // Model: a store at one path holds named tables (ordo trees, LMDB named DBs,

@@ -1,4 +1,4 @@
-// The reads workload of BENCHMARKING.md: load N rows (rows.h: 8- or 16-byte
+// The reads workload of docs/BENCHMARKS.md: load N rows (rows.h: 8- or 16-byte
 // keys in ascending order, 64-byte values, 100,000 per durable commit, timed
 // apart), then
 //   - random point lookups of existing keys (uniform, seeded) with 1 thread

@@ -1,5 +1,5 @@
 // PhaseMemory: peak resident memory per phase of a run (load, commit,
-// verify), anonymous and file-backed apart, as BENCHMARKING.md asks.
+// verify), anonymous and file-backed apart: the figures docs/BENCHMARKS.md reports.
 // VmHWM is one high-water mark for the whole process; this keeps one per
 // phase instead, from samples of /proc/self/status taken
 //   - when a phase begins and ends,

@@ -1,6 +1,6 @@
 // SyncProbe: the machine's own cost of one durable 4 KiB write (pwrite +
 // fdatasync on a scratch file beside the database), the physical floor a
-// durable commit is compared against (BENCHMARKING.md). On these shared
+// durable commit is compared against (docs/BENCHMARKS.md). On these shared
 // machines fdatasync latency drifts by several times within seconds, so the
 // probe is interleaved with the measured work and read per window.
 #pragma once

@@ -1,4 +1,4 @@
-// The nodes workload of BENCHMARKING.md: create N nodes in a hierarchy of
+// The nodes workload of docs/BENCHMARKS.md: create N nodes in a hierarchy of
 // fan-out F, each a 64-byte record in tree "nodes" (ID -> parent ID, name,
 // padding) plus an entry in tree "children" ((parent ID, name) -> ID),
 // committing durably every C nodes, or (--one-txn) once after the last node.

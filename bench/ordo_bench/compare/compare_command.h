@@ -1,4 +1,4 @@
-// `ordo-bench compare`: the interleaved study of BENCHMARKING.md. For each
+// `ordo-bench compare`: the interleaved study of docs/BENCHMARKS.md. For each
 // workload, ordo against itself (the A/A control) and against each peer, in
 // ABBA rounds of fresh child processes on fresh directories; then the
 // results table, DIR/compare.csv, DIR/compare.json and the plots.

@@ -1,4 +1,4 @@
-// The linkbench workload of BENCHMARKING.md: a graph store's write path on
+// The linkbench workload of docs/BENCHMARKS.md: a graph store's write path on
 // any engine of kv_registry.h, with the data of linkbench_graph.h.
 //
 // For each N of `sizes`, on a FRESH store (a store per size, so every N
