@@ -64,7 +64,7 @@ int newest_valid_slot(const Meta slots[2], const MetaProblem problems[2]) {
 
 Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
     const std::string& path, const Options& options,
-    std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory) {
+    std::function<Result<std::unique_ptr<io::WriteBackend>>(int fd)> backend_factory) {
   if (options.page_size_bytes != 0 && !btree::valid_page_size(options.page_size_bytes)) {
     return Status::invalid_argument("page size " + std::to_string(options.page_size_bytes) +
                                     " is not a power of two from 4096 to 65536");

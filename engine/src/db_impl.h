@@ -31,7 +31,7 @@ class DatabaseImpl {
   // `backend_factory`: tests only; null uses Options::io_backend.
   static Result<std::unique_ptr<DatabaseImpl>> open(
       const std::string& path, const Options& options,
-      std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory);
+      std::function<Result<std::unique_ptr<io::WriteBackend>>(int fd)> backend_factory);
 
   // A writable handle gives back its preallocated tail (Options::trim_on_close).
   ~DatabaseImpl();
