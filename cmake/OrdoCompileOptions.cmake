@@ -4,6 +4,10 @@
 
 # Warnings; with ORDO_WERROR (tools/dev, CI) every warning fails the build.
 add_compile_options(-Wall -Wextra -Wshadow -Wno-unused-parameter)
+# Clang checks the locking written in the code (engine/src/thread_annotations.h).
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  add_compile_options(-Wthread-safety)
+endif()
 if(ORDO_WERROR)
   add_compile_options(-Werror)
 endif()

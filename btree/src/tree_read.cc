@@ -62,7 +62,7 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
   return Status::ok();
 }
 
-double TreeStats::leaf_fill() const {
+double TreeShape::leaf_fill() const {
   return leaf_pages == 0 ? 0.0 : static_cast<double>(leaf_used_bytes) /
                                      (static_cast<double>(leaf_pages) * page_size_bytes);
 }
@@ -70,7 +70,7 @@ double TreeStats::leaf_fill() const {
 namespace {
 
 Status walk(PageReader& pages, PageNo pg, uint64_t expected, uint32_t level, uint32_t depth,
-            TreeStats* stats) {
+            TreeShape* stats) {
   bool expect_leaf = level + 1 == depth;
   ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, expect_leaf, expected));
   ORDO_RETURN_IF_ERROR(check_node_order(v.data(), pages.page_size(), pg));
@@ -98,8 +98,8 @@ Status walk(PageReader& pages, PageNo pg, uint64_t expected, uint32_t level, uin
 
 }  // namespace
 
-Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeStats* stats) {
-  *stats = TreeStats{};
+Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeShape* stats) {
+  *stats = TreeShape{};
   stats->page_size_bytes = pages.page_size();
   stats->depth = tree.depth;
   if (tree.root == kNoPage) return Status::ok();

@@ -349,7 +349,7 @@ Result<CopyResult> copy_to_path(Txn& txn, const std::string& path, const CopyOpt
   ORDO_RETURN_IF_ERROR(impl->db().check_process());
   TempTarget target;
   ORDO_RETURN_IF_ERROR(target.create(path, options.overwrite, impl->db().file().path()));
-  Result<std::unique_ptr<io::IoBackend>> backend =
+  Result<std::unique_ptr<io::WriteBackend>> backend =
       hooks.backend_factory ? hooks.backend_factory(target.fd())
                             : io::make_backend(target.fd(), io::BackendKind::kPosix);
   ORDO_RETURN_IF_ERROR(backend.status());

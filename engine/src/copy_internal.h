@@ -32,7 +32,7 @@ class CopySink {
 };
 
 // A sink over a file through an I/O backend (pwritev; fdatasync at finish).
-std::unique_ptr<CopySink> file_sink(std::unique_ptr<io::IoBackend> backend);
+std::unique_ptr<CopySink> file_sink(std::unique_ptr<io::WriteBackend> backend);
 // A sink over a descriptor written with write(2); fsync at finish when it is
 // a regular file.
 std::unique_ptr<CopySink> stream_sink(int fd);
@@ -42,7 +42,7 @@ std::unique_ptr<CopySink> null_sink();
 // Test seams of copy_to_path.
 struct CopyHooks {
   // Builds the backend that writes the temporary file (default: POSIX).
-  std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory;
+  std::function<Result<std::unique_ptr<io::WriteBackend>>(int fd)> backend_factory;
   // Called with "renamed" right after the rename and "directory synced"
   // after the directory's fsync.
   std::function<void(std::string_view event)> on_event;

@@ -66,7 +66,7 @@ class GatheringSink : public CopySink {
 
 class FileSink final : public GatheringSink {
  public:
-  explicit FileSink(std::unique_ptr<io::IoBackend> backend) : backend_(std::move(backend)) {}
+  explicit FileSink(std::unique_ptr<io::WriteBackend> backend) : backend_(std::move(backend)) {}
   bool seekable() const override { return true; }
   Status finish() override {
     ORDO_RETURN_IF_ERROR(flush());
@@ -78,7 +78,7 @@ class FileSink final : public GatheringSink {
     const io::WriteSpan span{offset, data, size};
     return backend_->write(std::span<const io::WriteSpan>(&span, 1), false);
   }
-  std::unique_ptr<io::IoBackend> backend_;
+  std::unique_ptr<io::WriteBackend> backend_;
 };
 
 class StreamSink final : public GatheringSink {
@@ -131,7 +131,7 @@ class NullSink final : public CopySink {
 
 }  // namespace
 
-std::unique_ptr<CopySink> file_sink(std::unique_ptr<io::IoBackend> backend) {
+std::unique_ptr<CopySink> file_sink(std::unique_ptr<io::WriteBackend> backend) {
   return std::make_unique<FileSink>(std::move(backend));
 }
 std::unique_ptr<CopySink> stream_sink(int fd) { return std::make_unique<StreamSink>(fd); }

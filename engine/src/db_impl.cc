@@ -5,15 +5,17 @@
 #include <cstring>
 #include <fstream>
 
+#include "options_check.h"
 #include "ordo/btree/page_format.h"
 #include "page_memory.h"
 #include "recovery.h"
-#include "tree_handles.h"
 
 namespace ordo {
 
 using engine::Meta;
 using engine::MetaProblem;
+using engine::MetaSlots;
+using engine::MutexLock;
 
 DatabaseImpl::~DatabaseImpl() {
   // A forked child shares the file with its parent: it shrinks nothing.
@@ -24,18 +26,9 @@ DatabaseImpl::~DatabaseImpl() {
   if (m.page_size != 0) (void)file_->shrink_to(m.page_high_water * m.page_size);
 }
 
-namespace {
-// Tags tell one open Database's Tree handles from another's.
-uint64_t next_tag() {
-  static std::atomic<uint64_t> tags{1};
-  return tags.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
 DatabaseImpl::DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file)
     : options_(options),
       file_(std::move(file)),
-      tag_(next_tag()),
       uuids_(options.clock ? *options.clock : system_clock()),
       id64s_(options.id_node, options.clock ? *options.clock : system_clock()) {}
 
@@ -50,35 +43,12 @@ io::BackendKind to_io(IoBackend b) {
   return io::BackendKind::kAuto;
 }
 
-// The valid slot with the higher txn id, or -1 when neither is valid.
-int newest_valid_slot(const Meta slots[2], const MetaProblem problems[2]) {
-  int pick = -1;
-  for (int i = 0; i < 2; ++i) {
-    if (problems[i] != MetaProblem::kNone) continue;
-    if (pick < 0 || slots[i].txn_id > slots[pick].txn_id) pick = i;
-  }
-  return pick;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
     const std::string& path, const Options& options,
-    std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory) {
-  if (options.page_size_bytes != 0 && !btree::valid_page_size(options.page_size_bytes)) {
-    return Status::invalid_argument("page size " + std::to_string(options.page_size_bytes) +
-                                    " is not a power of two from 4096 to 65536");
-  }
-  if (options.txn_memory_budget_bytes < (1ull << 20)) {
-    return Status::invalid_argument("txn_memory_budget_bytes must be at least 1 MiB");
-  }
-  if (!(options.append_fill >= 0.5 && options.append_fill <= 1.0)) {
-    return Status::invalid_argument("append_fill must be between 0.5 and 1.0");
-  }
-  if (options.id_node > 1023) {
-    return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
-                                    " exceeds 1023");
-  }
+    std::function<Result<std::unique_ptr<io::WriteBackend>>(int fd)> backend_factory) {
+  ORDO_RETURN_IF_ERROR(engine::check_options(options));
   io::FileOptions fo;
   fo.read_only = options.read_only;
   fo.create_if_missing = options.create_if_missing && !options.read_only;
@@ -99,8 +69,9 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
     ORDO_RETURN_IF_ERROR(db->load_existing());
   }
   db->page_buffers_ = std::make_unique<engine::PageBuffers>(db->page_size_);
-  db->uuids_.observe(db->committed_.last_uuid);
-  db->id64s_.observe(Id64{db->committed_.last_id64});
+  const Meta committed = db->committed();
+  db->uuids_.observe(committed.last_uuid);
+  db->id64s_.observe(Id64{committed.last_id64});
   return db;
 }
 
@@ -118,9 +89,10 @@ Status DatabaseImpl::create_new() {
   Status s = file_->write(std::span<const io::WriteSpan>(&span, 1), true);
   engine::page_free(page);
   ORDO_RETURN_IF_ERROR(s);
-  committed_ = meta;
-  slots_[0] = meta;
-  slot_problems_[1] = "never written";
+  publish(meta);
+  open_slots_.meta[0] = meta;
+  open_slots_.problem[0] = MetaProblem::kNone;
+  open_slots_.text[1] = "never written";
   return Status::ok();
 }
 
@@ -139,31 +111,31 @@ Status DatabaseImpl::load_existing() {
     return Status::not_ordo_file("not an ordo database: " + path + " (" + std::to_string(len) +
                                  " bytes, no ordo header)");
   }
-  MetaProblem problems[2];
   int pick = -1;
   for (int attempt = 0;; ++attempt) {
-    read_meta_slots(slots_, slot_problems_, problems);
-    pick = newest_valid_slot(slots_, problems);
+    open_slots_ = MetaSlots::read(*file_);
+    pick = open_slots_.newest_valid();
     if (pick < 0) break;
-    Result<int> trusted = trusted_slot(slots_, problems, pick, &recovery_note_);
+    Result<int> trusted = trusted_slot(open_slots_, pick, &recovery_note_);
     if (trusted.status().is_busy() && attempt < kRaceRetries) continue;  // writer moved on
     ORDO_ASSIGN_OR_RETURN(pick, std::move(trusted));
     break;
   }
   if (pick < 0) {
     for (int i = 0; i < 2; ++i) {
-      if (problems[i] == MetaProblem::kBadVersion) {
-        return Status::version_mismatch(path + ": unsupported " + slot_problems_[i]);
+      if (open_slots_.problem[i] == MetaProblem::kBadVersion) {
+        return Status::version_mismatch(path + ": unsupported " + open_slots_.text[i]);
       }
     }
-    if (problems[0] == MetaProblem::kNoMagic && problems[1] == MetaProblem::kNoMagic) {
+    if (open_slots_.problem[0] == MetaProblem::kNoMagic &&
+        open_slots_.problem[1] == MetaProblem::kNoMagic) {
       return Status::not_ordo_file("not an ordo database: " + path +
                                    " (no ordo magic in either meta page)");
     }
-    return Status::corruption("both meta pages are invalid: meta 0: " + slot_problems_[0] +
-                              "; meta 1: " + slot_problems_[1]);
+    return Status::corruption("both meta pages are invalid: meta 0: " + open_slots_.text[0] +
+                              "; meta 1: " + open_slots_.text[1]);
   }
-  const Meta& m = slots_[pick];
+  const Meta& m = open_slots_.meta[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
     return Status::invalid_argument("page size mismatch: the file uses " +
                                     std::to_string(m.page_size) + " bytes, options ask for " +
@@ -176,55 +148,15 @@ Status DatabaseImpl::load_existing() {
                               " bytes, the file has " + std::to_string(len));
   }
   page_size_ = m.page_size;
-  committed_ = m;
+  publish(m);
   return Status::ok();
-}
-
-void DatabaseImpl::read_meta_slots(Meta slots[2], std::string texts[2],
-                                   MetaProblem problems[2]) const {
-  const std::byte* p0 = file_->data(0, btree::kMinPageSize);
-  if (p0 == nullptr) {
-    problems[0] = problems[1] = MetaProblem::kNoMagic;
-    texts[0] = texts[1] = "beyond the end of the file";
-    return;
-  }
-  problems[0] = engine::decode_meta(p0, &slots[0], &texts[0]);
-  // Slot 1 sits one page in; without a valid slot 0, try every page size.
-  problems[1] = MetaProblem::kNoMagic;
-  texts[1] = "beyond the end of the file";
-  for (uint32_t ps = btree::kMinPageSize; ps <= btree::kMaxPageSize; ps *= 2) {
-    if (problems[0] == MetaProblem::kNone && ps != slots[0].page_size) continue;
-    const std::byte* p1 = file_->data(ps, btree::kMinPageSize);
-    if (p1 == nullptr) continue;
-    Meta m;
-    std::string text;
-    MetaProblem pr = engine::decode_meta(p1, &m, &text);
-    if (pr == MetaProblem::kNone && m.page_size != ps) {
-      pr = MetaProblem::kBadPageSize;
-      text = "page size field disagrees with the meta's position";
-    }
-    if (pr == MetaProblem::kNone || problems[1] == MetaProblem::kNoMagic) {
-      problems[1] = pr;
-      slots[1] = m;
-      texts[1] = text;
-    }
-    if (pr == MetaProblem::kNone) break;
-  }
-  if (problems[0] == MetaProblem::kNone && problems[1] == MetaProblem::kNone &&
-      slots[0].page_size != slots[1].page_size) {
-    problems[1] = MetaProblem::kBadPageSize;
-    texts[1] = "page size differs from meta 0";
-  }
 }
 
 bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
   if (!file_->refresh().is_ok()) return false;
-  Meta slots[2];
-  std::string texts[2];
-  MetaProblem problems[2];
-  read_meta_slots(slots, texts, problems);
-  const int pick = newest_valid_slot(slots, problems);
-  return pick >= 0 && slots[pick].txn_id > txn_id;
+  const MetaSlots slots = MetaSlots::read(*file_);
+  const int pick = slots.newest_valid();
+  return pick >= 0 && slots.meta[pick].txn_id > txn_id;
 }
 
 Result<Meta> DatabaseImpl::newest_meta_from_file() {
@@ -236,44 +168,40 @@ Result<Meta> DatabaseImpl::newest_meta_from_file() {
 
 Result<Meta> DatabaseImpl::newest_meta_once() {
   ORDO_RETURN_IF_ERROR(file_->refresh());
-  Meta slots[2];
-  std::string texts[2];
-  MetaProblem problems[2];
-  read_meta_slots(slots, texts, problems);
+  MetaSlots slots = MetaSlots::read(*file_);
   for (int i = 0; i < 2; ++i) {
-    if (problems[i] == MetaProblem::kNone && slots[i].page_size != page_size_) {
-      problems[i] = MetaProblem::kBadFields;
+    if (slots.problem[i] == MetaProblem::kNone && slots.meta[i].page_size != page_size_) {
+      slots.problem[i] = MetaProblem::kBadFields;
     }
   }
-  int pick = newest_valid_slot(slots, problems);
+  int pick = slots.newest_valid();
   if (pick >= 0) {
     std::string note;
-    ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots, problems, pick, &note));
+    ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots, pick, &note));
   }
   if (pick < 0) {
-    return Status::corruption("both meta pages are invalid: meta 0: " + texts[0] +
-                              "; meta 1: " + texts[1]);
+    return Status::corruption("both meta pages are invalid: meta 0: " + slots.text[0] +
+                              "; meta 1: " + slots.text[1]);
   }
-  if (slots[pick].page_high_water * page_size_ > file_->file_bytes()) {
+  if (slots.meta[pick].page_high_water * page_size_ > file_->file_bytes()) {
     return Status::corruption("file is shorter than the last commit (txn " +
-                              std::to_string(slots[pick].txn_id) + ") needs");
+                              std::to_string(slots.meta[pick].txn_id) + ") needs");
   }
-  return slots[pick];
+  return slots.meta[pick];
 }
 
-Result<int> DatabaseImpl::trusted_slot(const Meta slots[2], const MetaProblem problems[2], int pick,
-                                       std::string* note) {
+Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::string* note) {
   // A one-sync commit is trusted only if every page its txn wrote reads back
   // intact; else the other meta is used. Checked once per txn id.
-  std::lock_guard<std::mutex> g(verify_mu_);
-  const Meta& newest = slots[pick];
+  MutexLock g(verify_mu_);
+  const Meta& newest = slots.meta[pick];
   if ((newest.flags & engine::kMetaFlagOneSync) == 0 || newest.txn_id == verified_txn_) {
     return pick;
   }
   const int other = 1 - pick;
-  const bool other_valid = problems[other] == MetaProblem::kNone &&
-                           slots[other].txn_id < newest.txn_id &&
-                           slots[other].page_size == newest.page_size;
+  const bool other_valid = slots.problem[other] == MetaProblem::kNone &&
+                           slots.meta[other].txn_id < newest.txn_id &&
+                           slots.meta[other].page_size == newest.page_size;
   // The file growth of a one-sync txn becomes durable with its one sync, as
   // the meta does: a meta past the end of the file was not durable either.
   Status intact =
@@ -281,7 +209,7 @@ Result<int> DatabaseImpl::trusted_slot(const Meta slots[2], const MetaProblem pr
           ? Status::corruption("file ends before the pages of txn " +
                                std::to_string(newest.txn_id))
           : engine::verify_last_commit(*file_, newest,
-                                       other_valid ? slots[other].page_high_water
+                                       other_valid ? slots.meta[other].page_high_water
                                                    : engine::kFirstDataPage);
   if (intact.is_ok()) {
     verified_txn_ = newest.txn_id;
@@ -295,19 +223,19 @@ Result<int> DatabaseImpl::trusted_slot(const Meta slots[2], const MetaProblem pr
   }
   if (!other_valid) return intact;
   *note = "txn " + std::to_string(newest.txn_id) + " was not durable (" + intact.to_string() +
-          "); using txn " + std::to_string(slots[other].txn_id);
+          "); using txn " + std::to_string(slots.meta[other].txn_id);
   return other;
 }
 
 Meta DatabaseImpl::committed() const {
-  std::lock_guard<std::mutex> g(state_mu_);
+  MutexLock g(state_mu_);
   return committed_;
 }
 
 Result<Meta> DatabaseImpl::register_reader() {
   if (!options_.read_only) {
-    std::lock_guard<std::mutex> g(state_mu_);
-    readers_[committed_.txn_id]++;
+    MutexLock g(state_mu_);
+    readers_.add(committed_.txn_id);
     return committed_;
   }
   // Another process may be writing: pin the newest snapshot through a reader
@@ -316,18 +244,18 @@ Result<Meta> DatabaseImpl::register_reader() {
   for (int attempt = 0; attempt < 1000; ++attempt) {
     ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
     {
-      std::lock_guard<std::mutex> g(state_mu_);
-      if (readers_[meta.txn_id]++ == 0) {
+      MutexLock g(state_mu_);
+      if (readers_.add(meta.txn_id)) {
         Status s = file_->lock_reader_slot(meta.txn_id);
         if (!s.is_ok()) {
-          readers_.erase(meta.txn_id);
+          readers_.remove(meta.txn_id);
           return s;
         }
       }
     }
     auto again = newest_meta_from_file();
     if (again.is_ok() && again->txn_id <= meta.txn_id + 1) {
-      std::lock_guard<std::mutex> g(state_mu_);
+      MutexLock g(state_mu_);
       if (meta.txn_id > committed_.txn_id) committed_ = meta;
       return meta;
     }
@@ -338,10 +266,8 @@ Result<Meta> DatabaseImpl::register_reader() {
 }
 
 void DatabaseImpl::unregister_reader(uint64_t txn_id) {
-  std::lock_guard<std::mutex> g(state_mu_);
-  auto it = readers_.find(txn_id);
-  if (it != readers_.end() && --it->second == 0) {
-    readers_.erase(it);
+  MutexLock g(state_mu_);
+  if (readers_.remove(txn_id)) {
     // The slot's lock belongs to the file description a forked child shares
     // with its parent: only the process that took it releases it.
     if (options_.read_only && !in_forked_child()) (void)file_->unlock_reader_slot(txn_id);
@@ -351,7 +277,7 @@ void DatabaseImpl::unregister_reader(uint64_t txn_id) {
 Status DatabaseImpl::refresh_committed() {
   if (!options_.read_only) return Status::ok();
   ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
-  std::lock_guard<std::mutex> g(state_mu_);
+  MutexLock g(state_mu_);
   if (meta.txn_id > committed_.txn_id) committed_ = meta;
   return Status::ok();
 }
@@ -359,41 +285,25 @@ Status DatabaseImpl::refresh_committed() {
 Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const {
   std::vector<uint64_t> snapshots;
   {
-    std::lock_guard<std::mutex> g(state_mu_);
-    snapshots.reserve(readers_.size());
-    for (const auto& [txn, count] : readers_) snapshots.push_back(txn);
+    MutexLock g(state_mu_);
+    snapshots = readers_.snapshots();
   }
   return engine::ReuseRule::make(snapshot_txn, std::move(snapshots), *file_);
 }
 
 void DatabaseImpl::publish(const Meta& meta) {
-  std::lock_guard<std::mutex> g(state_mu_);
+  MutexLock g(state_mu_);
   committed_ = meta;
 }
 
 void DatabaseImpl::poison(const Status& s) {
-  std::lock_guard<std::mutex> g(state_mu_);
+  MutexLock g(state_mu_);
   if (poisoned_.is_ok()) poisoned_ = s;
 }
 
 Status DatabaseImpl::poisoned() const {
-  std::lock_guard<std::mutex> g(state_mu_);
+  MutexLock g(state_mu_);
   return poisoned_;
-}
-
-Tree DatabaseImpl::tree_handle(std::string_view name) {
-  if (name.empty()) return Tree();
-  std::lock_guard<std::mutex> g(names_mu_);
-  auto [it, inserted] =
-      tree_ids_.emplace(std::string(name), static_cast<uint32_t>(tree_ids_.size() + 1));
-  return TreeHandles::make(tag_, it->second, std::string(name));
-}
-
-Status DatabaseImpl::check_tree_handle(const Tree& tree) const {
-  if (tree.is_default() || TreeHandles::database_tag(tree) == tag_) return Status::ok();
-  return Status::invalid_argument("tree handle '" + tree.name() +
-                                  "' was made by another Database (or another open of this "
-                                  "file); open the tree again in this one");
 }
 
 bool DatabaseImpl::in_forked_child() const { return fork_guard_.in_forked_child(); }

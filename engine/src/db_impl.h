@@ -1,23 +1,23 @@
-// DatabaseImpl: the state one open database shares between its txns: the
-// file, the last committed meta, the reader table, the writer lock, the ID
-// generators and the registry of tree names. Owned jointly by the Database
-// handle and every txn made from it (std::shared_ptr), so it lives until the
-// last of them is gone.
+// DatabaseImpl: the state one open database shares between its txns, and the
+// wiring of open and recovery: the file, the last committed meta, the reader
+// table, the writer lock, the ID generators and the registry of tree names.
+// Owned jointly by the Database handle and every txn made from it
+// (std::shared_ptr), so it lives until the last of them is gone.
 #pragma once
 
 #include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
-#include "meta.h"
-#include "reuse_rule.h"
-#include "page_buffers.h"
 #include "fork_guard.h"
+#include "meta.h"
+#include "meta_slots.h"
+#include "page_buffers.h"
+#include "reader_table.h"
+#include "reuse_rule.h"
+#include "thread_annotations.h"
+#include "tree_registry.h"
 #include "writer_gate.h"
 #include "ordo/database.h"
 #include "ordo/id64.h"
@@ -31,7 +31,7 @@ class DatabaseImpl {
   // `backend_factory`: tests only; null uses Options::io_backend.
   static Result<std::unique_ptr<DatabaseImpl>> open(
       const std::string& path, const Options& options,
-      std::function<Result<std::unique_ptr<io::IoBackend>>(int fd)> backend_factory);
+      std::function<Result<std::unique_ptr<io::WriteBackend>>(int fd)> backend_factory);
 
   // A writable handle gives back its preallocated tail (Options::trim_on_close).
   ~DatabaseImpl();
@@ -42,23 +42,23 @@ class DatabaseImpl {
   const io::PageFile& file() const { return *file_; }
 
   // The last committed meta. Thread-safe.
-  engine::Meta committed() const;
+  engine::Meta committed() const ORDO_EXCLUDES(state_mu_);
 
   // Reader table: a read txn registers its snapshot for its whole life. A
   // read-only handle reads the newest meta from the file and also takes a
   // reader slot there, for a writer in another process to see.
-  Result<engine::Meta> register_reader();
-  void unregister_reader(uint64_t txn_id);
+  Result<engine::Meta> register_reader() ORDO_EXCLUDES(state_mu_);
+  void unregister_reader(uint64_t txn_id) ORDO_EXCLUDES(state_mu_);
   // The reuse rule for a txn that starts from committed txn `snapshot_txn`:
   // this process's live read snapshots and other processes' reader slots.
   // IOError when the reader-slot query fails.
-  Result<engine::ReuseRule> reuse_rule(uint64_t snapshot_txn) const;
+  Result<engine::ReuseRule> reuse_rule(uint64_t snapshot_txn) const ORDO_EXCLUDES(state_mu_);
 
   // Read-only handles: catch up with commits made by another process.
-  Status refresh_committed();
+  Status refresh_committed() ORDO_EXCLUDES(state_mu_);
 
   // Makes `meta` the committed state seen by later txns.
-  void publish(const engine::Meta& meta);
+  void publish(const engine::Meta& meta) ORDO_EXCLUDES(state_mu_);
 
   // The writer lock: one write txn at a time.
   engine::WriterGate& writer_gate() { return writer_gate_; }
@@ -67,15 +67,15 @@ class DatabaseImpl {
 
   // A failed sync leaves the on-disk state unknown to this handle: every
   // later write txn fails with this status until the database is reopened.
-  void poison(const Status& s);
-  Status poisoned() const;
+  void poison(const Status& s) ORDO_EXCLUDES(state_mu_);
+  Status poisoned() const ORDO_EXCLUDES(state_mu_);
 
   // A handle for the tree named `name` (the default tree when empty), with
   // an id fixed per name for the life of this handle.
-  Tree tree_handle(std::string_view name);
+  Tree tree_handle(std::string_view name) { return trees_.handle(name); }
   // InvalidArgument unless `tree` was made by this handle (or is the default
   // tree).
-  Status check_tree_handle(const Tree& tree) const;
+  Status check_tree_handle(const Tree& tree) const { return trees_.check(tree); }
 
   // fork(): InvalidArgument when called in a process other than the one
   // that opened this handle. The parent's locks, reader slots and file are
@@ -95,8 +95,9 @@ class DatabaseImpl {
   };
   Counters& counters() { return counters_; }
 
-  const engine::Meta& meta_slot(int i) const { return slots_[i]; }
-  const std::string& meta_problem(int i) const { return slot_problems_[i]; }
+  // Both meta slots as found at open (for info()).
+  const engine::Meta& meta_slot(int i) const { return open_slots_.meta[i]; }
+  const std::string& meta_problem(int i) const { return open_slots_.text[i]; }
   // Set when open fell back to the older meta; empty otherwise.
   const std::string& recovery_note() const { return recovery_note_; }
 
@@ -104,18 +105,15 @@ class DatabaseImpl {
   DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file);
   Status create_new();
   Status load_existing();
-  // Decodes both meta slots from the mapping as they are now.
-  void read_meta_slots(engine::Meta slots[2], std::string texts[2],
-                       engine::MetaProblem problems[2]) const;
   // The newest valid meta on disk (after mapping any growth).
   Result<engine::Meta> newest_meta_from_file();
   Result<engine::Meta> newest_meta_once();  // one try: Busy when it raced a writer
-  // Of two decoded slots with `pick` the newest valid one: the slot to trust,
-  // after the one-sync recovery check; `note` says why it fell back if so.
-  // Busy (read-only handles) when the check failed because a writer in
-  // another process committed past that txn meanwhile: the caller re-reads.
-  Result<int> trusted_slot(const engine::Meta slots[2], const engine::MetaProblem problems[2],
-                           int pick, std::string* note);
+  // Of `slots`, with `pick` the newest valid one: the slot to trust, after
+  // the one-sync recovery check; `note` says why it fell back if so. Busy
+  // (read-only handles) when the check failed because a writer in another
+  // process committed past that txn meanwhile: the caller re-reads.
+  Result<int> trusted_slot(const engine::MetaSlots& slots, int pick, std::string* note)
+      ORDO_EXCLUDES(verify_mu_);
   // True when the file now holds a valid meta newer than `txn_id`.
   bool writer_moved_past(uint64_t txn_id);
   // Re-reads after a Busy from trusted_slot; a writer that outruns this many
@@ -126,30 +124,25 @@ class DatabaseImpl {
   std::unique_ptr<io::PageFile> file_;
   uint32_t page_size_ = 0;
 
-  mutable std::mutex state_mu_;
-  engine::Meta committed_;             // guarded by state_mu_
-  std::map<uint64_t, uint32_t> readers_;  // snapshot txn id -> count; guarded by state_mu_
-  Status poisoned_;                    // guarded by state_mu_
+  mutable engine::Mutex state_mu_;
+  engine::Meta committed_ ORDO_GUARDED_BY(state_mu_);
+  engine::ReaderTable readers_ ORDO_GUARDED_BY(state_mu_);
+  Status poisoned_ ORDO_GUARDED_BY(state_mu_);
 
   engine::WriterGate writer_gate_;
   std::unique_ptr<engine::PageBuffers> page_buffers_;  // created once the page size is known
 
-  std::mutex names_mu_;
-  std::unordered_map<std::string, uint32_t> tree_ids_;  // guarded by names_mu_
-  // Tells this handle's Tree handles from those of other handles.
-  const uint64_t tag_;
+  engine::TreeRegistry trees_;
   engine::ForkGuard fork_guard_;
 
   UuidV7Generator uuids_;
   Id64Generator id64s_;
   Counters counters_;
 
-  // Both meta slots as found at open (for info()).
-  engine::Meta slots_[2];
-  std::string slot_problems_[2];
+  engine::MetaSlots open_slots_;
   std::string recovery_note_;
-  std::mutex verify_mu_;
-  uint64_t verified_txn_ = UINT64_MAX;  // last verified one-sync txn; guarded by verify_mu_
+  engine::Mutex verify_mu_;
+  uint64_t verified_txn_ ORDO_GUARDED_BY(verify_mu_) = UINT64_MAX;  // last verified one-sync txn
 };
 
 }  // namespace ordo

@@ -148,7 +148,7 @@ Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
 Result<TreeStats> Txn::tree_stats(const Tree& tree) {
   ORDO_REQUIRE_LIVE();
   ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, impl_->root_of(tree));
-  btree::TreeStats s;
+  btree::TreeShape s;
   ORDO_RETURN_IF_ERROR(btree::collect_stats(impl_->pages(), root, &s));
   TreeStats out;
   out.name = tree.name();

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "db_impl.h"
-#include "dirty_pages.h"
+#include "write_txn_pages.h"
 #include "ordo/btree/tree.h"
 #include "snapshot_pages.h"
 #include "writer_gate.h"
@@ -124,7 +124,7 @@ class WriteTxnImpl : public TxnImpl {
   Status write_and_publish(engine::Meta& meta);
 
   engine::WriterLock lock_;
-  engine::DirtyPages pages_;
+  engine::WriteTxnPages pages_;
   btree::TreeRoot catalog_;
   uint64_t tree_count_;
   // Trees this txn touched, by tree id: per-txn cost follows the trees

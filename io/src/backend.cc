@@ -11,12 +11,12 @@
 namespace ordo::io {
 namespace {
 
-Result<std::unique_ptr<IoBackend>> make_posix(int fd) {
-  return std::unique_ptr<IoBackend>(std::make_unique<PosixBackend>(fd));
+Result<std::unique_ptr<WriteBackend>> make_posix(int fd) {
+  return std::unique_ptr<WriteBackend>(std::make_unique<PosixBackend>(fd));
 }
 
 // kAuto: ORDO_IO when set, else io_uring if it can be set up, else POSIX.
-Result<std::unique_ptr<IoBackend>> make_auto(int fd) {
+Result<std::unique_ptr<WriteBackend>> make_auto(int fd) {
   const char* env = std::getenv(std::string(kBackendEnvVar).c_str());
   const std::string_view choice = env == nullptr ? std::string_view() : std::string_view(env);
   if (choice == "posix") return make_posix(fd);
@@ -25,20 +25,20 @@ Result<std::unique_ptr<IoBackend>> make_auto(int fd) {
     return Status::invalid_argument(std::string(kBackendEnvVar) + "=" + std::string(choice) +
                                     ": expected \"posix\" or \"uring\"");
   }
-  Result<std::unique_ptr<IoBackend>> uring = UringBackend::create(fd);
+  Result<std::unique_ptr<WriteBackend>> uring = UringBackend::create(fd);
   if (uring.is_ok()) return uring;
   return make_posix(fd);
 }
 
 }  // namespace
 
-Status IoBackend::write_ordered(std::span<const WriteSpan> first,
+Status WriteBackend::write_ordered(std::span<const WriteSpan> first,
                                 std::span<const WriteSpan> then, bool sync_after) {
   ORDO_RETURN_IF_ERROR(write(first, false));
   return write(then, sync_after);
 }
 
-Result<std::unique_ptr<IoBackend>> make_backend(int fd, BackendKind kind) {
+Result<std::unique_ptr<WriteBackend>> make_backend(int fd, BackendKind kind) {
   if (fd < 0) {
     return Status::invalid_argument("make_backend: bad file descriptor " + std::to_string(fd));
   }

@@ -86,7 +86,7 @@ Result<std::unique_ptr<PageFile>> PageFile::open(const std::string& path,
     ORDO_RETURN_IF_ERROR(file->map_up_to(opened.length_bytes).with_context(path));
   }
   if (!options.read_only) {
-    Result<std::unique_ptr<IoBackend>> backend = options.backend_factory
+    Result<std::unique_ptr<WriteBackend>> backend = options.backend_factory
                                                      ? options.backend_factory(file->fd_)
                                                      : make_backend(file->fd_, options.backend);
     if (!backend.is_ok()) return backend.status().with_context(path);
@@ -100,10 +100,10 @@ PageFile::PageFile(std::string path, const FileOptions& options, int fd, bool cr
       options_(options),
       fd_(fd),
       created_(created),
-      page_size_bytes_(static_cast<uint64_t>(::sysconf(_SC_PAGESIZE))) {
-  reserve_bytes_ = round_up(options_.map_reserve_bytes, page_size_bytes_);
+      os_page_size_(static_cast<uint64_t>(::sysconf(_SC_PAGESIZE))) {
+  reserve_bytes_ = round_up(options_.map_reserve_bytes, os_page_size_);
   if (reserve_bytes_ == std::numeric_limits<uint64_t>::max()) {
-    reserve_bytes_ = round_down(reserve_bytes_, page_size_bytes_);
+    reserve_bytes_ = round_down(reserve_bytes_, os_page_size_);
   }
 }
 
@@ -123,7 +123,7 @@ const std::byte* PageFile::data(uint64_t offset_bytes, size_t size_bytes) const 
 uint64_t PageFile::growth_step_bytes() const {
   const uint64_t step =
       std::clamp(file_bytes() / 8, options_.extent_bytes, options_.max_extent_bytes);
-  return std::max(round_up(step, page_size_bytes_), page_size_bytes_);
+  return std::max(round_up(step, os_page_size_), os_page_size_);
 }
 
 Status PageFile::grow_to(uint64_t min_bytes) {
@@ -182,7 +182,7 @@ Status PageFile::refresh() {
 
 Status PageFile::map_up_to(uint64_t new_file_bytes) {
   const uint64_t new_mapped =
-      round_down(std::min(new_file_bytes, reserve_bytes_), page_size_bytes_);
+      round_down(std::min(new_file_bytes, reserve_bytes_), os_page_size_);
   const uint64_t old_mapped = mapped_bytes_.load(std::memory_order_relaxed);
   if (new_mapped > old_mapped) {
     ORDO_RETURN_IF_ERROR(map_file_range(base_, fd_, old_mapped, new_mapped - old_mapped));

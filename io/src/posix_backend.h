@@ -1,4 +1,4 @@
-// PosixBackend: the IoBackend made of pwritev + fdatasync, used where io_uring is
+// PosixBackend: the WriteBackend made of pwritev + fdatasync, used where io_uring is
 // unavailable or when asked for (BackendKind::kPosix, ORDO_IO=posix).
 #pragma once
 
@@ -13,8 +13,8 @@ namespace ordo::io {
 
 // Writes each coalesced run with pwritev (finishing short writes, retrying EINTR and
 // EAGAIN), in ascending offset order, then fdatasync when asked.
-// Thread-safety: as IoBackend (one writer at a time).
-class PosixBackend final : public IoBackend {
+// Thread-safety: as WriteBackend (one writer at a time).
+class PosixBackend final : public WriteBackend {
  public:
   // `fd` is open for writing and outlives the backend.
   explicit PosixBackend(int fd) : fd_(fd) {}
@@ -25,7 +25,7 @@ class PosixBackend final : public IoBackend {
   uint64_t submissions() const override { return submissions_; }
 
  private:
-  // Writes all of `run`. Returns Full/IOError as IoBackend::write.
+  // Writes all of `run`. Returns Full/IOError as WriteBackend::write.
   Status write_run(WriteRun& run);
 
   const int fd_;

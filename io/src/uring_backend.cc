@@ -30,7 +30,7 @@ std::string_view setup_hint(int err) {
 
 }  // namespace
 
-Result<std::unique_ptr<IoBackend>> UringBackend::create(int fd) {
+Result<std::unique_ptr<WriteBackend>> UringBackend::create(int fd) {
   std::unique_ptr<UringBackend> backend(new UringBackend(fd));
   const int rc = io_uring_queue_init(kUringQueueEntries, &backend->ring_, 0);
   if (rc < 0) {
@@ -56,7 +56,7 @@ Result<std::unique_ptr<IoBackend>> UringBackend::create(int fd) {
   // flock would outlive the process and a restart would find the file Busy.
   backend->fixed_file_ = false;
   backend->max_in_flight_ = backend->ring_.cq.ring_entries;
-  return std::unique_ptr<IoBackend>(std::move(backend));
+  return std::unique_ptr<WriteBackend>(std::move(backend));
 }
 
 UringBackend::~UringBackend() {

@@ -1,4 +1,4 @@
-// UringBackend: the io_uring IoBackend. One write() is one batch: an IORING_OP_WRITEV per
+// UringBackend: the io_uring WriteBackend. One write() is one batch: an IORING_OP_WRITEV per
 // coalesced run, then (if asked) an IORING_OP_FSYNC with IORING_FSYNC_DATASYNC and
 // IOSQE_IO_DRAIN, so the sync starts only after every write of the batch completed.
 // One write_ordered() is one chain: every write of both groups and the sync linked
@@ -24,14 +24,14 @@ namespace ordo::io {
 // a sync was asked, is followed by another drained sync. When there are more runs than
 // free submission slots, writes go in several submissions, all before the sync. write()
 // returns only once nothing of the call is in flight.
-// Thread-safety: as IoBackend (one writer at a time; no SINGLE_ISSUER, so the writer may
+// Thread-safety: as WriteBackend (one writer at a time; no SINGLE_ISSUER, so the writer may
 // change threads between calls).
-class UringBackend final : public IoBackend {
+class UringBackend final : public WriteBackend {
  public:
   // Sets up a ring of kUringQueueEntries entries for `fd` (registered as a fixed file
   // when the kernel allows). Returns IOError naming the reason and what to check when
   // io_uring_queue_init fails or the kernel lacks IORING_OP_WRITEV/IORING_OP_FSYNC.
-  static Result<std::unique_ptr<IoBackend>> create(int fd);
+  static Result<std::unique_ptr<WriteBackend>> create(int fd);
 
   ~UringBackend() override;
 

@@ -43,7 +43,7 @@ inline void expect_matches(MemPages& pages, const TreeRoot& tree,
   }
   ASSERT_EQ(rit, model.rend());
   EXPECT_EQ(tree.entries, model.size());
-  TreeStats stats;
+  TreeShape stats;
   ASSERT_TRUE(collect_stats(pages, tree, &stats).is_ok());
   EXPECT_EQ(stats.entries, model.size());
 }

@@ -65,7 +65,7 @@ TEST(TreeTest, SequentialLoadFillsLeaves) {
     ASSERT_TRUE(put(pages, tree, be_key(i), value).is_ok());
     if (i % 10000 == 9999) pages.commit();
   }
-  TreeStats stats;
+  TreeShape stats;
   ASSERT_TRUE(collect_stats(pages, tree, &stats).is_ok());
   EXPECT_EQ(stats.entries, 100000u);
   EXPECT_GE(stats.leaf_fill(), 0.95);
@@ -78,7 +78,7 @@ TEST(TreeTest, RandomLoadSplitsInTheMiddle) {
   std::mt19937_64 rng(7);
   std::string value(64, 'v');
   for (int i = 0; i < 50000; ++i) ASSERT_TRUE(put(pages, tree, be_key(rng()), value).is_ok());
-  TreeStats stats;
+  TreeShape stats;
   ASSERT_TRUE(collect_stats(pages, tree, &stats).is_ok());
   EXPECT_GT(stats.leaf_fill(), 0.5);
   EXPECT_LT(stats.leaf_fill(), 0.95);
@@ -180,7 +180,7 @@ TEST(TreeTest, DeletesMergeUnderfullPages) {
     model[be_key(i)] = std::string(40, 'v');
   }
   pages.commit();
-  TreeStats before;
+  TreeShape before;
   ASSERT_TRUE(collect_stats(pages, tree, &before).is_ok());
   // Delete 90% at random: without merging, nearly every leaf would survive.
   std::vector<uint64_t> order(50000);
@@ -193,7 +193,7 @@ TEST(TreeTest, DeletesMergeUnderfullPages) {
     model.erase(be_key(order[i]));
     if (i % 5000 == 4999) pages.commit();
   }
-  TreeStats after;
+  TreeShape after;
   ASSERT_TRUE(collect_stats(pages, tree, &after).is_ok());
   std::printf("leaves %llu -> %llu, fill %.3f\n", (unsigned long long)before.leaf_pages,
               (unsigned long long)after.leaf_pages, after.leaf_fill());

@@ -80,7 +80,7 @@ class FaultBackendTest : public ::testing::Test {
   TempDir dir_;
   int fd_ = -1;
   std::shared_ptr<FaultLog> log_;
-  std::unique_ptr<IoBackend> backend_;
+  std::unique_ptr<WriteBackend> backend_;
   std::vector<Bytes> buffers_;
 };
 

@@ -1,4 +1,4 @@
-// IoBackend: both backends write scattered spans correctly, check every error, map
+// WriteBackend: both backends write scattered spans correctly, check every error, map
 // "no room" errors to Full; make_backend() picks the backend from kind and ORDO_IO.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -42,8 +42,8 @@ class BackendTest : public ::testing::TestWithParam<BackendKind> {
   }
 
   // A backend of the tested kind for `fd`; fails the test if it cannot be made.
-  std::unique_ptr<IoBackend> make(int fd) {
-    Result<std::unique_ptr<IoBackend>> backend = make_backend(fd, GetParam());
+  std::unique_ptr<WriteBackend> make(int fd) {
+    Result<std::unique_ptr<WriteBackend>> backend = make_backend(fd, GetParam());
     EXPECT_TRUE(backend.is_ok()) << backend.status().to_string();
     return backend.is_ok() ? std::move(backend).value() : nullptr;
   }
@@ -181,7 +181,7 @@ TEST_P(BackendTest, FileSizeLimitIsFullAfterWritingUpToIt) {
   constexpr uint64_t kLimit = 1 << 20;
   const std::vector<std::byte> bytes = random_bytes(20000, 3);
   const int code =
-      testing::run_with_file_size_limit(path, GetParam(), kLimit, [&](IoBackend& backend) {
+      testing::run_with_file_size_limit(path, GetParam(), kLimit, [&](WriteBackend& backend) {
         const std::vector<WriteSpan> inside = {{0, bytes.data(), 100}};
         if (!backend.write(inside, true).is_ok()) return kChildInLimitFailed;
         // Crosses the limit: the kernel writes up to it (a short write), then EFBIG.
@@ -212,7 +212,7 @@ class MakeBackendTest : public ::testing::Test {
 
   // The backend name kAuto picks, or the status code name when it fails.
   std::string auto_choice() {
-    Result<std::unique_ptr<IoBackend>> backend = make_backend(fd_, BackendKind::kAuto);
+    Result<std::unique_ptr<WriteBackend>> backend = make_backend(fd_, BackendKind::kAuto);
     if (!backend.is_ok()) return std::string(Status::code_name(backend.status().code()));
     return std::string(backend.value()->name());
   }
@@ -243,12 +243,12 @@ TEST_F(MakeBackendTest, AutoFollowsEnvironment) {
 
 TEST_F(MakeBackendTest, BadEnvironmentValueIsInvalidArgument) {
   ScopedEnv env("ORDO_IO", "io_uring2");
-  Result<std::unique_ptr<IoBackend>> backend = make_backend(fd_, BackendKind::kAuto);
+  Result<std::unique_ptr<WriteBackend>> backend = make_backend(fd_, BackendKind::kAuto);
   ASSERT_FALSE(backend.is_ok());
   EXPECT_TRUE(backend.status().is_invalid_argument());
   EXPECT_NE(backend.status().message().find("io_uring2"), std::string::npos);
   // Explicit kinds do not read ORDO_IO.
-  Result<std::unique_ptr<IoBackend>> posix = make_backend(fd_, BackendKind::kPosix);
+  Result<std::unique_ptr<WriteBackend>> posix = make_backend(fd_, BackendKind::kPosix);
   ASSERT_TRUE(posix.is_ok());
   EXPECT_EQ(posix.value()->name(), "posix");
 }

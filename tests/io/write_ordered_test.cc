@@ -1,4 +1,4 @@
-// IoBackend::write_ordered: both groups land, the second never without the first, and
+// WriteBackend::write_ordered: both groups land, the second never without the first, and
 // on io_uring a commit-sized call is one io_uring_enter.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ class WriteOrderedTest : public ::testing::TestWithParam<BackendKind> {
     }
     fd_ = ::open(dir_.file("f").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     ASSERT_GE(fd_, 0);
-    Result<std::unique_ptr<IoBackend>> backend = make_backend(fd_, GetParam());
+    Result<std::unique_ptr<WriteBackend>> backend = make_backend(fd_, GetParam());
     ASSERT_TRUE(backend.is_ok()) << backend.status().to_string();
     backend_ = std::move(backend).value();
   }
@@ -40,7 +40,7 @@ class WriteOrderedTest : public ::testing::TestWithParam<BackendKind> {
 
   TempDir dir_;
   int fd_ = -1;
-  std::unique_ptr<IoBackend> backend_;
+  std::unique_ptr<WriteBackend> backend_;
 };
 
 // A commit's shape: 10 data pages in 3 runs of adjacent pages (given out of order),
@@ -103,7 +103,7 @@ TEST_P(WriteOrderedTest, SecondGroupIsNotWrittenWhenTheFirstFails) {
   constexpr uint64_t kLimit = 1 << 20;
   const std::vector<std::byte> bytes = random_bytes(3 * kPage, 4);
   const int code =
-      testing::run_with_file_size_limit(path, GetParam(), kLimit, [&](IoBackend& backend) {
+      testing::run_with_file_size_limit(path, GetParam(), kLimit, [&](WriteBackend& backend) {
         const WriteSpan meta0{0, bytes.data(), kPage};
         const WriteSpan meta1{kPage, bytes.data(), kPage};
         // Wholly past the limit: fails at once.

@@ -114,7 +114,7 @@ int run_in_child(const std::function<int()>& body) {
 }
 
 int run_with_file_size_limit(const std::string& path, BackendKind kind, uint64_t limit_bytes,
-                             const std::function<int(IoBackend&)>& body) {
+                             const std::function<int(WriteBackend&)>& body) {
   return run_in_child([&]() -> int {
     ::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit = {limit_bytes, limit_bytes};

@@ -53,7 +53,7 @@ inline constexpr int kChildSetupFailed = 10;
 // body(backend), or kChildSetupFailed when a step of the set-up fails. Returns as
 // run_in_child().
 int run_with_file_size_limit(const std::string& path, BackendKind kind, uint64_t limit_bytes,
-                             const std::function<int(IoBackend&)>& body);
+                             const std::function<int(WriteBackend&)>& body);
 
 // Sets (or with nullopt unsets) an environment variable; restores it on destruction.
 class ScopedEnv {

@@ -13,7 +13,7 @@
 
 namespace ordo::io::testing {
 
-FaultBackend::FaultBackend(int fd, std::unique_ptr<IoBackend> real, std::shared_ptr<FaultLog> log)
+FaultBackend::FaultBackend(int fd, std::unique_ptr<WriteBackend> real, std::shared_ptr<FaultLog> log)
     : fd_(fd), real_(std::move(real)), log_(std::move(log)) {}
 
 Status FaultBackend::write(std::span<const WriteSpan> spans, bool sync_after) {
@@ -83,12 +83,12 @@ uint64_t FaultBackend::file_bytes() const {
   return static_cast<uint64_t>(st.st_size);
 }
 
-std::function<Result<std::unique_ptr<IoBackend>>(int fd)> fault_backend_factory(
+std::function<Result<std::unique_ptr<WriteBackend>>(int fd)> fault_backend_factory(
     std::shared_ptr<FaultLog> log, BackendKind real_kind) {
-  return [log = std::move(log), real_kind](int fd) -> Result<std::unique_ptr<IoBackend>> {
+  return [log = std::move(log), real_kind](int fd) -> Result<std::unique_ptr<WriteBackend>> {
     ORDO_RETURN_IF_ERROR(log->start(fd));
-    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<IoBackend> real, make_backend(fd, real_kind));
-    return std::unique_ptr<IoBackend>(std::make_unique<FaultBackend>(fd, std::move(real), log));
+    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<WriteBackend> real, make_backend(fd, real_kind));
+    return std::unique_ptr<WriteBackend>(std::make_unique<FaultBackend>(fd, std::move(real), log));
   };
 }
 

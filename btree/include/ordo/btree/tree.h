@@ -68,7 +68,9 @@ Status finalize(PageWriter& pages, TreeRoot& tree);
 // XXH3-64 of one page.
 uint64_t page_checksum(const std::byte* page, uint32_t page_size);
 
-struct TreeStats {
+// Page counts, byte sums and leaf fill of one tree, from a full walk; the engine
+// reports them as ordo::TreeStats.
+struct TreeShape {
   uint64_t entries = 0;
   uint32_t depth = 0;
   uint64_t leaf_pages = 0;
@@ -85,6 +87,6 @@ struct TreeStats {
 
 // Walks every page of the tree, checking each page's structure and key order
 // and each child's depth; counts pages. Corruption names the first bad page.
-Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeStats* stats);
+Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeShape* stats);
 
 }  // namespace ordo::btree

@@ -1,4 +1,4 @@
-// The write path of one open file: IoBackend, its two implementations (io_uring and
+// The write path of one open file: WriteBackend, its two implementations (io_uring and
 // POSIX), and make_backend() to choose one.
 //
 // A commit hands the backend every page it writes as a list of WriteSpans. The backend
@@ -19,7 +19,9 @@
 
 namespace ordo::io {
 
-// Which write backend make_backend() builds.
+// Which WriteBackend make_backend() builds. The io layer's own copy of the public
+// ordo::IoBackend option (options.h), which io cannot include: the engine maps one to
+// the other.
 enum class BackendKind {
   kAuto,   // ORDO_IO=posix|uring when set, else io_uring if it can be set up, else POSIX.
   kUring,  // io_uring; an error if it cannot be set up.
@@ -53,9 +55,9 @@ inline constexpr std::string_view kBackendEnvVar = "ORDO_IO";
 // Thread-safety: not thread-safe; one writer uses it at a time (calls from different
 // threads are fine when they do not overlap). The backend does not own the file
 // descriptor: it must stay open for the backend's whole life.
-class IoBackend {
+class WriteBackend {
  public:
-  virtual ~IoBackend() = default;
+  virtual ~WriteBackend() = default;
 
   // "io_uring" or "posix".
   virtual std::string_view name() const = 0;
@@ -111,6 +113,6 @@ class IoBackend {
 //   IOError          io_uring was asked for (kUring or ORDO_IO=uring) but cannot be set
 //                    up; the message names the reason and what to check.
 // Thread-safety: safe to call from any thread (reads the environment).
-Result<std::unique_ptr<IoBackend>> make_backend(int fd, BackendKind kind);
+Result<std::unique_ptr<WriteBackend>> make_backend(int fd, BackendKind kind);
 
 }  // namespace ordo::io

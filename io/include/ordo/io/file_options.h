@@ -31,13 +31,13 @@ struct FileOptions {
   uint64_t map_reserve_bytes = 256ull << 30;
   // Tests only: builds the write backend for the file's descriptor instead of
   // `backend` (the fault-injecting backend of crash tests).
-  std::function<Result<std::unique_ptr<IoBackend>>(int fd)> backend_factory;
+  std::function<Result<std::unique_ptr<WriteBackend>>(int fd)> backend_factory;
 };
 
 // Counters of what a PageFile did since open, for Database::stats() and benchmarks.
 // Only successful calls are counted, except write_calls, which counts every submission.
 struct FileStats {
-  // System calls that handed writes or syncs to the kernel (IoBackend::submissions()):
+  // System calls that handed writes or syncs to the kernel (WriteBackend::submissions()):
   // io_uring_enter calls with io_uring (a one-sync commit is one), pwritev and fdatasync
   // calls with POSIX. Failed calls count too.
   uint64_t write_calls = 0;

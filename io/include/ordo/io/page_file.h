@@ -1,5 +1,5 @@
 // PageFile: one database file. Opens or creates it under an exclusive lock, grows it
-// by preallocated extents, maps it read-only for reads and writes through an IoBackend.
+// by preallocated extents, maps it read-only for reads and writes through an WriteBackend.
 #pragma once
 
 #include <atomic>
@@ -104,21 +104,21 @@ class PageFile {
   // Returns InvalidArgument on a read-only file, IOError when ftruncate fails.
   Status shrink_to(uint64_t bytes);
 
-  // Writes the spans through the backend (see IoBackend::write) and counts them in
+  // Writes the spans through the backend (see WriteBackend::write) and counts them in
   // stats(). Spans may lie beyond file_bytes(): the file then gets longer without
   // preallocation and file_bytes()/data() learn of it only at the next grow_to() or
   // refresh(); the engine grows first.
-  // Returns InvalidArgument on a read-only file, else whatever IoBackend::write returns;
+  // Returns InvalidArgument on a read-only file, else whatever WriteBackend::write returns;
   // messages name the path.
   Status write(std::span<const WriteSpan> spans, bool sync_after);
 
   // Writes `first`, then `then` only after every write of `first` completed, then
-  // fdatasync when `sync_after` (see IoBackend::write_ordered): a one-sync commit's pages
+  // fdatasync when `sync_after` (see WriteBackend::write_ordered): a one-sync commit's pages
   // and meta page in one batch. Counted in stats() as write() counts. Returns as write().
   Status write_ordered(std::span<const WriteSpan> first, std::span<const WriteSpan> then,
                        bool sync_after);
 
-  // fdatasync. Returns InvalidArgument on a read-only file, else as IoBackend::sync.
+  // fdatasync. Returns InvalidArgument on a read-only file, else as WriteBackend::sync.
   Status sync();
 
   // Reader slots across processes. A read-only handle marks the snapshot it
@@ -171,13 +171,13 @@ class PageFile {
   const int fd_;
   int lock_fd_ = -1;  // holds the flock; see OpenedFile::lock_fd
   const bool created_;
-  const uint64_t page_size_bytes_;
+  const uint64_t os_page_size_;
   uint64_t reserve_bytes_ = 0;          // options_.map_reserve_bytes rounded to pages
   std::byte* base_ = nullptr;           // start of the reserved range
-  std::unique_ptr<IoBackend> backend_;  // nullptr when read-only
+  std::unique_ptr<WriteBackend> backend_;  // nullptr when read-only
   std::mutex map_mutex_;                // serializes grow_to() and refresh()
   std::atomic<uint64_t> file_bytes_{0};
-  std::atomic<uint64_t> mapped_bytes_{0};  // multiple of page_size_bytes_
+  std::atomic<uint64_t> mapped_bytes_{0};  // multiple of os_page_size_
   Counters counters_;
 };
 

@@ -1,4 +1,4 @@
-// FaultBackend: an IoBackend that records every write and sync into a FaultLog and
+// FaultBackend: an WriteBackend that records every write and sync into a FaultLog and
 // injects the failures the log is armed with, performing the rest through a real
 // backend. fault_backend_factory() plugs it into FileOptions::backend_factory (and
 // DatabaseOpener::open). Tests only; the engine never links it.
@@ -21,18 +21,18 @@ namespace ordo::io::testing {
 // the ones after it are neither written nor recorded); any other span is written alone
 // through the real backend and recorded with the file length after it. Then, when
 // `sync_after`, a sync op the same way. sync() is one sync op. write_ordered() is the
-// IoBackend default: write(first, false), then write(then, sync_after), so the log holds
+// WriteBackend default: write(first, false), then write(then, sync_after), so the log holds
 // every op of `first` before any op of `then`, as the real backends order them.
 //
-// Returns, like IoBackend::write: InvalidArgument for bad spans (nothing recorded);
+// Returns, like WriteBackend::write: InvalidArgument for bad spans (nothing recorded);
 // Full for an injected ENOSPC/EDQUOT/EFBIG; IOError carrying errno for any other
 // injected errno; whatever the real backend returns otherwise.
 //
-// Thread-safety: as IoBackend (one writer at a time). `fd` and the real backend's file
+// Thread-safety: as WriteBackend (one writer at a time). `fd` and the real backend's file
 // must stay open for the backend's life; the backend does not own `fd`.
-class FaultBackend final : public IoBackend {
+class FaultBackend final : public WriteBackend {
  public:
-  FaultBackend(int fd, std::unique_ptr<IoBackend> real, std::shared_ptr<FaultLog> log);
+  FaultBackend(int fd, std::unique_ptr<WriteBackend> real, std::shared_ptr<FaultLog> log);
 
   std::string_view name() const override { return "fault"; }
   Status write(std::span<const WriteSpan> spans, bool sync_after) override;
@@ -48,7 +48,7 @@ class FaultBackend final : public IoBackend {
   uint64_t file_bytes() const;
 
   const int fd_;
-  std::unique_ptr<IoBackend> real_;
+  std::unique_ptr<WriteBackend> real_;
   std::shared_ptr<FaultLog> log_;
 };
 
@@ -57,7 +57,7 @@ class FaultBackend final : public IoBackend {
 // and returns a FaultBackend over make_backend(fd, real_kind). POSIX by default, so
 // every op completes before the call returns; the engine's mapping sees the bytes
 // either way. Returns the error of start() or make_backend().
-std::function<Result<std::unique_ptr<IoBackend>>(int fd)> fault_backend_factory(
+std::function<Result<std::unique_ptr<WriteBackend>>(int fd)> fault_backend_factory(
     std::shared_ptr<FaultLog> log, BackendKind real_kind = BackendKind::kPosix);
 
 }  // namespace ordo::io::testing

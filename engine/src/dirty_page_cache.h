@@ -1,0 +1,94 @@
+// DirtyPageCache: the pages a write txn has written and not yet committed.
+// Each is in memory (a PageBuffers buffer) or, once spilled, on disk at its
+// own page number, which no snapshot reaches; touching a spilled page reads
+// it back into memory.
+//
+// Used only by the txn holding the writer lock.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ordo/btree/page_format.h"
+#include "ordo/io/backend.h"
+#include "ordo/io/page_file.h"
+#include "ordo/status.h"
+#include "page_buffers.h"
+#include "spill_policy.h"
+
+namespace ordo::engine {
+
+class DirtyPageCache {
+ public:
+  // `high_water`: the snapshot's page high-water mark. `file` and `buffers`
+  // must outlive the cache.
+  DirtyPageCache(io::PageFile& file, PageBuffers& buffers, uint32_t page_size,
+                 uint64_t high_water)
+      : file_(file), buffers_(buffers), page_size_(page_size), high_water_(high_water) {}
+  // Gives every buffer back to `buffers`.
+  ~DirtyPageCache();
+  DirtyPageCache(const DirtyPageCache&) = delete;
+  DirtyPageCache& operator=(const DirtyPageCache&) = delete;
+
+  // The in-memory copy of `pg`, or nullptr when it is not in memory.
+  const std::byte* find(btree::PageNo pg) const {
+    auto it = dirty_.find(pg);
+    return it == dirty_.end() ? nullptr : it->second.data;
+  }
+  bool is_spilled(btree::PageNo pg) const {
+    if (pg < high_water_) return spilled_reused_.count(pg) != 0;
+    const uint64_t i = pg - high_water_;
+    return i < spilled_new_.size() && spilled_new_[i];
+  }
+  // True when this txn wrote `pg` (in memory or spilled).
+  bool contains(btree::PageNo pg) const { return dirty_.count(pg) != 0 || is_spilled(pg); }
+
+  // Makes newly allocated page `pg` dirty; its contents are undefined.
+  std::byte* add(btree::PageNo pg) {
+    Buffer& b = dirty_.emplace(pg, Buffer{buffers_.take(), 0}).first->second;
+    b.touched = ++touch_clock_;
+    return b.data;
+  }
+  // The writable copy of dirty page `pg`, read back first if spilled.
+  // REQUIRES: contains(pg).
+  std::byte* writable(btree::PageNo pg);
+  // Forgets `pg`: true when it was this txn's page (its memory is released),
+  // false when it is not in the cache.
+  bool drop(btree::PageNo pg);
+
+  // Pages in memory.
+  uint64_t size() const { return dirty_.size(); }
+  // Writes the leaves `policy` chooses to their page numbers and releases
+  // their memory. `next_page`: the allocator's high-water mark (sizes the
+  // spill bookkeeping). Call only where no page pointer is held. Returns
+  // Full/IOError as io::PageFile::write.
+  Status spill(const SpillPolicy& policy, uint64_t next_page);
+  uint64_t pages_spilled() const { return pages_spilled_; }
+
+  // One span per in-memory page; the write backend sorts and coalesces them.
+  std::vector<io::WriteSpan> write_spans() const;
+
+ private:
+  struct Buffer {
+    std::byte* data;
+    uint64_t touched;  // value of touch_clock_ at the last access
+  };
+  void set_spilled(btree::PageNo pg, bool spilled, uint64_t next_page);
+
+  io::PageFile& file_;
+  PageBuffers& buffers_;
+  const uint32_t page_size_;
+  const uint64_t high_water_;
+  std::unordered_map<btree::PageNo, Buffer> dirty_;
+  // Spilled pages nearly all lie past the snapshot's high-water mark: one bit
+  // each there, so the bookkeeping of a huge txn stays small next to its
+  // memory budget.
+  std::vector<bool> spilled_new_;                      // index pg - high_water_
+  std::unordered_set<btree::PageNo> spilled_reused_;  // reused pages below it
+  uint64_t touch_clock_ = 0;
+  uint64_t pages_spilled_ = 0;
+};
+
+}  // namespace ordo::engine

@@ -1,0 +1,77 @@
+// FreeList: a write txn's side of the free tree (docs/FORMAT.md "Free tree").
+// It reclaims pages of entries no snapshot in use can reach (ReuseRule) for the
+// PageAllocator, and at commit records the pages this txn freed, and the
+// reusable pages it did not use, under this txn's id.
+//
+// The free tree is edited through the txn's own btree::PageWriter, whose
+// allocations may in turn reclaim: may_reclaim() is false during such edits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ordo/btree/page_access.h"
+#include "ordo/btree/tree.h"
+#include "ordo/status.h"
+#include "page_allocator.h"
+#include "reuse_rule.h"
+
+namespace ordo::engine {
+
+class FreeList {
+ public:
+  // `tree`, `free_pages`: the snapshot's free tree and its page count.
+  // `high_water`: the snapshot's page high-water mark. `txn_id`: this txn.
+  FreeList(const btree::TreeRoot& tree, uint64_t free_pages, uint64_t high_water,
+           uint64_t txn_id, ReuseRule rule)
+      : rule_(std::move(rule)),
+        tree_(tree),
+        free_pages_(free_pages),
+        high_water_(high_water),
+        txn_id_(txn_id) {}
+
+  // False while the free tree is being edited, and once it holds no more
+  // reusable entries.
+  bool may_reclaim() const { return !in_edit_ && !exhausted_; }
+  // Moves the oldest reusable entries, at least kReclaimBatchPages pages where
+  // there are that many, out of the free tree into `allocator`. False when
+  // none is left. Corruption for a bad entry.
+  Result<bool> reclaim(btree::PageWriter& pages, PageAllocator& allocator);
+
+  // Committed page `pg`, written by txn `written_by`, is replaced by this txn.
+  void add_freed(uint64_t written_by, btree::PageNo pg) { freed_.emplace_back(written_by, pg); }
+
+  // Commit: writes the freed pages and `allocator`'s unused reusable pages
+  // into the free tree under this txn's id. Corruption when the update does
+  // not converge.
+  Status record(btree::PageWriter& pages, PageAllocator& allocator);
+
+  btree::TreeRoot& tree() { return tree_; }
+  // Pages recorded in the free tree.
+  uint64_t free_page_count() const { return free_pages_; }
+  uint64_t pages_reused() const { return pages_reused_; }
+
+  static constexpr size_t kReclaimBatchPages = 16;
+  // Reusable pages gathered before each round of the commit's update.
+  static constexpr size_t kRecordReservePages = 16;
+
+ private:
+  const ReuseRule rule_;
+  btree::TreeRoot tree_;
+  uint64_t free_pages_;
+  const uint64_t high_water_;
+  const uint64_t txn_id_;
+  // Committed pages this txn replaced, with the txn that wrote each.
+  std::vector<std::pair<uint64_t, btree::PageNo>> freed_;
+  // Entries before this key were reclaimed or are still pinned by a reader:
+  // the next reclaim seeks here rather than rescanning them.
+  std::string reclaim_from_;
+  std::vector<std::string> recorded_keys_;  // this txn's entries, last round
+  uint64_t pages_reused_ = 0;
+  bool in_edit_ = false;
+  bool exhausted_ = false;
+};
+
+}  // namespace ordo::engine

@@ -1,0 +1,51 @@
+#include "meta_slots.h"
+
+#include "ordo/btree/page_format.h"
+
+namespace ordo::engine {
+
+MetaSlots MetaSlots::read(const io::PageFile& file) {
+  MetaSlots s;
+  const std::byte* p0 = file.data(0, btree::kMinPageSize);
+  if (p0 == nullptr) {
+    s.text[0] = s.text[1] = "beyond the end of the file";
+    return s;
+  }
+  s.problem[0] = decode_meta(p0, &s.meta[0], &s.text[0]);
+  s.text[1] = "beyond the end of the file";
+  for (uint32_t ps = btree::kMinPageSize; ps <= btree::kMaxPageSize; ps *= 2) {
+    if (s.problem[0] == MetaProblem::kNone && ps != s.meta[0].page_size) continue;
+    const std::byte* p1 = file.data(ps, btree::kMinPageSize);
+    if (p1 == nullptr) continue;
+    Meta m;
+    std::string text;
+    MetaProblem pr = decode_meta(p1, &m, &text);
+    if (pr == MetaProblem::kNone && m.page_size != ps) {
+      pr = MetaProblem::kBadPageSize;
+      text = "page size field disagrees with the meta's position";
+    }
+    if (pr == MetaProblem::kNone || s.problem[1] == MetaProblem::kNoMagic) {
+      s.problem[1] = pr;
+      s.meta[1] = m;
+      s.text[1] = text;
+    }
+    if (pr == MetaProblem::kNone) break;
+  }
+  if (s.problem[0] == MetaProblem::kNone && s.problem[1] == MetaProblem::kNone &&
+      s.meta[0].page_size != s.meta[1].page_size) {
+    s.problem[1] = MetaProblem::kBadPageSize;
+    s.text[1] = "page size differs from meta 0";
+  }
+  return s;
+}
+
+int MetaSlots::newest_valid() const {
+  int pick = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (problem[i] != MetaProblem::kNone) continue;
+    if (pick < 0 || meta[i].txn_id > meta[pick].txn_id) pick = i;
+  }
+  return pick;
+}
+
+}  // namespace ordo::engine

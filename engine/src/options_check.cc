@@ -1,0 +1,27 @@
+#include "options_check.h"
+
+#include <string>
+
+#include "ordo/btree/page_format.h"
+
+namespace ordo::engine {
+
+Status check_options(const Options& options) {
+  if (options.page_size_bytes != 0 && !btree::valid_page_size(options.page_size_bytes)) {
+    return Status::invalid_argument("page size " + std::to_string(options.page_size_bytes) +
+                                    " is not a power of two from 4096 to 65536");
+  }
+  if (options.txn_memory_budget_bytes < (1ull << 20)) {
+    return Status::invalid_argument("txn_memory_budget_bytes must be at least 1 MiB");
+  }
+  if (!(options.append_fill >= 0.5 && options.append_fill <= 1.0)) {
+    return Status::invalid_argument("append_fill must be between 0.5 and 1.0");
+  }
+  if (options.id_node > 1023) {
+    return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
+                                    " exceeds 1023");
+  }
+  return Status::ok();
+}
+
+}  // namespace ordo::engine

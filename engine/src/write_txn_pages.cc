@@ -1,0 +1,100 @@
+#include "write_txn_pages.h"
+
+#include <cstring>
+
+#include "ordo/btree/endian.h"
+#include "snapshot_pages.h"
+
+namespace ordo::engine {
+
+using btree::PageNo;
+
+WriteTxnPages::WriteTxnPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
+                             uint64_t txn_id, ReuseRule rule, uint64_t budget_bytes, bool verify)
+    : file_(file),
+      page_size_(snapshot.page_size),
+      txn_id_(txn_id),
+      snapshot_high_water_(snapshot.page_high_water),
+      verify_(verify),
+      cache_(file, buffers, snapshot.page_size, snapshot.page_high_water),
+      allocator_(snapshot.page_high_water),
+      spill_policy_(snapshot.page_size, budget_bytes),
+      free_list_(snapshot.free_tree, snapshot.free_pages, snapshot.page_high_water, txn_id,
+                 std::move(rule)) {}
+
+Result<const std::byte*> WriteTxnPages::read(PageNo pg) {
+  if (const std::byte* p = cache_.find(pg)) return p;
+  if (cache_.is_spilled(pg)) return read_committed(file_, page_size_, allocator_.next_page(), pg);
+  return read_committed(file_, page_size_, snapshot_high_water_, pg);
+}
+
+Result<const std::byte*> WriteTxnPages::read_run(PageNo first, uint64_t pages) {
+  // Runs of this txn lie past the snapshot's high-water mark and are on disk.
+  return read_committed_run(file_, page_size_, allocator_.next_page(), first, pages);
+}
+
+Result<PageNo> WriteTxnPages::make_dirty(PageNo pg) {
+  if (is_dirty(pg)) return pg;
+  ORDO_ASSIGN_OR_RETURN(const std::byte* src, read(pg));
+  ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
+  std::byte* dst = cache_.writable(copy);
+  std::memcpy(dst, src, page_size_);
+  btree::store_u64(dst + btree::kOffTxnId, txn_id_);
+  free_page(pg);
+  return copy;
+}
+
+Result<PageNo> WriteTxnPages::allocate() {
+  if (allocator_.wants_reclaim() && free_list_.may_reclaim()) {
+    ORDO_RETURN_IF_ERROR(free_list_.reclaim(*this, allocator_).status());
+  }
+  const PageNo pg = allocator_.take();
+  // Contents are undefined: the tree formats every page it allocates.
+  cache_.add(pg);
+  return pg;
+}
+
+void WriteTxnPages::free_page(PageNo pg) {
+  if (cache_.drop(pg)) {
+    // Never visible to any snapshot: reusable within this txn at once.
+    allocator_.give_back(pg);
+  } else {
+    free_list_.add_freed(written_by(pg), pg);
+  }
+}
+
+uint64_t WriteTxnPages::written_by(PageNo pg) const {
+  // The btree read this page just before freeing it: the header is resident.
+  const std::byte* p = file_.data(pg * page_size_, btree::kHeaderSize);
+  if (p == nullptr) return 0;
+  const uint64_t txn = btree::load_u64(p + btree::kOffTxnId);
+  return txn < txn_id_ ? txn : 0;
+}
+
+Result<PageNo> WriteTxnPages::write_run(std::span<const std::span<const std::byte>> parts,
+                                        uint64_t pages) {
+  const PageNo first = allocator_.take_run(pages);
+  const uint64_t end = allocator_.next_page() * page_size_;
+  ORDO_RETURN_IF_ERROR(file_.grow_to(end));
+  std::vector<io::WriteSpan> spans;
+  uint64_t offset = first * page_size_;
+  for (auto part : parts) {
+    if (part.empty()) continue;
+    spans.push_back({offset, part.data(), part.size()});
+    offset += part.size();
+  }
+  static const std::byte kZeros[btree::kMaxPageSize] = {};
+  if (offset < end) spans.push_back({offset, kZeros, end - offset});
+  ORDO_RETURN_IF_ERROR(file_.write(spans, false));
+  overflow_pages_written_ += pages;
+  return first;
+}
+
+void WriteTxnPages::free_run(PageNo first, uint64_t pages) {
+  // A run of this txn was never visible: its pages are reusable at once.
+  if (allocator_.give_back_run(first, pages)) return;
+  const uint64_t writer = written_by(first);  // one txn wrote the whole run
+  for (uint64_t i = 0; i < pages; ++i) free_list_.add_freed(writer, first + i);
+}
+
+}  // namespace ordo::engine

@@ -1,0 +1,88 @@
+// WriteTxnPages: a write txn's pages as the B+-tree sees them (a
+// btree::PageWriter). It wires four units together:
+//   DirtyPageCache  the pages this txn wrote, in memory or spilled;
+//   PageAllocator   the page numbers it hands out;
+//   SpillPolicy     when dirty pages outgrow the memory budget;
+//   FreeList        the free tree: reclaiming reusable pages, recording freed ones.
+// Overflow runs are written as soon as they are made and never held in memory.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "dirty_page_cache.h"
+#include "free_list.h"
+#include "meta.h"
+#include "ordo/btree/page_access.h"
+#include "ordo/btree/tree.h"
+#include "ordo/io/backend.h"
+#include "ordo/io/page_file.h"
+#include "page_allocator.h"
+#include "page_buffers.h"
+#include "reuse_rule.h"
+#include "spill_policy.h"
+
+namespace ordo::engine {
+
+class WriteTxnPages : public btree::PageWriter {
+ public:
+  // `snapshot`: the committed state the txn starts from. `rule`: which
+  // free-tree entries may be reused. `budget_bytes`: the txn's memory budget.
+  WriteTxnPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot, uint64_t txn_id,
+                ReuseRule rule, uint64_t budget_bytes, bool verify);
+  WriteTxnPages(const WriteTxnPages&) = delete;
+  WriteTxnPages& operator=(const WriteTxnPages&) = delete;
+
+  bool verify_checksums() const override { return verify_; }
+  uint32_t page_size() const override { return page_size_; }
+  uint64_t txn_id() const override { return txn_id_; }
+  Result<const std::byte*> read(btree::PageNo pg) override;
+  Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
+  bool is_dirty(btree::PageNo pg) const override { return cache_.contains(pg); }
+  std::byte* writable(btree::PageNo pg) override { return cache_.writable(pg); }
+  Result<btree::PageNo> make_dirty(btree::PageNo pg) override;
+  Result<btree::PageNo> allocate() override;
+  void free_page(btree::PageNo pg) override;
+  Result<btree::PageNo> write_run(std::span<const std::span<const std::byte>> parts,
+                                  uint64_t pages) override;
+  void free_run(btree::PageNo first, uint64_t pages) override;
+
+  // Spills when dirty pages exceed the budget. Call only where no page
+  // pointer is held (between tree operations).
+  Status maybe_spill() {
+    return spill_policy_.over_budget(cache_.size())
+               ? cache_.spill(spill_policy_, allocator_.next_page())
+               : Status::ok();
+  }
+
+  // Commit: records freed and unused reusable pages in the free tree.
+  Status record_free_pages() { return free_list_.record(*this, allocator_); }
+
+  btree::TreeRoot& free_tree() { return free_list_.tree(); }
+  uint64_t free_page_count() const { return free_list_.free_page_count(); }
+  uint64_t next_page() const { return allocator_.next_page(); }
+  uint64_t pages_reused() const { return free_list_.pages_reused(); }
+  uint64_t pages_spilled() const { return cache_.pages_spilled(); }
+  uint64_t overflow_pages_written() const { return overflow_pages_written_; }
+  // One span per in-memory dirty page; the write backend sorts and coalesces them.
+  std::vector<io::WriteSpan> write_spans() const { return cache_.write_spans(); }
+
+ private:
+  // The txn that wrote committed page `pg` (its header stamp); 0, the widest
+  // range, when the stamp cannot be trusted.
+  uint64_t written_by(btree::PageNo pg) const;
+
+  io::PageFile& file_;
+  const uint32_t page_size_;
+  const uint64_t txn_id_;
+  const uint64_t snapshot_high_water_;
+  const bool verify_;
+  DirtyPageCache cache_;
+  PageAllocator allocator_;
+  const SpillPolicy spill_policy_;
+  FreeList free_list_;
+  uint64_t overflow_pages_written_ = 0;
+};
+
+}  // namespace ordo::engine
