@@ -204,7 +204,7 @@ Status DirtyPages::spill() {
 }
 
 Result<bool> DirtyPages::reclaim_entry() {
-  if (free_tree_.root == btree::kNoPage) return false;
+  if (free_tree_.root == btree::kNullPage) return false;
   // Entries are gathered until they hold kReclaimBatchPages pages: deleting
   // them copies free-tree pages, which must not cost more than they yield.
   std::vector<std::string> keys;
