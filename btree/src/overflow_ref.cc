@@ -18,8 +18,7 @@ Result<OverflowRef> decode_overflow_ref(ByteView bytes, PageNo leaf_page) {
     return Status::corruption("bad overflow reference", leaf_page);
   }
   OverflowRef ref{load_u64(bytes.data()), load_u64(bytes.data() + 8)};
-  // Pages 0 and 1 are the meta pages.
-  if (ref.first < 2) return Status::corruption("bad overflow reference", leaf_page);
+  if (ref.first < kFirstDataPage) return Status::corruption("bad overflow reference", leaf_page);
   return ref;
 }
 

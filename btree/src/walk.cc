@@ -12,6 +12,13 @@ class Walker {
 
   Status page(const PageRef& ref) {
     if (!visitor_.enter(ref)) return Status::ok();
+    if (ref.page < kFirstDataPage && ref.parent != kNullPage) {
+      // Name the branch: page 0 or 1 in a problem would read as a meta page.
+      return visitor_.damaged(
+          ref, Status::corruption("entry " + std::to_string(ref.index) + " names page " +
+                                      std::to_string(ref.page) + ", not a tree page",
+                                  ref.parent));
+    }
     auto read = pages_.read(ref.page);
     if (!read.is_ok()) return visitor_.damaged(ref, read.status());
     const std::byte* p = *read;

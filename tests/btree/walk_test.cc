@@ -303,6 +303,24 @@ TEST(WalkTest, ADamagedPageIsCorruptionOrSkippedByATolerantVisitor) {
   EXPECT_TRUE(walk_tree(pages, tree, unchecked, no_verify).is_ok());
 }
 
+TEST(WalkTest, AnEntryNamingAMetaPageIsCorruptionNamingTheBranch) {
+  MemPages pages(kPage);
+  const TreeRoot tree = build(pages, 300, 0);
+  ASSERT_EQ(tree.depth, 2u);
+  std::byte* root = const_cast<std::byte*>(*pages.read(tree.root));
+  for (PageNo child : {PageNo{0}, PageNo{1}}) {
+    // Entry 1's cell starts with its child page number.
+    store_u64(root + load_u16(root + kHeaderSize + kSlotSize), child);
+    WalkOptions no_verify;
+    no_verify.verify_checksums = false;
+    Recorder r;
+    Status s = walk_tree(pages, tree, r, no_verify);
+    EXPECT_TRUE(s.is_corruption()) << s.to_string();
+    EXPECT_EQ(s.page_number(), tree.root) << s.to_string();
+    EXPECT_EQ(r.order.size(), 2u);  // the root and its first child
+  }
+}
+
 TEST(WalkTest, ADepthOutOfRangeIsCorruptionNamingTheRoot) {
   MemPages pages(kPage);
   TreeRoot tree = build(pages, 10, 0);

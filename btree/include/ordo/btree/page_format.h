@@ -32,6 +32,8 @@ using PageNo = uint64_t;
 // damaged branch cell cannot name. Pages 0 and 1 are the meta pages, so 0 never
 // names a tree or overflow page; never report it as the page of a problem.
 inline constexpr PageNo kNullPage = 0;
+// The lowest page number of a tree, overflow or free page.
+inline constexpr PageNo kFirstDataPage = 2;
 
 enum class PageType : uint8_t {
   kMeta = 1,

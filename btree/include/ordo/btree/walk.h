@@ -57,7 +57,8 @@ class PageVisitor {
   virtual ~PageVisitor() = default;
   // Before a page is read: false leaves it (and its subtree) out.
   virtual bool enter(const PageRef& ref) { return true; }
-  // A problem with a page (Corruption naming it, or PageReader::read's error).
+  // A problem with a page: Corruption naming it (or, when its parent's entry
+  // names page 0 or 1, naming the parent), or PageReader::read's error.
   // ok goes on: past a checksum mismatch with this page; past any other
   // problem with the next page, this one's subtree left out.
   virtual Status damaged(const PageRef& ref, Status problem) { return problem; }
@@ -74,6 +75,7 @@ class PageVisitor {
   }
   // A page the visitor descended into, after its children and overflow
   // references: the last time the walk touches it (it may be freed here).
+  // Not called for the pages still open when the walk stops or fails.
   virtual Status leave(const PageRef& ref, const NodeView& node) { return Status::ok(); }
 };
 
