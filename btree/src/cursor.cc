@@ -29,7 +29,7 @@ Status Cursor::descend_from(uint32_t level, Edge edge) {
 
 Status Cursor::first() {
   valid_ = false;
-  if (tree_.root == kNoPage) return Status::ok();
+  if (tree_.root == kNullPage) return Status::ok();
   if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
     return Status::corruption("tree depth out of range", tree_.root);
   }
@@ -41,7 +41,7 @@ Status Cursor::first() {
 
 Status Cursor::last() {
   valid_ = false;
-  if (tree_.root == kNoPage) return Status::ok();
+  if (tree_.root == kNullPage) return Status::ok();
   if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
     return Status::corruption("tree depth out of range", tree_.root);
   }
@@ -53,7 +53,7 @@ Status Cursor::last() {
 
 Status Cursor::seek(ByteView key) {
   valid_ = false;
-  if (tree_.root == kNoPage) return Status::ok();
+  if (tree_.root == kNullPage) return Status::ok();
   if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
     return Status::corruption("tree depth out of range", tree_.root);
   }

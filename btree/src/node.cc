@@ -1,5 +1,8 @@
 #include "ordo/btree/node.h"
 
+#include "ordo/assert.h"
+#include "ordo/btree/overflow_ref.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -65,7 +68,7 @@ ByteView NodeView::value(uint32_t i) const {
 
 PageNo NodeView::child(uint32_t i) const {
   uint32_t off = cell_offset(i, kBranchCellHeader);
-  return off == 0 ? kNoPage : load_u64(p_ + off);
+  return off == 0 ? kNullPage : load_u64(p_ + off);
 }
 
 uint64_t NodeView::child_checksum(uint32_t i) const {
@@ -161,6 +164,8 @@ Status check_node_order(const std::byte* page, uint32_t page_size, PageNo page_n
 }
 
 void NodeEditor::init(PageType type, uint64_t txn_id) {
+  ORDO_ASSERT(type == PageType::kLeaf || type == PageType::kBranch);
+  ORDO_ASSERT(valid_page_size(page_size_));
   std::memset(p_, 0, page_size_);
   p_[kOffType] = static_cast<std::byte>(type);
   store_u32(p_ + kOffCellStart, page_size_);
@@ -177,6 +182,7 @@ void NodeEditor::compact() {
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t size = old.cell_size(i);
     uint32_t off = load_u16(scratch.data() + kHeaderSize + kSlotSize * i);
+    ORDO_ASSERT(size != 0 && off + size <= page_size_ && top >= kHeaderSize + kSlotSize * n + size);
     top -= size;
     std::memcpy(p_ + top, scratch.data() + off, size);
     store_u16(p_ + kHeaderSize + kSlotSize * i, static_cast<uint16_t>(top));
@@ -189,8 +195,12 @@ void NodeEditor::compact() {
 uint32_t NodeEditor::make_room(uint32_t i, uint32_t size) {
   NodeView v = view();
   uint32_t n = v.count();
+  ORDO_ASSERT(i <= n);
+  ORDO_ASSERT(fits(size));
   uint32_t slots_end_after = kHeaderSize + kSlotSize * (n + 1);
   if (v.cell_start() < slots_end_after + size) compact();
+  // After compaction the gap holds every free byte, so fits() makes room.
+  ORDO_ASSERT(load_u32(p_ + kOffCellStart) >= slots_end_after + size);
   uint32_t start = load_u32(p_ + kOffCellStart) - size;
   std::byte* slots = p_ + kHeaderSize;
   std::memmove(slots + kSlotSize * (i + 1), slots + kSlotSize * i, kSlotSize * (n - i));
@@ -198,10 +208,19 @@ uint32_t NodeEditor::make_room(uint32_t i, uint32_t size) {
   store_u16(p_ + kOffCount, static_cast<uint16_t>(n + 1));
   store_u32(p_ + kOffCellStart, start);
   store_u32(p_ + kOffCellBytes, v.cell_bytes() + size);
+  ORDO_ASSERT(view().used_bytes() <= page_size_);
   return start;
 }
 
+uint32_t NodeEditor::slot_offset(uint32_t i, uint32_t header_bytes) const {
+  ORDO_ASSERT(i < view().count());
+  const uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  ORDO_ASSERT(off >= kHeaderSize + kSlotSize * view().count() && off + header_bytes <= page_size_);
+  return off;
+}
+
 void NodeEditor::insert_leaf(uint32_t i, ByteView key, ByteView value) {
+  ORDO_ASSERT(view().is_leaf());
   uint32_t off = make_room(i, leaf_cell_size(key.size(), value.size()));
   store_u16(p_ + off, static_cast<uint16_t>(key.size()));
   store_u16(p_ + off + 2, 0);
@@ -214,16 +233,17 @@ void NodeEditor::insert_leaf(uint32_t i, ByteView key, ByteView value) {
 
 void NodeEditor::insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_len,
                                       PageNo first, uint64_t run_checksum) {
+  ORDO_ASSERT(view().is_leaf() && first != kNullPage);
   uint32_t off = make_room(i, leaf_cell_size(key.size(), kOverflowRefBytes));
   store_u16(p_ + off, static_cast<uint16_t>(key.size()));
   store_u16(p_ + off + 2, kValueOverflow);
   store_u32(p_ + off + 4, static_cast<uint32_t>(value_len));
   if (!key.empty()) std::memcpy(p_ + off + kLeafCellHeader, key.data(), key.size());
-  store_u64(p_ + off + kLeafCellHeader + key.size(), first);
-  store_u64(p_ + off + kLeafCellHeader + key.size() + 8, run_checksum);
+  encode_overflow_ref({first, run_checksum}, p_ + off + kLeafCellHeader + key.size());
 }
 
 void NodeEditor::insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum) {
+  ORDO_ASSERT(view().is_branch());
   uint32_t off = make_room(i, branch_cell_size(key.size()));
   store_u64(p_ + off, child);
   store_u64(p_ + off + 8, checksum);
@@ -232,6 +252,8 @@ void NodeEditor::insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t 
 }
 
 void NodeEditor::insert_cell(uint32_t i, std::span<const std::byte> cell) {
+  ORDO_ASSERT(cell.size() >= (view().is_leaf() ? kLeafCellHeader : kBranchCellHeader) &&
+              cell.size() < page_size_);
   uint32_t off = make_room(i, static_cast<uint32_t>(cell.size()));
   std::memcpy(p_ + off, cell.data(), cell.size());
 }
@@ -240,7 +262,8 @@ void NodeEditor::remove(uint32_t i) {
   NodeView v = view();
   uint32_t n = v.count();
   uint32_t size = v.cell_size(i);
-  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  uint32_t off = slot_offset(i, 0);
+  ORDO_ASSERT(size != 0 && off + size <= page_size_ && size <= v.cell_bytes());
   std::memset(p_ + off, 0, size);
   if (off == v.cell_start()) store_u32(p_ + kOffCellStart, off + size);
   std::byte* slots = p_ + kHeaderSize;
@@ -252,13 +275,15 @@ void NodeEditor::remove(uint32_t i) {
 }
 
 void NodeEditor::set_child(uint32_t i, PageNo child, uint64_t checksum) {
-  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  ORDO_ASSERT(view().is_branch() && child != kNullPage);
+  uint32_t off = slot_offset(i, kBranchCellHeader);
   store_u64(p_ + off, child);
   store_u64(p_ + off + 8, checksum);
 }
 
 void NodeEditor::set_child_checksum(uint32_t i, uint64_t checksum) {
-  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
+  ORDO_ASSERT(view().is_branch());
+  uint32_t off = slot_offset(i, kBranchCellHeader);
   store_u64(p_ + off + 8, checksum);
 }
 

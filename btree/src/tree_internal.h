@@ -1,11 +1,12 @@
 // Helpers shared by the tree algorithms.
 #pragma once
 
-#include <xxhash.h>
-
 #include <string>
 
+#include "ordo/assert.h"
+
 #include "ordo/btree/node.h"
+#include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/page_access.h"
 #include "ordo/btree/tree.h"
 
@@ -46,6 +47,7 @@ inline Result<NodeView> load_node(PageReader& pages, PageNo page_number, bool ex
 }
 
 inline Status damaged(PageNo page_number) {
+  ORDO_DCHECK(page_number != kNullPage);
   return Status::corruption("cell out of bounds", page_number);
 }
 
@@ -55,27 +57,10 @@ inline Result<ByteView> leaf_value(PageReader& pages, const NodeView& leaf, uint
   ByteView inline_bytes = leaf.value(i);
   if (leaf.damaged()) return damaged(leaf_page);
   if (!leaf.is_overflow(i)) return inline_bytes;
-  const uint64_t len = leaf.value_len(i);
-  const PageNo first = load_u64(inline_bytes.data());
-  if (len > kMaxValueBytes) return Status::corruption("overflow value too long", leaf_page);
-  const uint64_t run_pages = overflow_pages(len, pages.page_size());
-  ORDO_ASSIGN_OR_RETURN(const std::byte* run, pages.read_run(first, run_pages));
-  if (static_cast<PageType>(run[kOffType]) != PageType::kOverflow) {
-    return Status::corruption("overflow run does not start with an overflow page", first);
-  }
-  if (pages.verify_checksums() && !pages.is_dirty(leaf_page)) {
-    const uint64_t expected = load_u64(inline_bytes.data() + 8);
-    if (XXH3_64bits(run, run_pages * pages.page_size()) != expected) {
-      return Status::corruption("overflow run checksum mismatch", first);
-    }
-  }
-  return ByteView(run + kHeaderSize, len);
-}
-
-// First page and page count of the overflow run of leaf entry i.
-inline void overflow_run(const NodeView& leaf, uint32_t i, PageNo* first, uint64_t* pages) {
-  *first = load_u64(leaf.value(i).data());
-  *pages = overflow_pages(leaf.value_len(i), leaf.page_size());
+  ORDO_ASSIGN_OR_RETURN(const OverflowRun run, leaf_overflow_run(leaf, i, leaf_page));
+  const bool verify = pages.verify_checksums() && !pages.is_dirty(leaf_page);
+  ORDO_ASSIGN_OR_RETURN(const std::byte* bytes, read_overflow_run(pages, run, leaf_page, verify));
+  return ByteView(bytes + kHeaderSize, run.value_len);
 }
 
 }  // namespace ordo::btree::internal

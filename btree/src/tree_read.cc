@@ -4,6 +4,7 @@
 
 #include "ordo/btree/node.h"
 #include "ordo/btree/tree.h"
+#include "ordo/btree/walk.h"
 #include "tree_internal.h"
 
 namespace ordo::btree {
@@ -31,7 +32,7 @@ uint64_t page_checksum(const std::byte* page, uint32_t page_size) {
 Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
             ByteView* value) {
   *found = false;
-  if (tree.root == kNoPage) return Status::ok();
+  if (tree.root == kNullPage) return Status::ok();
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
@@ -69,32 +70,39 @@ double TreeShape::leaf_fill() const {
 
 namespace {
 
-Status walk(PageReader& pages, PageNo pg, uint64_t expected, uint32_t level, uint32_t depth,
-            TreeShape* stats) {
-  bool expect_leaf = level + 1 == depth;
-  ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, expect_leaf, expected));
-  ORDO_RETURN_IF_ERROR(check_node_order(v.data(), pages.page_size(), pg));
-  if (expect_leaf) {
-    stats->leaf_pages++;
-    stats->leaf_used_bytes += v.used_bytes();
-    stats->entries += v.count();
-    for (uint32_t i = 0; i < v.count(); ++i) {
-      stats->key_bytes += v.key(i).size();
-      stats->value_bytes += v.value_len(i);
-      if (!v.is_overflow(i)) continue;
-      ORDO_RETURN_IF_ERROR(internal::leaf_value(pages, v, i, pg).status());
-      stats->overflow_pages += overflow_pages(v.value_len(i), pages.page_size());
-      stats->overflow_values++;
+// Counts pages and bytes; reads every overflow run (checked as `pages` verifies).
+class StatsVisitor : public PageVisitor {
+ public:
+  StatsVisitor(PageReader& pages, TreeShape* stats) : pages_(pages), stats_(stats) {}
+
+  Result<WalkStep> page(const PageRef& ref, const NodeView& node) override {
+    if (!ref.leaf()) {
+      stats_->branch_pages++;
+      return WalkStep::kDescend;
     }
-    if (v.damaged()) return internal::damaged(pg);
+    stats_->leaf_pages++;
+    stats_->leaf_used_bytes += node.used_bytes();
+    stats_->entries += node.count();
+    for (uint32_t i = 0; i < node.count(); ++i) {
+      stats_->key_bytes += node.key(i).size();
+      stats_->value_bytes += node.value_len(i);
+    }
+    if (node.damaged()) return internal::damaged(ref.page);
+    return WalkStep::kDescend;
+  }
+
+  Status overflow(const PageRef& leaf, const NodeView&, uint32_t, const OverflowRun& run) override {
+    const bool verify = pages_.verify_checksums() && !pages_.is_dirty(leaf.page);
+    ORDO_RETURN_IF_ERROR(read_overflow_run(pages_, run, leaf.page, verify).status());
+    stats_->overflow_pages += run.pages;
+    stats_->overflow_values++;
     return Status::ok();
   }
-  stats->branch_pages++;
-  for (uint32_t i = 0; i < v.count(); ++i) {
-    ORDO_RETURN_IF_ERROR(walk(pages, v.child(i), v.child_checksum(i), level + 1, depth, stats));
-  }
-  return Status::ok();
-}
+
+ private:
+  PageReader& pages_;
+  TreeShape* stats_;
+};
 
 }  // namespace
 
@@ -102,19 +110,19 @@ Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeShape* stats) 
   *stats = TreeShape{};
   stats->page_size_bytes = pages.page_size();
   stats->depth = tree.depth;
-  if (tree.root == kNoPage) return Status::ok();
-  if (tree.depth == 0 || tree.depth > kMaxDepth) {
-    return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
-                              tree.root);
-  }
-  ORDO_RETURN_IF_ERROR(walk(pages, tree.root, tree.root_checksum, 0, tree.depth, stats));
-  if (stats->entries != tree.entries) {
-    return Status::corruption("tree holds " + std::to_string(stats->entries) +
-                                  " entries but its root records " +
-                                  std::to_string(tree.entries),
-                              tree.root);
-  }
-  return Status::ok();
+  if (tree.root == kNullPage) return Status::ok();
+  StatsVisitor visitor(pages, stats);
+  WalkOptions options;
+  options.verify_checksums = pages.verify_checksums();
+  ORDO_RETURN_IF_ERROR(walk_tree(pages, tree, visitor, options));
+  return check_entry_count(tree, stats->entries);
+}
+
+Status check_entry_count(const TreeRoot& tree, uint64_t found) {
+  if (found == tree.entries) return Status::ok();
+  const std::string what = "tree holds " + std::to_string(found) +
+                           " entries but its root records " + std::to_string(tree.entries);
+  return tree.root == kNullPage ? Status::corruption(what) : Status::corruption(what, tree.root);
 }
 
 }  // namespace ordo::btree

@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "ordo/assert.h"
 #include "ordo/btree/node.h"
+#include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
+#include "ordo/btree/walk.h"
 #include "tree_internal.h"
 
 namespace ordo::btree {
@@ -65,6 +68,15 @@ uint32_t leaf_position(const NodeView& leaf, ByteView key, bool* found) {
     return n;
   }
   return leaf.leaf_lower_bound(key, found);
+}
+
+// Whether leaf entry i sorts after its left neighbour and, with
+// `check_right`, before its right one. The search that chose i guarantees
+// both (the right one only for a new key) whatever else the page holds.
+bool inserted_in_order(const NodeView& leaf, uint32_t i, bool check_right) {
+  const ByteView key = leaf.key(i);
+  if (i > 0 && leaf.key(i - 1).compare(key) >= 0) return false;
+  return !check_right || i + 1 >= leaf.count() || key.compare(leaf.key(i + 1)) < 0;
 }
 
 // Makes `pg` writable, checking a committed page fully before copying it so a
@@ -241,18 +253,16 @@ Result<std::span<const std::byte>> overflow_cell(PageWriter& pw, std::vector<std
   store_u16(buf.data() + 2, kValueOverflow);
   store_u32(buf.data() + 4, static_cast<uint32_t>(value.size()));
   if (!key.empty()) std::memcpy(buf.data() + kLeafCellHeader, key.data(), key.size());
-  store_u64(buf.data() + kLeafCellHeader + key.size(), first);
-  store_u64(buf.data() + kLeafCellHeader + key.size() + 8, checksum);
+  encode_overflow_ref({first, checksum}, buf.data() + kLeafCellHeader + key.size());
   return std::span<const std::byte>(buf);
 }
 
 // Frees the overflow run of leaf entry i, if it has one.
-void free_value(PageWriter& pw, const NodeView& leaf, uint32_t i) {
-  if (!leaf.is_overflow(i)) return;
-  PageNo first;
-  uint64_t pages;
-  internal::overflow_run(leaf, i, &first, &pages);
-  pw.free_run(first, pages);
+Status free_value(PageWriter& pw, const NodeView& leaf, uint32_t i, PageNo leaf_page) {
+  if (!leaf.is_overflow(i)) return Status::ok();
+  ORDO_ASSIGN_OR_RETURN(const OverflowRun run, leaf_overflow_run(leaf, i, leaf_page));
+  pw.free_run(run.ref.first, run.pages);
+  return Status::ok();
 }
 
 // The leaf cell for key and value, writing the value to an overflow run when
@@ -317,11 +327,11 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
   thread_local std::vector<std::byte> cell_buf;
   ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
-  if (tree.root == kNoPage) return start_tree(pw, tree, cell);
+  if (tree.root == kNullPage) return start_tree(pw, tree, cell);
   PathEntry path[kMaxDepth];
   // At the right edge, the cached path's leaf: no root-to-leaf search.
   const bool cached = rightmost != nullptr && rightmost->covers(tree, key);
-  PageNo leaf_pg = kNoPage;
+  PageNo leaf_pg = kNullPage;
   if (cached) {
     leaf_pg = RightmostPathAccess::leaf(*rightmost);
   } else {
@@ -332,13 +342,14 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   uint32_t pos = leaf_position(leaf.view(), key, &found);
   if (leaf.view().damaged()) return internal::damaged(leaf_pg);
   if (found) {
-    free_value(pw, leaf.view(), pos);
+    ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, leaf_pg));
     leaf.remove(pos);
   } else {
     tree.entries++;
   }
   if (leaf.fits(static_cast<uint32_t>(cell.size()))) {
     leaf.insert_cell(pos, cell);
+    ORDO_DCHECK(inserted_in_order(leaf.view(), pos, !found));
     return Status::ok();
   }
   // A split changes the path's pages and separators: the next put descends again.
@@ -349,15 +360,16 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
 
 Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, double fill) {
   ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
-  if (tree.root != kNoPage) {
+  if (tree.root != kNullPage) {
     // Order check before anything changes.
     PageNo pg = tree.root;
     uint64_t expected = tree.root_checksum;
     for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
       ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, false, expected));
-      pg = v.child(v.count() - 1);
+      const PageNo child = v.child(v.count() - 1);
       expected = v.child_checksum(v.count() - 1);
       if (v.damaged()) return internal::damaged(pg);
+      pg = child;
     }
     ORDO_ASSIGN_OR_RETURN(NodeView leaf, internal::load_node(pw, pg, true, expected));
     if (leaf.count() > 0 && leaf.key(leaf.count() - 1).compare(key) >= 0) {
@@ -367,7 +379,7 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   }
   thread_local std::vector<std::byte> cell_buf;
   ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
-  if (tree.root == kNoPage) return start_tree(pw, tree, cell);
+  if (tree.root == kNullPage) return start_tree(pw, tree, cell);
   PathEntry path[kMaxDepth];
   ORDO_ASSIGN_OR_RETURN(PageNo leaf_pg, cow_path(pw, tree, key, path));
   const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
@@ -378,30 +390,31 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
 
 namespace {
 
-Status free_subtree(PageWriter& pw, PageNo pg, uint64_t expected, uint32_t level, uint32_t depth) {
-  const bool leaf = level + 1 == depth;
-  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, leaf, expected));
-  ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
-  for (uint32_t i = 0; i < v.count(); ++i) {
-    if (leaf) {
-      free_value(pw, v, i);
-    } else {
-      ORDO_RETURN_IF_ERROR(free_subtree(pw, v.child(i), v.child_checksum(i), level + 1, depth));
-    }
+// Frees every page and overflow run of a tree, each page after its children.
+class FreeVisitor : public PageVisitor {
+ public:
+  explicit FreeVisitor(PageWriter& pw) : pw_(pw) {}
+  Status overflow(const PageRef&, const NodeView&, uint32_t, const OverflowRun& run) override {
+    pw_.free_run(run.ref.first, run.pages);
+    return Status::ok();
   }
-  pw.free_page(pg);
-  return Status::ok();
-}
+  Status leave(const PageRef& ref, const NodeView&) override {
+    pw_.free_page(ref.page);
+    return Status::ok();
+  }
+
+ private:
+  PageWriter& pw_;
+};
 
 }  // namespace
 
 Status drop(PageWriter& pw, TreeRoot& tree) {
-  if (tree.root != kNoPage) {
-    if (tree.depth == 0 || tree.depth > kMaxDepth) {
-      return Status::corruption("tree depth out of range", tree.root);
-    }
-    ORDO_RETURN_IF_ERROR(free_subtree(pw, tree.root, tree.root_checksum, 0, tree.depth));
-  }
+  FreeVisitor visitor(pw);
+  WalkOptions options;
+  options.verify_checksums = pw.verify_checksums();
+  options.check_order = false;
+  ORDO_RETURN_IF_ERROR(walk_tree(pw, tree, visitor, options));
   tree = TreeRoot{};
   return Status::ok();
 }
@@ -460,7 +473,7 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
   bool present = false;
   uint32_t pos = leaf.view().leaf_lower_bound(key, &present);
   if (!present || leaf.view().damaged()) return internal::damaged(pg);
-  free_value(pw, leaf.view(), pos);
+  ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, pg));
   leaf.remove(pos);
   tree.entries--;
 
@@ -519,7 +532,7 @@ Status finalize_page(PageWriter& pw, PageNo pg) {
 }  // namespace
 
 Status finalize(PageWriter& pw, TreeRoot& tree) {
-  if (tree.root == kNoPage || !pw.is_dirty(tree.root)) return Status::ok();
+  if (tree.root == kNullPage || !pw.is_dirty(tree.root)) return Status::ok();
   ORDO_RETURN_IF_ERROR(finalize_page(pw, tree.root));
   ORDO_ASSIGN_OR_RETURN(const std::byte* root, pw.read(tree.root));
   tree.root_checksum = page_checksum(root, pw.page_size());

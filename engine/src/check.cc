@@ -1,13 +1,12 @@
 // Txn::check: a full walk of one snapshot that keeps going past problems and
 // accounts for every page below the high-water mark.
-#include <xxhash.h>
-
 #include <string>
 #include <vector>
 
-#include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"
+#include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
+#include "ordo/btree/walk.h"
 #include "free_entry.h"
 #include "txn_impl.h"
 
@@ -54,9 +53,16 @@ class Checker {
     report_.problems.push_back({pg, std::move(what)});
   }
 
-  // Claims a page for `kind`; false (with a problem) if outside the file or taken.
-  bool claim(PageNo pg, Owner kind, const std::string& context) {
-    if (pg < 2 || pg >= high_water_) {
+  // Claims a page for `kind`; false (with a problem) if outside the file or
+  // taken. `referrer`: the page naming it, which a problem names in place of
+  // a meta page number (0 would read as "no page").
+  bool claim(PageNo pg, Owner kind, const std::string& context, PageNo referrer) {
+    if (pg < engine::kFirstDataPage) {
+      problem(referrer, context + ": names page " + std::to_string(pg) +
+                            ", a meta page, as one of its pages");
+      return false;
+    }
+    if (pg >= high_water_) {
       problem(pg, context + ": page number outside the database (high-water mark " +
                       std::to_string(high_water_) + ")");
       return false;
@@ -71,30 +77,30 @@ class Checker {
     return true;
   }
 
-  // Walks one tree; `visit` sees every leaf entry.
-  // Returns the entries found.
-  uint64_t tree(const std::string& name, const btree::TreeRoot& root, const LeafVisitor& visit) {
-    if (root.root == btree::kNoPage) {
-      if (root.entries != 0 || root.depth != 0) problem(0, name + ": empty root with entries");
+  // Walks one tree whose root record lies in page `holder` (a meta page or
+  // a catalog leaf); `visit` sees every leaf entry. Returns the entries found.
+  uint64_t tree(const std::string& name, const btree::TreeRoot& root, PageNo holder,
+                const LeafVisitor& visit) {
+    if (root.root == btree::kNullPage) {
+      if (root.entries != 0 || root.depth != 0) problem(holder, name + ": empty root with entries");
       return 0;
     }
     if (root.depth == 0 || root.depth > btree::kMaxDepth) {
       problem(root.root, name + ": depth " + std::to_string(root.depth) + " out of range");
       return 0;
     }
-    uint64_t entries = walk(name, root.root, root.root_checksum, 0, root.depth, nullptr, nullptr,
-                            visit);
-    if (entries != root.entries) {
-      problem(root.root, name + ": holds " + std::to_string(entries) + " entries, its root says " +
-                             std::to_string(root.entries));
-    }
-    return entries;
+    TreeChecker checker(*this, name, holder, visit);
+    // The checker reports every problem and goes on, so the walk ends ok.
+    (void)btree::walk_tree(pages_, root, checker);
+    const Status count = btree::check_entry_count(root, checker.entries());
+    if (!count.is_ok()) problem(root.root, name + ": " + count.message());
+    return checker.entries();
   }
 
   // A user tree: the default tree or a named tree.
-  void user_tree(const std::string& name, const btree::TreeRoot& root) {
+  void user_tree(const std::string& name, const btree::TreeRoot& root, PageNo holder) {
     report_.trees++;
-    report_.entries += tree(name, root, {});
+    report_.entries += tree(name, root, holder, {});
   }
 
   void leaks() {
@@ -113,89 +119,81 @@ class Checker {
   }
 
  private:
-  uint64_t walk(const std::string& name, PageNo pg, uint64_t expected, uint32_t level,
-                uint32_t depth, const std::string* lo, const std::string* hi,
-                const LeafVisitor& visit) {
-    if (!claim(pg, Owner::kTree, name)) return 0;
-    report_.tree_pages++;
-    auto read = pages_.read(pg);
-    if (!read.is_ok()) {
-      problem(pg, name + ": " + read.status().message());
-      return 0;
-    }
-    const std::byte* page = *read;
-    uint64_t actual = btree::page_checksum(page, ps_);
-    if (actual != expected) {
-      problem(pg, name + ": checksum mismatch (parent records " + std::to_string(expected) +
-                      ", page has " + std::to_string(actual) + ")");
-    }
-    Status s = btree::check_node_order(page, ps_, pg);
-    if (!s.is_ok()) {
-      problem(pg, name + ": " + s.message());
-      return 0;
-    }
-    NodeView v(page, ps_);
-    const bool leaf = level + 1 == depth;
-    if (v.is_leaf() != leaf) {
-      problem(pg, name + (leaf ? ": branch page where the depth puts leaves"
-                               : ": leaf page above the leaf level"));
-      return 0;
-    }
-    const uint32_t n = v.count();
-    const uint32_t first_key = leaf ? 0 : 1;
-    if (n > first_key) {
-      if (lo != nullptr && v.key(first_key).compare(*lo) < 0) {
-        problem(pg, name + ": key below the lower bound set by the parent");
-      }
-      if (hi != nullptr && v.key(n - 1).compare(*hi) >= 0) {
-        problem(pg, name + ": key at or above the upper bound set by the parent");
-      }
-    }
-    if (leaf) {
-      for (uint32_t i = 0; i < n; ++i) {
-        if (v.is_overflow(i)) overflow(name, v, i, pg);
-        if (visit) visit(v, i, pg);
-      }
-      return n;
-    }
-    uint64_t entries = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      std::string child_lo = i == 0 ? std::string() : v.key(i).str();
-      std::string child_hi = i + 1 < n ? v.key(i + 1).str() : std::string();
-      entries += walk(name, v.child(i), v.child_checksum(i), level + 1, depth,
-                      i == 0 ? lo : &child_lo, i + 1 < n ? &child_hi : hi, visit);
-    }
-    return entries;
-  }
+  // The walk of one tree: claims each page before it is read, reports each
+  // problem and goes on past it.
+  class TreeChecker : public btree::PageVisitor {
+   public:
+    TreeChecker(Checker& c, const std::string& name, PageNo holder, const LeafVisitor& visit)
+        : c_(c), name_(name), holder_(holder), visit_(visit) {}
+    uint64_t entries() const { return entries_; }
 
-  void overflow(const std::string& name, const NodeView& leaf, uint32_t i, PageNo leaf_pg) {
-    const uint64_t len = leaf.value_len(i);
-    const PageNo first = btree::load_u64(leaf.value(i).data());
-    const uint64_t expected = btree::load_u64(leaf.value(i).data() + 8);
-    if (len > btree::kMaxValueBytes) {
-      problem(leaf_pg, name + ": overflow value longer than the maximum");
-      return;
+    bool enter(const btree::PageRef& ref) override {
+      const PageNo referrer = ref.parent != btree::kNullPage ? ref.parent : holder_;
+      if (!c_.claim(ref.page, Owner::kTree, name_, referrer)) return false;
+      c_.report_.tree_pages++;
+      return true;
     }
-    const uint64_t n = btree::overflow_pages(len, ps_);
-    if (first < 2 || first >= high_water_ || n > high_water_ - first) {
+    Status damaged(const btree::PageRef& ref, Status problem) override {
+      const PageNo pg =
+          problem.page_number() != Status::kNoPage ? problem.page_number() : ref.page;
+      c_.problem(pg, name_ + ": " + problem.message());
+      return Status::ok();
+    }
+    Result<btree::WalkStep> page(const btree::PageRef& ref, const NodeView& v) override {
+      const uint32_t n = v.count();
+      const uint32_t first_key = ref.leaf() ? 0 : 1;
+      if (n > first_key) {
+        if (ref.lower && v.key(first_key).compare(*ref.lower) < 0) {
+          c_.problem(ref.page, name_ + ": key below the lower bound set by the parent");
+        }
+        if (ref.upper && v.key(n - 1).compare(*ref.upper) >= 0) {
+          c_.problem(ref.page, name_ + ": key at or above the upper bound set by the parent");
+        }
+      }
+      if (ref.leaf()) {
+        entries_ += n;
+        if (visit_) {
+          for (uint32_t i = 0; i < n; ++i) visit_(v, i, ref.page);
+        }
+      }
+      return btree::WalkStep::kDescend;
+    }
+    Status overflow(const btree::PageRef& leaf, const NodeView&, uint32_t,
+                    const btree::OverflowRun& run) override {
+      c_.overflow(name_, run, leaf.page);
+      return Status::ok();
+    }
+
+   private:
+    Checker& c_;
+    const std::string& name_;
+    const PageNo holder_;  // the page holding the root record
+    const LeafVisitor& visit_;
+    uint64_t entries_ = 0;
+  };
+
+  void overflow(const std::string& name, const btree::OverflowRun& run, PageNo leaf_pg) {
+    const PageNo first = run.ref.first;
+    const uint64_t n = run.pages;
+    if (first >= high_water_ || n > high_water_ - first) {
       problem(first, name + ": overflow run of " + std::to_string(n) +
                          " pages runs past the end of the database (referenced by page " +
                          std::to_string(leaf_pg) + ")");
       return;
     }
     for (uint64_t k = 0; k < n; ++k) {
-      if (!claim(first + k, Owner::kOverflow, name + " overflow run")) return;
+      if (!claim(first + k, Owner::kOverflow, name + " overflow run", leaf_pg)) return;
     }
     report_.overflow_pages += n;
-    auto run = pages_.read_run(first, n);
-    if (!run.is_ok()) {
-      problem(first, name + ": " + run.status().message());
+    auto bytes = pages_.read_run(first, n);
+    if (!bytes.is_ok()) {
+      problem(first, name + ": " + bytes.status().message());
       return;
     }
-    if (static_cast<btree::PageType>((*run)[btree::kOffType]) != btree::PageType::kOverflow) {
+    if (!btree::starts_overflow_run(*bytes)) {
       problem(first, name + ": overflow run does not start with an overflow page");
     }
-    if (XXH3_64bits(*run, n * ps_) != expected) {
+    if (btree::overflow_run_checksum(*bytes, n, ps_) != run.ref.checksum) {
       problem(first, name + ": overflow run checksum mismatch (referenced by page " +
                          std::to_string(leaf_pg) + ")");
     }
@@ -221,7 +219,7 @@ class Checker {
       return;
     }
     for (uint64_t k = 0; k < entry->page_count(); ++k) {
-      if (claim(entry->page(k), Owner::kFree, "free tree entry")) report_.free_pages++;
+      if (claim(entry->page(k), Owner::kFree, "free tree entry", pg)) report_.free_pages++;
     }
   }
 };
@@ -231,30 +229,37 @@ class Checker {
 Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& progress) {
   if (!impl_) return Status::txn_ended("txn already committed, aborted or moved from");
   const engine::Meta& meta = impl_->snapshot();
+  // The meta page this snapshot's meta lives in: it holds the three roots.
+  const PageNo meta_page = meta.txn_id % 2;
   CheckReport report;
   Checker c(impl_->pages(), meta.page_high_water, report, progress);
-  c.user_tree("default tree", meta.default_tree);
+  c.user_tree("default tree", meta.default_tree, meta_page);
   report.free_tree_entries = c.tree(
-      "free tree", meta.free_tree,
+      "free tree", meta.free_tree, meta_page,
       [&](const NodeView& leaf, uint32_t i, PageNo pg) { c.free_entry(leaf, i, pg); });
-  std::vector<std::pair<std::string, btree::TreeRoot>> named;
-  report.catalog_entries = c.tree("catalog", meta.catalog, [&](const NodeView& leaf, uint32_t i,
-                                                                PageNo pg) {
+  struct Named {
+    std::string name;
+    btree::TreeRoot root;
+    PageNo leaf;  // the catalog leaf holding its root record
+  };
+  std::vector<Named> named;
+  report.catalog_entries = c.tree("catalog", meta.catalog, meta_page,
+                                  [&](const NodeView& leaf, uint32_t i, PageNo pg) {
     ByteView value = leaf.value(i);
     if (leaf.is_overflow(i) || value.size() != engine::kTreeRootBytes || leaf.key(i).empty()) {
       c.problem(pg, "catalog: malformed entry " + std::to_string(i));
       return;
     }
-    named.emplace_back(leaf.key(i).str(), engine::decode_tree_root(value.data()));
+    named.push_back({leaf.key(i).str(), engine::decode_tree_root(value.data()), pg});
   });
   if (named.size() != meta.tree_count) {
-    c.problem(0, "catalog holds " + std::to_string(named.size()) + " trees, the meta says " +
-                     std::to_string(meta.tree_count));
+    c.problem(meta_page, "catalog holds " + std::to_string(named.size()) +
+                             " trees, the meta says " + std::to_string(meta.tree_count));
   }
-  for (const auto& [name, root] : named) c.user_tree("tree '" + name + "'", root);
+  for (const Named& t : named) c.user_tree("tree '" + t.name + "'", t.root, t.leaf);
   if (report.free_pages != meta.free_pages) {
-    c.problem(0, "free tree lists " + std::to_string(report.free_pages) +
-                     " pages, the meta says " + std::to_string(meta.free_pages));
+    c.problem(meta_page, "free tree lists " + std::to_string(report.free_pages) +
+                             " pages, the meta says " + std::to_string(meta.free_pages));
   }
   c.leaks();
   if (progress) progress(meta.page_high_water, meta.page_high_water);

@@ -18,9 +18,9 @@
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
+#include "ordo/btree/walk.h"
 #include "ordo/io/backend.h"
 #include "snapshot_pages.h"
-#include "snapshot_walk.h"
 #include "txn_internals.h"
 
 namespace ordo {
@@ -36,6 +36,40 @@ Status errno_status(const std::string& what, int err) {
   if (err == ENOENT) return Status::not_found(msg);
   return Status::io_error(msg, err);
 }
+
+// Adds every leaf entry of a tree, in key order, to a DenseBuilder; overflow
+// runs are read and checked against their reference on the way.
+class EntryCopier : public btree::PageVisitor {
+ public:
+  EntryCopier(btree::PageReader& pages, DenseBuilder& builder, std::function<void()> added)
+      : pages_(pages), builder_(builder), added_(std::move(added)) {}
+
+  Result<btree::WalkStep> page(const btree::PageRef& ref, const NodeView& node) override {
+    if (!ref.leaf()) return btree::WalkStep::kDescend;
+    for (uint32_t i = 0; i < node.count(); ++i) {
+      const ByteView key = node.key(i);
+      if (!node.is_overflow(i)) {
+        const ByteView value = node.value(i);
+        if (node.damaged()) return Status::corruption("cell out of bounds", ref.page);
+        ORDO_RETURN_IF_ERROR(builder_.add(key, value));
+      } else {
+        ORDO_ASSIGN_OR_RETURN(const btree::OverflowRun run,
+                              btree::leaf_overflow_run(node, i, ref.page));
+        ORDO_ASSIGN_OR_RETURN(const std::byte* bytes,
+                              btree::read_overflow_run(pages_, run, ref.page, true));
+        ORDO_RETURN_IF_ERROR(
+            builder_.add_overflow(key, run.value_len, bytes, run.pages, run.ref.checksum));
+      }
+      added_();
+    }
+    return btree::WalkStep::kSkip;
+  }
+
+ private:
+  btree::PageReader& pages_;
+  DenseBuilder& builder_;
+  std::function<void()> added_;
+};
 
 // Pages between progress reports.
 constexpr uint64_t kProgressPages = 512;
@@ -161,29 +195,10 @@ class Copier {
                                        uint64_t total) {
     DenseBuilder builder(out, snap_.txn_id);
     btree::PageReader& pages = txn_.pages();
-    TreeWalk walk;
-    walk.entry = [&](const NodeView& leaf, uint32_t i, PageNo pg) -> Status {
-      const ByteView key = leaf.key(i);
-      if (!leaf.is_overflow(i)) {
-        const ByteView value = leaf.value(i);
-        if (leaf.damaged()) return Status::corruption("cell out of bounds", pg);
-        ORDO_RETURN_IF_ERROR(builder.add(key, value));
-      } else {
-        ORDO_ASSIGN_OR_RETURN(const OverflowRun run, read_overflow(pages, leaf, i, pg, true));
-        ORDO_RETURN_IF_ERROR(
-            builder.add_overflow(key, leaf.value_len(i), run.bytes, run.pages, run.checksum));
-      }
-      report(out.next_page(), total);
-      return Status::ok();
-    };
-    ORDO_RETURN_IF_ERROR(walk_tree(pages, root, walk));
+    EntryCopier copier(pages, builder, [&] { report(out.next_page(), total); });
+    ORDO_RETURN_IF_ERROR(btree::walk_tree(pages, root, copier));
     ORDO_ASSIGN_OR_RETURN(btree::TreeRoot built, builder.finish());
-    if (built.entries != root.entries) {
-      return Status::corruption("tree holds " + std::to_string(built.entries) +
-                                    " entries but its root records " +
-                                    std::to_string(root.entries),
-                                root.root);
-    }
+    ORDO_RETURN_IF_ERROR(btree::check_entry_count(root, built.entries));
     return built;
   }
 

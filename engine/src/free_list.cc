@@ -12,7 +12,7 @@ namespace ordo::engine {
 using btree::PageNo;
 
 Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& allocator) {
-  if (tree_.root == btree::kNoPage) {
+  if (tree_.root == btree::kNullPage) {
     exhausted_ = true;
     return false;
   }

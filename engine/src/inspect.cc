@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <cerrno>
 #include <cstring>
@@ -19,9 +18,10 @@
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"
+#include "ordo/btree/overflow_ref.h"
+#include "ordo/btree/walk.h"
 #include "ordo/io/page_file.h"
 #include "snapshot_pages.h"
-#include "snapshot_walk.h"
 #include "txn_internals.h"
 
 namespace ordo::inspect {
@@ -116,56 +116,47 @@ Status collect_trees(TxnImpl& impl, std::vector<TreeSummary>* trees,
 }
 
 // A walk that goes on past damage: a page it cannot decode is reported and
-// its subtree skipped. `visit` sees each page it could decode, `found` may
-// end the walk (returns true).
-struct TolerantWalk {
-  btree::PageReader& pages;
-  uint32_t ps;
-  std::function<void(std::string)> problem;
-  // Returns true to stop the whole walk.
-  std::function<bool(PageNo pg, const NodeView& v, uint32_t level, PageNo parent,
-                     uint64_t expected)>
-      visit;
-  bool stopped = false;
+// its subtree skipped. Checksums are not verified (describe_page reports
+// them). `visit` sees each page it could decode and may end the walk
+// (returns true).
+using PageVisit = std::function<bool(const btree::PageRef& ref, const NodeView& node)>;
 
-  void tree(const std::string& label, const btree::TreeRoot& root) {
-    if (root.root == btree::kNoPage || stopped) return;
-    if (root.depth == 0 || root.depth > btree::kMaxDepth) {
-      problem(label + ": depth " + std::to_string(root.depth) + " out of range");
-      return;
-    }
-    page(label, root.root, root.root_checksum, 0, root.depth, btree::kNoPage);
+class TolerantVisitor : public btree::PageVisitor {
+ public:
+  TolerantVisitor(const std::string& label, const std::function<void(std::string)>& problem,
+                  const PageVisit& visit)
+      : label_(label), problem_(problem), visit_(visit) {}
+  Status damaged(const btree::PageRef& ref, Status problem) override {
+    problem_(label_ + ": page " + std::to_string(ref.page) + ": " + problem.message());
+    return Status::ok();
+  }
+  Result<btree::WalkStep> page(const btree::PageRef& ref, const NodeView& node) override {
+    if (visit_(ref, node)) return btree::WalkStep::kStop;
+    return ref.leaf() ? btree::WalkStep::kSkip : btree::WalkStep::kDescend;
   }
 
-  void page(const std::string& label, PageNo pg, uint64_t expected, uint32_t level,
-            uint32_t depth, PageNo parent) {
-    if (stopped) return;
-    auto read = pages.read(pg);
-    if (!read.is_ok()) {
-      problem(label + ": page " + std::to_string(pg) + ": " + read.status().message());
-      return;
-    }
-    Status s = btree::check_node_order(*read, ps, pg);
-    if (!s.is_ok()) {
-      problem(label + ": page " + std::to_string(pg) + ": " + s.message());
-      return;
-    }
-    NodeView v(*read, ps);
-    const bool leaf = level + 1 == depth;
-    if (v.is_leaf() != leaf) {
-      problem(label + ": page " + std::to_string(pg) + ": page type does not match its level");
-      return;
-    }
-    if (visit(pg, v, level, parent, expected)) {
-      stopped = true;
-      return;
-    }
-    if (leaf) return;
-    for (uint32_t i = 0; i < v.count() && !stopped; ++i) {
-      page(label, v.child(i), v.child_checksum(i), level + 1, depth, pg);
-    }
-  }
+ private:
+  const std::string& label_;
+  const std::function<void(std::string)>& problem_;
+  const PageVisit& visit_;
 };
+
+// Returns true when `visit` ended the walk.
+bool tolerant_walk(btree::PageReader& pages, const std::string& label,
+                   const btree::TreeRoot& root, const std::function<void(std::string)>& problem,
+                   const PageVisit& visit) {
+  bool stopped = false;
+  const PageVisit stopping = [&](const btree::PageRef& ref, const NodeView& node) {
+    stopped = visit(ref, node);
+    return stopped;
+  };
+  TolerantVisitor visitor(label, problem, stopping);
+  btree::WalkOptions options;
+  options.verify_checksums = false;
+  Status s = btree::walk_tree(pages, root, visitor, options);
+  if (!s.is_ok()) problem(label + ": " + s.message());
+  return stopped;
+}
 
 std::string tree_label(const TreeSummary& t) {
   switch (t.kind) {
@@ -201,17 +192,17 @@ Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>
     if (i < engine::kFirstDataPage) map.pages[i].kind = PageKind::kMeta;
   }
   uint64_t seen = 0;
-  const uint32_t ps = meta.page_size;
   btree::PageReader& pages = impl->pages();
   for (size_t t = 0; t < map.trees.size(); ++t) {
     const btree::TreeRoot root = root_of(meta, map.trees[t], named, t);
     const std::string label = tree_label(map.trees[t]);
-    TolerantWalk walk{pages, ps, [&](std::string p) { map.problems.push_back(std::move(p)); }, {}};
-    walk.visit = [&](PageNo pg, const NodeView& v, uint32_t level, PageNo, uint64_t) {
+    const auto problem = [&](std::string p) { map.problems.push_back(std::move(p)); };
+    const PageVisit visit = [&](const btree::PageRef& ref, const NodeView& v) {
+      const PageNo pg = ref.page;
       PageSummary& s = map.pages[pg];
       s.kind = v.is_leaf() ? PageKind::kLeaf : PageKind::kBranch;
       s.tree = static_cast<int32_t>(t);
-      s.level = level;
+      s.level = ref.level;
       s.entries = v.count();
       s.used_bytes = v.used_bytes();
       s.txn_id = v.txn_id();
@@ -239,12 +230,15 @@ Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>
             continue;
           }
           s.overflow_refs++;
-          const ByteView ref = v.value(i);
-          if (ref.size() != btree::kOverflowRefBytes) continue;
-          const PageNo first = btree::load_u64(ref.data());
-          const uint64_t n = btree::overflow_pages(v.value_len(i), ps);
-          if (first < engine::kFirstDataPage || first >= map.pages.size() ||
-              n > map.pages.size() - first) {
+          const auto run = btree::leaf_overflow_run(v, i, pg);
+          if (!run.is_ok()) {
+            map.problems.push_back(label + ": page " + std::to_string(pg) + ": " +
+                                   run.status().message());
+            continue;
+          }
+          const PageNo first = run->ref.first;
+          const uint64_t n = run->pages;
+          if (first >= map.pages.size() || n > map.pages.size() - first) {
             map.problems.push_back(label + ": page " + std::to_string(pg) +
                                    ": overflow run outside the database");
             continue;
@@ -265,7 +259,7 @@ Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>
       if (++seen % 4096 == 0 && progress) progress(seen, map.high_water);
       return false;
     };
-    walk.tree(label, root);
+    tolerant_walk(pages, label, root, problem, visit);
   }
   if (progress) progress(map.high_water, map.high_water);
   return map;
@@ -302,29 +296,30 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
   btree::PageReader& pages = impl->pages();
   std::vector<std::string> problems;
   for (size_t t = 0; t < trees.size() && !d.owned; ++t) {
-    TolerantWalk walk{pages, ps, [&](std::string p) { problems.push_back(std::move(p)); }, {}};
-    walk.visit = [&](PageNo pg, const NodeView& v, uint32_t level, PageNo parent,
-                     uint64_t expected) {
+    const auto problem = [&](std::string p) { problems.push_back(std::move(p)); };
+    const PageVisit visit = [&](const btree::PageRef& ref, const NodeView& v) {
+      const PageNo pg = ref.page;
       if (pg == page_number) {
         d.kind = v.is_leaf() ? PageKind::kLeaf : PageKind::kBranch;
-        d.level = level;
+        d.level = ref.level;
         d.has_parent = true;
-        d.parent = parent;
-        d.expected_checksum = expected;
+        d.parent = ref.parent;
+        d.expected_checksum = ref.expected_checksum;
         d.owned = true;
       } else if (v.is_leaf()) {
         for (uint32_t i = 0; i < v.count(); ++i) {
-          if (!v.is_overflow(i) || v.value(i).size() != btree::kOverflowRefBytes) continue;
-          const PageNo first = btree::load_u64(v.value(i).data());
-          const uint64_t n = btree::overflow_pages(v.value_len(i), ps);
-          if (page_number < first || page_number - first >= n) continue;
+          if (!v.is_overflow(i)) continue;
+          const auto run = btree::leaf_overflow_run(v, i, pg);
+          if (!run.is_ok()) continue;
+          const PageNo first = run->ref.first;
+          if (page_number < first || page_number - first >= run->pages) continue;
           d.kind = PageKind::kOverflow;
           d.run_first = first;
-          d.run_pages = n;
+          d.run_pages = run->pages;
           d.owned = true;
           d.has_parent = page_number == first;
           d.parent = pg;
-          d.expected_checksum = btree::load_u64(v.value(i).data() + 8);
+          d.expected_checksum = run->ref.checksum;
           break;
         }
       }
@@ -347,7 +342,7 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
       }
       return d.owned;
     };
-    walk.tree(tree_label(trees[t]), root_of(meta, trees[t], named, t));
+    tolerant_walk(pages, tree_label(trees[t]), root_of(meta, trees[t], named, t), problem, visit);
   }
   if (!d.owned) d.kind = PageKind::kUnreachable;
   // The header, as stored (meaningful for tree and overflow pages).
@@ -361,7 +356,7 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
     if (d.has_parent) {
       auto run = pages.read_run(d.run_first, d.run_pages);
       if (run.is_ok()) {
-        d.actual_checksum = XXH3_64bits(*run, d.run_pages * ps);
+        d.actual_checksum = btree::overflow_run_checksum(*run, d.run_pages, ps);
         d.checksum_ok = d.actual_checksum == d.expected_checksum;
       } else {
         d.problem = run.status().message();
@@ -384,9 +379,10 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
     if (v.is_leaf()) {
       c.value_len = v.value_len(i);
       c.overflow = v.is_overflow(i);
-      if (c.overflow && v.value(i).size() == btree::kOverflowRefBytes) {
-        c.run_first = btree::load_u64(v.value(i).data());
-        c.run_checksum = btree::load_u64(v.value(i).data() + 8);
+      const auto ref = btree::decode_overflow_ref(v.value(i), page_number);
+      if (c.overflow && ref.is_ok()) {
+        c.run_first = ref->first;
+        c.run_checksum = ref->checksum;
       } else {
         c.value = v.value(i).str();
       }

@@ -53,7 +53,7 @@ void encode_meta(const Meta& m, std::byte* page) {
 namespace {
 
 bool tree_root_sane(const btree::TreeRoot& r, uint64_t high_water) {
-  if (r.root == btree::kNoPage) return r.depth == 0 && r.entries == 0;
+  if (r.root == btree::kNullPage) return r.depth == 0 && r.entries == 0;
   return r.root >= kFirstDataPage && r.root < high_water && r.depth >= 1 &&
          r.depth <= btree::kMaxDepth;
 }

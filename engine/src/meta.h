@@ -65,7 +65,7 @@ inline constexpr uint32_t kRootOffFlags = 28;
 static_assert(kMetaOffCatalog == kMetaOffDefaultTree + kTreeRootBytes);
 static_assert(kMetaOffFreeTree == kMetaOffCatalog + kTreeRootBytes);
 static_assert(kMetaOffLastUuid == kMetaOffFreeTree + kTreeRootBytes);
-inline constexpr uint64_t kFirstDataPage = 2;
+using btree::kFirstDataPage;
 
 struct Meta {
   uint32_t page_size = 0;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "commit_checks.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/cursor.h"
 #include "page_memory.h"
@@ -227,6 +228,11 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   const bool sync = db_->options().sync_commits;
   const bool two_sync = db_->options().commit_protocol == CommitProtocol::kTwoSync;
   std::vector<io::WriteSpan> spans = pages_.write_spans();
+  std::vector<btree::TreeRoot> roots = {meta.default_tree, meta.catalog, meta.free_tree};
+  for (const auto& [id, st] : trees_) {
+    if (id != 0 && st.loaded && st.dirty && !st.dropped) roots.push_back(st.root);
+  }
+  engine::check_pages_before_write(meta, roots, spans);
   // The meta goes last: until it is durable the previous commit stays the one
   // a crash recovers to.
   std::byte* meta_page = static_cast<std::byte*>(engine::page_zalloc(ps));

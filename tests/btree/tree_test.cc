@@ -94,7 +94,7 @@ TEST(TreeTest, DeletingEveryKeyEmptiesTheTree) {
     ASSERT_TRUE(remove(pages, tree, be_key(i * 7919 % 20000), &found).is_ok());
     ASSERT_TRUE(found);
   }
-  EXPECT_EQ(tree.root, kNoPage);
+  EXPECT_EQ(tree.root, kNullPage);
   EXPECT_EQ(tree.depth, 0u);
   EXPECT_EQ(tree.entries, 0u);
   pages.commit();

@@ -40,7 +40,7 @@ class Cursor {
  private:
   struct Level {
     const std::byte* page = nullptr;
-    PageNo page_number = kNoPage;
+    PageNo page_number = kNullPage;
     uint32_t index = 0;
     uint32_t count = 0;
   };

@@ -5,7 +5,8 @@
 // and a bad one marks the view damaged (damaged() == true) and yields an empty
 // result instead of reading outside the page. Callers turn damaged() into a
 // Corruption status naming the page. NodeEditor assumes a page that was
-// checked with check_node() or built by this code.
+// checked with check_node() or built by this code; it asserts (ORDO_ASSERT)
+// its preconditions, so breaking one aborts instead of damaging the page.
 //
 // Thread-safety: views over committed pages may be used from many threads;
 // an editor is used by the one writer.
@@ -106,6 +107,7 @@ class NodeEditor {
   // REQUIRES: fits(branch_cell_size(key)).
   void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum);
   // Inserts a raw cell image (a leaf or branch cell copied from another page).
+  // REQUIRES: fits(cell.size()).
   void insert_cell(uint32_t i, std::span<const std::byte> cell);
   void remove(uint32_t i);
   void set_child(uint32_t i, PageNo child, uint64_t checksum);
@@ -119,6 +121,9 @@ class NodeEditor {
  private:
   // Reserves `size` bytes for a new cell and a slot at index i; returns the cell offset.
   uint32_t make_room(uint32_t i, uint32_t size);
+  // The cell offset of entry i. REQUIRES: i < count and the cell's first
+  // `header_bytes` bytes inside the page (asserted).
+  uint32_t slot_offset(uint32_t i, uint32_t header_bytes) const;
 
   std::byte* p_;
   uint32_t page_size_;

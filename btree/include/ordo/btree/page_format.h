@@ -28,8 +28,12 @@
 namespace ordo::btree {
 
 using PageNo = uint64_t;
-// Page 0 and 1 are the meta pages, so 0 never names a tree page: it means "none".
-inline constexpr PageNo kNoPage = 0;
+// "No page": the root of an empty tree, the parent of a root, a child that a
+// damaged branch cell cannot name. Pages 0 and 1 are the meta pages, so 0 never
+// names a tree or overflow page; never report it as the page of a problem.
+inline constexpr PageNo kNullPage = 0;
+// The lowest page number of a tree, overflow or free page.
+inline constexpr PageNo kFirstDataPage = 2;
 
 enum class PageType : uint8_t {
   kMeta = 1,

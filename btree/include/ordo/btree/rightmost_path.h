@@ -40,9 +40,9 @@ class RightmostPath {
   friend class RightmostPathAccess;  // tree_write.cc fills and reads it
 
   bool valid_ = false;
-  PageNo root_ = kNoPage;
+  PageNo root_ = kNullPage;
   uint32_t depth_ = 0;
-  PageNo leaf_ = kNoPage;
+  PageNo leaf_ = kNullPage;
   // branches_[level] for level < depth_ - 1: the branch page at that level and the
   // child index taken (its last entry).
   PageNo branches_[kMaxDepth] = {};

@@ -23,7 +23,7 @@
 namespace ordo::btree {
 
 struct TreeRoot {
-  PageNo root = kNoPage;       // kNoPage for an empty tree
+  PageNo root = kNullPage;       // kNullPage for an empty tree
   uint32_t depth = 0;          // levels: 0 empty, 1 root is a leaf
   uint64_t entries = 0;        // key count
   uint64_t root_checksum = 0;  // XXH3-64 of the root page, set by finalize()
@@ -88,5 +88,9 @@ struct TreeShape {
 // Walks every page of the tree, checking each page's structure and key order
 // and each child's depth; counts pages. Corruption names the first bad page.
 Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeShape* stats);
+
+// Corruption when a walk found `found` entries where `tree` records another
+// count; it names the root page (no page for an empty tree).
+Status check_entry_count(const TreeRoot& tree, uint64_t found);
 
 }  // namespace ordo::btree
