@@ -159,8 +159,8 @@ TEST_F(ToolOutputTest, AReaderThatGoesAwayEndsTheCommand) {
   }
 }
 
-// A load that fails into a path it did not create removes nothing: here a
-// symlink whose target does not exist yet.
+// A load that fails removes the file it created and nothing else: through
+// a symlink whose target does not exist yet, the target goes, the link stays.
 TEST_F(ToolOutputTest, AFailedLoadRemovesOnlyAFileItCreated) {
   const std::string link = dir_.file("link.ordo");
   ASSERT_EQ(::symlink(dir_.file("target.ordo").c_str(), link.c_str()), 0);
@@ -168,6 +168,7 @@ TEST_F(ToolOutputTest, AFailedLoadRemovesOnlyAFileItCreated) {
   ProcessResult r = ordo_tool({"load", link, "-i", dir_.file("bad")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("target.ordo")));
   // A file the load created is removed.
   r = ordo_tool({"load", dir_.file("new.ordo"), "-i", dir_.file("bad")});
   EXPECT_EQ(r.exit_code, 1) << r.err;

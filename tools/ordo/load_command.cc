@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -32,9 +33,7 @@ int run_load(const LoadOptions& o) {
     return kExitUsage;
   }
   struct stat st;
-  // lstat: a symlink counts as existing, so a failed load never removes it.
-  const bool existed = ::lstat(o.path.c_str(), &st) == 0;
-  if (existed && S_ISLNK(st.st_mode)) ::stat(o.path.c_str(), &st);
+  const bool existed = ::stat(o.path.c_str(), &st) == 0;
   if (existed && S_ISREG(st.st_mode) && (st.st_mode & 0222) == 0) {
     report_message(fmt::format("{}: the file is read-only (mode {:04o}); nothing was loaded",
                                o.path, st.st_mode & 07777));
@@ -62,8 +61,17 @@ int run_load(const LoadOptions& o) {
     return kExitError;
   }
   std::unique_ptr<Database> db = std::move(db_result).value();
-  struct stat created;  // the file a failed load may remove: only this one
-  const bool created_known = !existed && ::stat(o.path.c_str(), &created) == 0;
+  // The file this load created, by its real path (not a symlink to it): a
+  // failed load removes it, and nothing else.
+  std::string created_path;
+  struct stat created;
+  if (!existed) {
+    if (char* real = ::realpath(o.path.c_str(), nullptr)) {
+      created_path = real;
+      std::free(real);
+      if (::lstat(created_path.c_str(), &created) != 0) created_path.clear();
+    }
+  }
   const uint32_t max_key = db->max_key_bytes();
 
   DumpReader reader(in);
@@ -168,9 +176,9 @@ int run_load(const LoadOptions& o) {
     const bool nothing = committed_records == 0;
     db.reset();
     struct stat now;
-    if (nothing && created_known && ::lstat(o.path.c_str(), &now) == 0 &&
+    if (nothing && !created_path.empty() && ::lstat(created_path.c_str(), &now) == 0 &&
         now.st_dev == created.st_dev && now.st_ino == created.st_ino) {
-      std::remove(o.path.c_str());  // leave no trace of a failed load
+      std::remove(created_path.c_str());  // leave no trace of a failed load
     }
     report_error(input_name, failure);
     report_message(nothing ? o.path + ": nothing was loaded"
