@@ -141,7 +141,19 @@ TEST_F(ToolOutputTest, ADumpIntoAFifoNeverRemovesIt) {
             " dump " + sh_quote(db_) + " -o " + sh_quote(fifo) + "; rc=$?; wait; exit $rc");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_file(dir_.file("got")), ordo_tool({"dump", db_}).out);
+  // `copy --force` streams into it too, and leaves it a FIFO.
+  r = shell("cat " + sh_quote(fifo) + " > " + sh_quote(dir_.file("copy")) + " & " + kTool +
+            " copy --force " + sh_quote(db_) + " " + sh_quote(fifo) + "; rc=$?; wait; exit $rc");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ordo_tool({"check", dir_.file("copy")}).exit_code, 0);
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
   EXPECT_TRUE(hidden_files(dir_.path()).empty());
+  // "-o -" is stdout, not a file named "-".
+  r = shell("cd " + sh_quote(dir_.path()) + " && " + kTool + " dump " + sh_quote(db_) + " -o -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, ordo_tool({"dump", db_}).out);
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("-")));
 }
 
 // `| head`: exit 1 (not SIGPIPE's 141) and one short message on stderr.
