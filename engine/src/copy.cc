@@ -1,13 +1,6 @@
 // ReadTxn::copy_to, copy_to_fd and Database::copy_to: a consistent copy of
 // one snapshot, page for page or compacted (dense_builder.h).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +13,7 @@
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/walk.h"
 #include "ordo/io/backend.h"
+#include "ordo/io/replacement_file.h"
 #include "snapshot_pages.h"
 #include "txn_internals.h"
 
@@ -29,13 +23,6 @@ namespace {
 
 using btree::NodeView;
 using btree::PageNo;
-
-Status errno_status(const std::string& what, int err) {
-  std::string msg = what + ": " + std::strerror(err);
-  if (err == ENOSPC || err == EDQUOT || err == EFBIG) return Status::full(msg);
-  if (err == ENOENT) return Status::not_found(msg);
-  return Status::io_error(msg, err);
-}
 
 // Adds every leaf entry of a tree, in key order, to a DenseBuilder; overflow
 // runs are read and checked against their reference on the way.
@@ -265,105 +252,15 @@ class Copier {
   uint64_t reported_ = 0;
 };
 
-// An open directory and a temporary file in it, removed on destruction
-// unless published.
-class TempTarget {
- public:
-  ~TempTarget() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!published_ && !temp_name_.empty() && dir_fd_ >= 0) ::unlinkat(dir_fd_, temp_name_.c_str(), 0);
-    if (dir_fd_ >= 0) ::close(dir_fd_);
-  }
-
-  Status create(const std::string& path, bool overwrite, const std::string& source_path) {
-    const size_t slash = path.find_last_of('/');
-    dir_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    base_ = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (base_.empty() || base_ == "." || base_ == "..") {
-      return Status::invalid_argument("copy target '" + path + "' does not name a file");
-    }
-    struct stat target;
-    if (::stat(path.c_str(), &target) == 0) {
-      if (S_ISDIR(target.st_mode)) {
-        return Status::invalid_argument("copy target '" + path + "' is a directory");
-      }
-      struct stat source;
-      if (::stat(source_path.c_str(), &source) == 0 && source.st_dev == target.st_dev &&
-          source.st_ino == target.st_ino) {
-        return Status::invalid_argument("copy target '" + path + "' is the database being copied");
-      }
-      if (!overwrite) {
-        return Status::invalid_argument("copy target '" + path +
-                                        "' exists (CopyOptions::overwrite replaces it)");
-      }
-    }
-    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd_ < 0) return errno_status("open directory " + dir_, errno);
-    std::random_device rd;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      char suffix[16];
-      std::snprintf(suffix, sizeof suffix, "%06x", static_cast<unsigned>(rd()) & 0xffffff);
-      temp_name_ = "." + base_ + ".ordo-copy-" + suffix;
-      fd_ = ::openat(dir_fd_, temp_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      if (fd_ >= 0) return Status::ok();
-      if (errno != EEXIST) {
-        const int err = errno;
-        temp_name_.clear();
-        return errno_status("create a temporary file in " + dir_, err);
-      }
-    }
-    temp_name_.clear();
-    return Status::io_error("no free temporary file name in " + dir_, EEXIST);
-  }
-
-  int fd() const { return fd_; }
-
-  // Renames the finished file to its name (refusing to replace one unless
-  // `overwrite`), then syncs the directory.
-  Status publish(bool overwrite, const CopyHooks& hooks) {
-    ::close(fd_);
-    fd_ = -1;
-    int rc;
-    if (overwrite) {
-      rc = ::renameat(dir_fd_, temp_name_.c_str(), dir_fd_, base_.c_str());
-    } else {
-      rc = ::renameat2(dir_fd_, temp_name_.c_str(), dir_fd_, base_.c_str(), RENAME_NOREPLACE);
-      if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
-        // No RENAME_NOREPLACE on this file system: link() refuses an existing name too.
-        rc = ::linkat(dir_fd_, temp_name_.c_str(), dir_fd_, base_.c_str(), 0);
-        if (rc == 0) ::unlinkat(dir_fd_, temp_name_.c_str(), 0);
-      }
-    }
-    if (rc != 0) {
-      const int err = errno;
-      if (err == EEXIST) {
-        return Status::invalid_argument("copy target '" + dir_ + "/" + base_ +
-                                        "' appeared while copying; not replaced");
-      }
-      return errno_status("rename the copy to " + base_, err);
-    }
-    published_ = true;
-    if (hooks.on_event) hooks.on_event("renamed");
-    if (::fsync(dir_fd_) != 0) return errno_status("fsync directory " + dir_, errno);
-    if (hooks.on_event) hooks.on_event("directory synced");
-    return Status::ok();
-  }
-
- private:
-  std::string dir_, base_, temp_name_;
-  int dir_fd_ = -1;
-  int fd_ = -1;
-  bool published_ = false;
-};
-
 }  // namespace
 
 Result<CopyResult> copy_to_path(Txn& txn, const std::string& path, const CopyOptions& options,
                                 const CopyHooks& hooks) {
   ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(txn));
   ORDO_RETURN_IF_ERROR(impl->db().check_process());
-  TempTarget target;
-  ORDO_RETURN_IF_ERROR(target.create(path, options.overwrite, impl->db().file().path()));
+  io::ReplacementFile target;
+  ORDO_RETURN_IF_ERROR(target.create(path, options.overwrite, impl->db().file().path(),
+                                     io::kCopyOutput));
   Result<std::unique_ptr<io::WriteBackend>> backend =
       hooks.backend_factory ? hooks.backend_factory(target.fd())
                             : io::make_backend(target.fd(), io::BackendKind::kPosix);
@@ -372,7 +269,7 @@ Result<CopyResult> copy_to_path(Txn& txn, const std::string& path, const CopyOpt
   Copier copier(*impl, options);
   ORDO_ASSIGN_OR_RETURN(CopyResult result, copier.run(*sink));
   sink.reset();
-  ORDO_RETURN_IF_ERROR(target.publish(options.overwrite, hooks));
+  ORDO_RETURN_IF_ERROR(target.publish(options.overwrite, hooks.on_event));
   return result;
 }
 

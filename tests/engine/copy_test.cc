@@ -206,6 +206,32 @@ TEST_F(CopyTest, AStreamedCopyEqualsTheFileCopy) {
   }
 }
 
+// The database itself, by a symlink or a hard link, and a FIFO are never
+// replaced, even with overwrite; the FIFO stays a FIFO.
+TEST(CopyEdgeTest, TargetsThatAreNeverReplaced) {
+  io::testing::TempDir dir;
+  const std::string src = dir.file("src.ordo");
+  auto db = testing::open_db(src);
+  ASSERT_NE(db, nullptr);
+  ASSERT_EQ(::symlink(src.c_str(), dir.file("link").c_str()), 0);
+  ASSERT_EQ(::link(src.c_str(), dir.file("hard").c_str()), 0);
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  for (const char* name : {"link", "hard", "fifo"}) {
+    SCOPED_TRACE(name);
+    auto r = db->copy_to(dir.file(name), CopyOptions{.overwrite = true});
+    EXPECT_TRUE(r.status().is_invalid_argument()) << r.status().to_string();
+  }
+  struct stat st;
+  ASSERT_EQ(::lstat(dir.file("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link")));
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    names.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(names.size(), 4u) << "a temporary file was left";
+}
+
 TEST(CopyEdgeTest, EmptyDatabaseAndDeepTrees) {
   io::testing::TempDir dir;
   auto db = testing::open_db(dir.file("src.ordo"));

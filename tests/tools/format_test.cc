@@ -2,12 +2,15 @@
 // the mdb_dump text format: round trips and every malformed case, by line.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
 #include "byte_format.h"
 #include "dump_format.h"
+#include "number_text.h"
 
 namespace ordo::tool {
 namespace {
@@ -60,6 +63,52 @@ TEST(ByteFormatTest, SafeTextEscapesControlsAndBadUtf8Only) {
   EXPECT_EQ(safe_text("\xc3"), "\\xc3");            // truncated sequence
   EXPECT_EQ(safe_text("\xc0\xaf"), "\\xc0\\xaf");   // overlong
   EXPECT_EQ(safe_text("\xc2\x9b"), "\\xc2\\x9b");   // C1 control
+}
+
+TEST(ByteFormatTest, ClippedTextShowsABoundedPartAndTheLength) {
+  EXPECT_EQ(clipped_text("short"), "short");
+  EXPECT_EQ(clipped_text(std::string(64, 'a')), std::string(64, 'a'));
+  EXPECT_EQ(clipped_text(std::string(65, 'a')), std::string(64, 'a') + "... (65 bytes)");
+  EXPECT_EQ(clipped_text("a\nbcdef", 3), "a\\x0ab... (7 bytes)");
+  EXPECT_EQ(clipped_bytes(std::string(100, '\x01'), ByteFormat::kHex, 2), "0101... (100 bytes)");
+  EXPECT_EQ(clipped_bytes("ab", ByteFormat::kHex), "6162");
+  EXPECT_EQ(tree_label(std::string(70, 't')), "tree '" + std::string(64, 't') + "... (70 bytes)'");
+  EXPECT_EQ(tree_label(std::nullopt), "the default tree");
+}
+
+TEST(NumberTextTest, OnlyDigitsThatFitTheType) {
+  EXPECT_EQ(parse_unsigned<uint64_t>("0"), 0u);
+  EXPECT_EQ(parse_unsigned<uint64_t>("007"), 7u);
+  EXPECT_EQ(parse_unsigned<uint64_t>("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(parse_unsigned<uint32_t>("4294967295"), UINT32_MAX);
+  for (const char* bad : {"", "-1", "-0", "+1", " 1", "1 ", "1x", "0x10", "1e3", "1.0",
+                          "18446744073709551616", "99999999999999999999999"}) {
+    EXPECT_FALSE(parse_unsigned<uint64_t>(bad).has_value()) << bad;
+  }
+  EXPECT_FALSE(parse_unsigned<uint32_t>("4294967296").has_value());
+}
+
+TEST(DumpFormatTest, WriterNotesWhatMdbLoadCannotLoad) {
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&text, &size);
+  ASSERT_NE(f, nullptr);
+  DumpWriter w(f, false);
+  ASSERT_TRUE(w.begin(std::string("plain"), 0).is_ok());
+  ASSERT_TRUE(w.record("k", "v").is_ok());
+  ASSERT_TRUE(w.end().is_ok());
+  EXPECT_TRUE(w.lmdb_warnings().empty());
+  ASSERT_TRUE(w.begin(std::nullopt, 0).is_ok());
+  ASSERT_TRUE(w.record("", "v").is_ok());
+  ASSERT_TRUE(w.record("", "w").is_ok());
+  ASSERT_TRUE(w.end().is_ok());
+  ASSERT_TRUE(w.begin(std::string("a\tb", 3), 0).is_ok());
+  ASSERT_TRUE(w.end().is_ok());
+  std::fclose(f);
+  std::free(text);
+  ASSERT_EQ(w.lmdb_warnings().size(), 2u);
+  EXPECT_EQ(w.lmdb_warnings()[0].rfind("the default tree: an empty key", 0), 0u);
+  EXPECT_EQ(w.lmdb_warnings()[1].rfind("tree 'a\\09b': a name with control characters", 0), 0u);
 }
 
 // A dump written to memory and read back.

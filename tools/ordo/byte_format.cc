@@ -211,4 +211,28 @@ std::string safe_text(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The shown part of `bytes` and, when some are left out, their count.
+template <typename Show>
+std::string clip(std::string_view bytes, size_t shown, Show show) {
+  if (bytes.size() <= shown) return show(bytes);
+  return show(bytes.substr(0, shown)) + "... (" + std::to_string(bytes.size()) + " bytes)";
+}
+
+}  // namespace
+
+std::string clipped_text(std::string_view text, size_t shown) {
+  return clip(text, shown, [](std::string_view part) { return safe_text(part); });
+}
+
+std::string clipped_bytes(ByteView bytes, ByteFormat format, size_t shown) {
+  return clip(bytes.view(), shown,
+              [format](std::string_view part) { return format_bytes(part, format); });
+}
+
+std::string tree_label(const std::optional<std::string>& name) {
+  return name ? "tree '" + clipped_bytes(*name, ByteFormat::kPrint) + "'" : "the default tree";
+}
+
 }  // namespace ordo::tool

@@ -47,4 +47,17 @@ Result<std::string> parse_bytes(std::string_view text, ByteFormat format);
 // characters passes unchanged; any other byte becomes "\xNN".
 std::string safe_text(std::string_view text);
 
+// Input quoted in a message (a key, a tree name, a line of a file), bounded:
+// safe_text of at most `shown` bytes; when `text` is longer, followed by
+// "... (N bytes)" with its whole length.
+inline constexpr size_t kShownBytes = 64;
+std::string clipped_text(std::string_view text, size_t shown = kShownBytes);
+// The same for bytes shown in `format` (a key in a message): the first
+// `shown` bytes encoded, then "... (N bytes)" when longer.
+std::string clipped_bytes(ByteView bytes, ByteFormat format, size_t shown = kShownBytes);
+
+// How a tree is named in messages: "the default tree" or "tree 'NAME'"
+// (NAME in print form, clipped).
+std::string tree_label(const std::optional<std::string>& name);
+
 }  // namespace ordo::tool

@@ -12,7 +12,7 @@
 namespace ordo::tool {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;  // failed: cannot open or read, bad input, problems found
+inline constexpr int kExitError = 1;  // failed: cannot open, read or write, bad input, problems
 inline constexpr int kExitUsage = 2;  // bad command line
 
 // The exit codes as --help lists them.
@@ -20,7 +20,8 @@ inline constexpr const char* kExitCodesHelp =
     "Exit codes:\n"
     "  0  success (check: the file is clean)\n"
     "  1  failure: the file cannot be opened or read, a key or tree is not found, bad input\n"
-    "     (load: nothing was loaded), check found problems; the reason is on stderr\n"
+    "     (load: nothing was loaded), check found problems, an output cannot be written\n"
+    "     (stdout closed: `| head`); the reason is on stderr\n"
     "  2  bad command line (unknown command or option, missing argument)";
 
 // `ordo info FILE`: page size, format, file length, both meta pages, ID

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "open_database.h"
+#include "output.h"
 #include "progress.h"
 
 namespace ordo::tool {
@@ -27,9 +28,21 @@ int run_copy(const CopyCommandOptions& o) {
     return kExitUsage;
   }
   struct stat st;
-  if (!to_stdout && !o.force && ::stat(o.target.c_str(), &st) == 0) {
+  const bool exists = !to_stdout && ::stat(o.target.c_str(), &st) == 0;
+  if (exists && !o.force) {
     report_message(o.target + ": exists; nothing was copied (--force replaces it)");
     return kExitError;
+  }
+  // stdout, a device or a FIFO is written in place (copy_to_fd); a path
+  // that is missing or a regular file gets the copy by rename.
+  OutputFile in_place;
+  if (to_stdout || (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    const std::optional<std::string> path =
+        to_stdout ? std::nullopt : std::optional<std::string>(o.target);
+    if (Status s = in_place.open(path, o.source, io::kCopyOutput); !s.is_ok()) {
+      report_error(to_stdout ? "stdout" : o.target, s);
+      return kExitError;
+    }
   }
   std::optional<ReadTxn> txn = read_for_inspection(o.source);
   if (!txn) return kExitError;
@@ -38,8 +51,9 @@ int run_copy(const CopyCommandOptions& o) {
   options.compact = o.compact;
   options.overwrite = o.force;
   options.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
-  Result<CopyResult> result =
-      to_stdout ? txn->copy_to_fd(STDOUT_FILENO, options) : txn->copy_to(o.target, options);
+  Result<CopyResult> result = in_place.stream() != nullptr
+                                  ? txn->copy_to_fd(fileno(in_place.stream()), options)
+                                  : txn->copy_to(o.target, options);
   progress.finish();
   if (!result.is_ok()) {
     report_error(to_stdout ? o.source : o.target, result.status());

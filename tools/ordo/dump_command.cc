@@ -2,20 +2,21 @@
 // format of LMDB's mdb_dump (dump_format.h), from one snapshot. Without
 // --tree or --all: the default tree (as mdb_dump dumps the main database).
 // --all: the default tree when it holds entries, then every named tree, one
-// block each (as mdb_dump -a). With -o the dump goes to OUT (removed again if
-// the dump fails) and --json prints a summary; without it, to stdout.
+// block each (as mdb_dump -a). With -o the dump goes to OUT (output.h: a
+// file appears only complete; never the database itself) and --json prints a
+// summary; without it, to stdout. Whatever LMDB's mdb_load cannot load (an
+// empty key, a tree name with control characters) is warned about on stderr.
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "commands.h"
 #include "dump_format.h"
 #include "open_database.h"
+#include "output.h"
 #include "ordo/inspect.h"
 #include "progress.h"
 
@@ -29,6 +30,8 @@ uint64_t lmdb_mapsize(uint64_t used_bytes) {
   while (size < 2 * used_bytes) size *= 2;
   return size;
 }
+
+constexpr io::OutputKind kDumpOutput{"dump", "dumped", "dumping"};
 
 struct Block {
   std::optional<std::string> name;
@@ -99,14 +102,13 @@ int run_dump(const DumpOptions& o) {
   if (o.all && blocks.empty()) blocks.push_back(Block{});  // an empty database: its empty default tree
   const DatabaseInfo info = db->info();
 
-  std::FILE* out = stdout;
-  if (o.output) {
-    out = std::fopen(o.output->c_str(), "w");
-    if (out == nullptr) {
-      report_error(*o.output, Status::io_error(std::strerror(errno), errno));
-      return kExitError;
-    }
+  OutputFile output;
+  if (Status opened = output.open(o.output, o.path, kDumpOutput);
+      !opened.is_ok()) {
+    report_error(o.output.value_or("stdout"), opened);
+    return kExitError;
   }
+  std::FILE* out = output.stream();
   static char buffer[1 << 20];
   std::setvbuf(out, buffer, _IOFBF, sizeof buffer);
   DumpWriter writer(out, o.print);
@@ -127,15 +129,12 @@ int run_dump(const DumpOptions& o) {
     if (!s.is_ok()) break;
   }
   progress.finish();
-  if (s.is_ok() && std::fflush(out) != 0) s = Status::io_error(std::strerror(errno), errno);
-  if (o.output) {
-    if (std::fclose(out) != 0 && s.is_ok()) s = Status::io_error(std::strerror(errno), errno);
-    if (!s.is_ok()) std::remove(o.output->c_str());
-  }
+  if (s.is_ok()) s = output.commit();
   if (!s.is_ok()) {
     report_error(o.output.value_or(o.path), s);
     return kExitError;
   }
+  for (const std::string& w : writer.lmdb_warnings()) report_message("warning: " + w);
   if (o.json) {
     nlohmann::ordered_json j;
     j["path"] = o.path;

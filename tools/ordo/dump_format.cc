@@ -30,6 +30,8 @@ Status DumpWriter::put(const std::string& text) {
 }
 
 Status DumpWriter::begin(const std::optional<std::string>& database, uint64_t mapsize) {
+  block_label_ = tree_label(database);
+  empty_key_seen_ = false;
   std::string h = "VERSION=3\n";
   h += print_ ? "format=print\n" : "format=bytevalue\n";
   if (database) {
@@ -37,6 +39,9 @@ Status DumpWriter::begin(const std::optional<std::string>& database, uint64_t ma
       h += "database=" + *database + "\n";
     } else {
       h += "ordo_name=print\ndatabase=" + to_print(*database) + "\n";
+      lmdb_warnings_.push_back(block_label_ +
+                               ": a name with control characters; mdb_load would load it under "
+                               "the escaped name");
     }
   }
   h += "type=btree\n";
@@ -46,6 +51,11 @@ Status DumpWriter::begin(const std::optional<std::string>& database, uint64_t ma
 }
 
 Status DumpWriter::record(ByteView key, ByteView value) {
+  if (key.empty() && !empty_key_seen_) {
+    empty_key_seen_ = true;
+    lmdb_warnings_.push_back(block_label_ +
+                             ": an empty key, which mdb_load refuses (LMDB keys are not empty)");
+  }
   line_.clear();
   line_ += ' ';
   if (print_) {
@@ -116,7 +126,7 @@ Result<bool> DumpReader::next_block(DumpHeader* header) {
     if (line_ == "DATA=END") return error("DATA=END inside the header (missing HEADER=END?)");
     const size_t eq = line_.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      return error("expected KEYWORD=VALUE in the header, got '" + safe_text(line_) + "'");
+      return error("expected KEYWORD=VALUE in the header, got '" + clipped_text(line_) + "'");
     }
     const std::string_view word = line_.substr(0, eq);
     const std::string_view value = line_.substr(eq + 1);
@@ -125,10 +135,11 @@ Result<bool> DumpReader::next_block(DumpHeader* header) {
       const std::string v(value);
       const long version = std::strtol(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || version < 1) {
-        return error("bad VERSION '" + safe_text(value) + "'");
+        return error("bad VERSION '" + clipped_text(value) + "'");
       }
       if (version > 3) {
-        return error("unsupported VERSION " + v + " (this tool reads VERSION 1 to 3)");
+        return error("unsupported VERSION " + clipped_text(v) +
+                     " (this tool reads VERSION 1 to 3)");
       }
       header->version = static_cast<int>(version);
     } else if (word == "format") {
@@ -137,14 +148,14 @@ Result<bool> DumpReader::next_block(DumpHeader* header) {
       } else if (value == "bytevalue") {
         header->print = false;
       } else {
-        return error("unsupported format '" + safe_text(value) + "' (bytevalue or print)");
+        return error("unsupported format '" + clipped_text(value) + "' (bytevalue or print)");
       }
     } else if (word == "type") {
-      if (value != "btree") return error("unsupported type '" + safe_text(value) + "' (btree)");
+      if (value != "btree") return error("unsupported type '" + clipped_text(value) + "' (btree)");
     } else if (word == "database") {
       raw_name = std::string(value);
     } else if (word == "ordo_name") {
-      if (value != "print") return error("unsupported ordo_name '" + safe_text(value) + "'");
+      if (value != "print") return error("unsupported ordo_name '" + clipped_text(value) + "'");
       print_name = true;
     } else if (word == "mapsize") {
       header->mapsize = std::strtoull(std::string(value).c_str(), nullptr, 10);
@@ -154,11 +165,11 @@ Result<bool> DumpReader::next_block(DumpHeader* header) {
                word == "integerdup" || word == "reversedup" || word == "integerkey" ||
                word == "reversekey") {
       if (value != "0") {
-        return error("unsupported LMDB flag " + std::string(word) +
+        return error("unsupported LMDB flag " + clipped_text(word) +
                      " (ordo trees hold one value per key and compare keys as bytes)");
       }
     } else {
-      header->ignored.push_back("line " + std::to_string(line_no_) + ": " + safe_text(word));
+      header->ignored.push_back("line " + std::to_string(line_no_) + ": " + clipped_text(word));
     }
   }
   if (raw_name) {

@@ -13,7 +13,8 @@
 //
 // A tree name that holds control characters is written in print form after
 // a line `ordo_name=print` (mdb_load warns about the unknown keyword and
-// loads the block under the escaped name).
+// loads the block under the escaped name). LMDB has no empty keys: mdb_load
+// fails on one (MDB_BAD_VALSIZE). DumpWriter::lmdb_warnings() names both.
 //
 // Reading is strict: every error names its line, and nothing is skipped.
 #pragma once
@@ -49,11 +50,19 @@ class DumpWriter {
   Status record(ByteView key, ByteView value);
   Status end();
 
+  // What the dump written so far holds that LMDB's mdb_load cannot load as
+  // it is, one message per tree and kind: an empty key; a tree name with
+  // control characters.
+  const std::vector<std::string>& lmdb_warnings() const { return lmdb_warnings_; }
+
  private:
   Status put(const std::string& text);
   std::FILE* out_;
   bool print_;
   std::string line_;
+  std::string block_label_;     // tree_label of the current block
+  bool empty_key_seen_ = false;  // in the current block
+  std::vector<std::string> lmdb_warnings_;
 };
 
 class DumpReader {

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "open_database.h"
+#include "output.h"
 #include "ordo/inspect.h"
 
 namespace ordo::tool {
@@ -64,8 +65,11 @@ int run_free(const std::string& path, bool json) {
   fmt::print("{:>10}  {:>10}  {:>5}  {:>8}  {:<8}  {}\n", "freed by", "written by", "chunk",
              "pages", "state", "page numbers");
   for (const auto& e : *entries) {
-    fmt::print("{:>10}  {:>10}  {:>5}  {:>8}  {:<8}  {}\n", e.freed_by, e.written_by, e.chunk,
-               e.pages.size(), inspect::free_state_name(e.state), ranges(e.pages));
+    if (!write_stdout(fmt::format("{:>10}  {:>10}  {:>5}  {:>8}  {:<8}  {}\n", e.freed_by,
+                                  e.written_by, e.chunk, e.pages.size(),
+                                  inspect::free_state_name(e.state), ranges(e.pages)))) {
+      return kExitError;  // the reader is gone
+    }
   }
   fmt::print("\n{} free pages in {} entries: {} reusable, {} recent (freed by the last commit), "
              "{} pinned by readers (snapshot of txn {})\n",

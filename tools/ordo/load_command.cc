@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -60,6 +61,17 @@ int run_load(const LoadOptions& o) {
     return kExitError;
   }
   std::unique_ptr<Database> db = std::move(db_result).value();
+  // The file this load created, by its real path (not a symlink to it): a
+  // failed load removes it, and nothing else.
+  std::string created_path;
+  struct stat created;
+  if (!existed) {
+    if (char* real = ::realpath(o.path.c_str(), nullptr)) {
+      created_path = real;
+      std::free(real);
+      if (::lstat(created_path.c_str(), &created) != 0) created_path.clear();
+    }
+  }
   const uint32_t max_key = db->max_key_bytes();
 
   DumpReader reader(in);
@@ -163,7 +175,11 @@ int run_load(const LoadOptions& o) {
   if (!failure.is_ok()) {
     const bool nothing = committed_records == 0;
     db.reset();
-    if (!existed && nothing) std::remove(o.path.c_str());  // leave no trace of a failed load
+    struct stat now;
+    if (nothing && !created_path.empty() && ::lstat(created_path.c_str(), &now) == 0 &&
+        now.st_dev == created.st_dev && now.st_ino == created.st_ino) {
+      std::remove(created_path.c_str());  // leave no trace of a failed load
+    }
     report_error(input_name, failure);
     report_message(nothing ? o.path + ": nothing was loaded"
                            : fmt::format("{}: the first {} records were committed (--batch); "

@@ -6,7 +6,8 @@
 //   ordo trees FILE       user trees and their entry counts (from the catalog)
 //   ordo get FILE KEY     one value
 //   ordo keys|scan FILE   keys, or keys and values, of a tree in order
-//   ordo dump FILE        trees in LMDB's mdb_dump text format
+//   ordo dump FILE        trees in LMDB's mdb_dump text format (mdb_load takes no
+//                         empty key and no tree name with control characters)
 //   ordo load FILE        records in that format into a database, in one txn
 //   ordo copy SRC DST     a consistent (optionally compacted) copy of a live database
 //   ordo pages FILE       one line per page
@@ -16,13 +17,17 @@
 //
 // Every command takes --json; --help lists the exit codes (commands.h).
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "number_text.h"
 #include "open_database.h"
+#include "output.h"
 
 #ifndef ORDO_VERSION
 #define ORDO_VERSION "unknown"
@@ -33,6 +38,19 @@ namespace {
 using namespace ordo::tool;
 
 const std::vector<std::string> kFormats = {"print", "hex", "uuid"};
+
+// Every unsigned option and argument: decimal digits that fit in T (CLI11
+// alone would take "-1" as 2^64-1).
+template <typename T>
+CLI::Validator unsigned_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (parse_unsigned<T>(text)) return {};
+        return "'" + clipped_text(text) + "' is not a whole number from 0 to " +
+               std::to_string(std::numeric_limits<T>::max());
+      },
+      "UINT");
+}
 
 struct Commands {
   std::vector<std::pair<CLI::App*, std::function<int()>>> list;
@@ -123,7 +141,8 @@ int run(int argc, char** argv) {
     sub->add_option("--from", from, "First key (inclusive)");
     sub->add_option("--to", to, "End key (exclusive)");
     sub->add_option("--prefix", prefix, "Only keys starting with this");
-    sub->add_option("--limit", limit, "At most this many entries");
+    sub->add_option("--limit", limit, "At most this many entries")
+        ->check(unsigned_number<uint64_t>());
     format_options(sub, values, false);
     commands.list.emplace_back(sub, [&, sub, values] {
       scan_options.path = path;
@@ -143,16 +162,21 @@ int run(int argc, char** argv) {
   DumpOptions dump_options;
   std::string output;
   std::string dump_format = "bytevalue";
-  CLI::App* dump = file_command("dump", "Trees in LMDB's mdb_dump text format (VERSION=3)");
+  CLI::App* dump = file_command(
+      "dump",
+      "Trees in LMDB's mdb_dump text format (VERSION=3); warns of what mdb_load cannot load "
+      "(an empty key, a tree name with control characters)");
   tree_option(dump, "Dump this tree (default: the default tree)");
   dump->add_flag("--all,-a", dump_options.all, "The default tree (if not empty) and every named tree");
-  dump->add_option("-o,--output", output, "Write to this file (default: stdout)");
+  dump->add_option("-o,--output", output,
+                   "Write to this file (default or '-': stdout); a file is replaced only by a "
+                   "complete dump");
   dump->add_flag("-p,--print", dump_options.print, "format=print: printable bytes as they are");
   commands.list.emplace_back(dump, [&] {
     dump_options.path = path;
     dump_options.json = json;
     dump_options.tree = tree_of(dump);
-    if (dump->count("--output")) dump_options.output = output;
+    if (dump->count("--output") && output != "-") dump_options.output = output;
     return run_dump(dump_options);
   });
 
@@ -165,7 +189,8 @@ int run(int argc, char** argv) {
   load->add_flag("--append", load_options.append,
                  "Bulk append (WriteTxn::append): keys must ascend, after the tree's last key");
   load->add_option("--batch", load_options.batch,
-                   "Commit every N records (an error keeps the batches before it)");
+                   "Commit every N records (an error keeps the batches before it)")
+      ->check(unsigned_number<uint64_t>());
   commands.list.emplace_back(load, [&] {
     load_options.path = path;
     load_options.json = json;
@@ -194,7 +219,9 @@ int run(int argc, char** argv) {
 
   PageOptions page_options;
   CLI::App* page = file_command("page", "One page decoded: header, cells, children, checksums");
-  page->add_option("N", page_options.page, "Page number")->required();
+  page->add_option("N", page_options.page, "Page number")
+      ->required()
+      ->check(unsigned_number<uint64_t>());
   page->add_flag("--hex", page_options.hex, "Also the raw bytes");
   format_options(page, false, false);
   commands.list.emplace_back(page, [&] {
@@ -215,7 +242,7 @@ int run(int argc, char** argv) {
     bool known = false;
     for (const auto& n : commands.names) known = known || n == first;
     if (!known) {
-      report_message("unknown command '" + first + "'; commands: " + joined(commands.names) +
+      report_message("unknown command '" + clipped_text(first) + "'; commands: " + joined(commands.names) +
                      " (ordo --help)");
       return kExitUsage;
     }
@@ -234,11 +261,17 @@ int run(int argc, char** argv) {
                      " (ordo --help)");
       return kExitUsage;
     }
-    app.exit(e);
+    // CLI11's message may quote any argument: bounded and terminal-safe.
+    report_message(clipped_text(e.what(), 200) + " (ordo --help)");
     return kExitUsage;
   }
   for (auto& [sub, fn] : commands.list) {
-    if (sub->parsed()) return fn();
+    if (!sub->parsed()) continue;
+    const int code = fn();
+    // Output still buffered fails here (a closed pipe). A command that
+    // failed has said why already.
+    if (code == kExitOk && !finish_stdout()) return kExitError;
+    return code;
   }
   return kExitUsage;
 }
@@ -246,6 +279,9 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that goes away (`ordo pages F | head`) makes writes fail with
+  // EPIPE: the commands stop and exit 1 instead of dying of the signal.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "byte_format.h"
+#include "output.h"
 
 namespace ordo::tool {
 
@@ -40,7 +41,7 @@ std::optional<ReadTxn> read_for_inspection(const std::string& path) {
   return std::move(txn).value();  // keeps the database open
 }
 
-void print_line(const std::string& text) { fmt::print("{}\n", text); }
+void print_line(const std::string& text) { write_stdout(text + "\n"); }
 
 }  // namespace ordo::tool
 
@@ -64,10 +65,6 @@ Result<Tree> open_tree_option(Txn& txn, const TreeOption& option) {
     return Status::not_found("no " + tree_label(name) + " in this database");
   }
   return tree;
-}
-
-std::string tree_label(const std::optional<std::string>& name) {
-  return name ? "tree '" + to_print(*name) + "'" : "the default tree";
 }
 
 std::string json_text(const nlohmann::ordered_json& j) {

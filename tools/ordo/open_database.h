@@ -33,6 +33,8 @@ void print_line(const std::string& text);
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "byte_format.h"
+
 namespace ordo::tool {
 
 struct TreeOption;
@@ -42,9 +44,6 @@ struct TreeOption;
 Result<std::optional<std::string>> tree_name(const TreeOption& option);
 // The tree --tree names in `txn`, or the default tree. NotFound names it.
 Result<Tree> open_tree_option(Txn& txn, const TreeOption& option);
-// How a tree is named in messages: "the default tree" or "tree 'NAME'"
-// (NAME in print form).
-std::string tree_label(const std::optional<std::string>& name);
 
 // `j` as text: 2-space indent, any invalid UTF-8 replaced.
 std::string json_text(const nlohmann::ordered_json& j);

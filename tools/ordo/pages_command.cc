@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "open_database.h"
+#include "output.h"
 #include "ordo/inspect.h"
 #include "progress.h"
 
@@ -98,7 +99,7 @@ int run_pages(const std::string& path, bool json) {
     line = fmt::format("{:>10}  {:<11}  {:<{}}  {:>5}  {:>7}  {:>6}  {:>10}  {}\n", p.page,
                        inspect::page_kind_name(p.kind), tree_column(*map, p.tree), width, level,
                        entries, fill, txn_col, detail);
-    std::fwrite(line.data(), 1, line.size(), stdout);
+    if (!write_stdout(line)) return kExitError;  // the reader is gone
   }
   for (const auto& problem : map->problems) report_message(path + ": " + problem);
   return map->problems.empty() ? kExitOk : kExitError;

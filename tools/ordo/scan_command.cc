@@ -6,10 +6,12 @@
 // VALUE (the print form escapes tabs and newlines, so lines split safely).
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "open_database.h"
+#include "output.h"
 
 namespace ordo::tool {
 namespace {
@@ -71,10 +73,11 @@ int run_scan(const ScanOptions& o) {
         line += format_bytes(value, o.value_format);
       }
       line += '\n';
-      std::fwrite(line.data(), 1, line.size(), stdout);
+      return write_stdout(line);  // false: the reader is gone; stop
     }
     return true;
   });
+  if (std::ferror(stdout)) return kExitError;  // reported by write_stdout
   if (!s.is_ok()) {
     std::fflush(stdout);
     report_error(o.path, s);

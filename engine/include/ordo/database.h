@@ -384,7 +384,9 @@ class ReadTxn : public Txn {
   // `path` (perhaps a stray temporary file) or the complete copy.
   // Returns:
   //   InvalidArgument  `path` exists and !options.overwrite, or names this
-  //                    database's own file, or a directory.
+  //                    database's own file (also by a symlink or hard
+  //                    link), a directory, or another file that is not
+  //                    regular (a device, FIFO or socket is never replaced).
   //   NotFound         the target's directory does not exist.
   //   Full             no space left (ENOSPC, EDQUOT, EFBIG).
   //   Corruption       a damaged page of the snapshot (compact copies read
