@@ -306,6 +306,17 @@ Status off_entry(const ordo::Cursor& c) {
   return Status::invalid_argument("cursor is not on an entry");
 }
 
+// A getter of one Database property, `*out = (db->*get)()`.
+template <typename T, typename Get>
+int db_property(const char* fn, const ordo_db* db, T* out, ordo_error* err, Get get) {
+  return guard(fn, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(const ordo::Database* d, db_of(db));
+    if (out == nullptr) return null_arg("out");
+    *out = (d->*get)();
+    return Status::ok();
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -378,39 +389,19 @@ void ordo_db_close(ordo_db* db) {
 }
 
 int ordo_db_page_size(const ordo_db* db, uint32_t* out, ordo_error* err) {
-  return guard(__func__, err, [&]() -> Status {
-    ORDO_ASSIGN_OR_RETURN(const ordo::Database* d, db_of(db));
-    if (out == nullptr) return null_arg("out");
-    *out = d->page_size_bytes();
-    return Status::ok();
-  });
+  return db_property(__func__, db, out, err, &ordo::Database::page_size_bytes);
 }
 
 int ordo_db_max_key_bytes(const ordo_db* db, uint32_t* out, ordo_error* err) {
-  return guard(__func__, err, [&]() -> Status {
-    ORDO_ASSIGN_OR_RETURN(const ordo::Database* d, db_of(db));
-    if (out == nullptr) return null_arg("out");
-    *out = d->max_key_bytes();
-    return Status::ok();
-  });
+  return db_property(__func__, db, out, err, &ordo::Database::max_key_bytes);
 }
 
 int ordo_db_max_value_bytes(const ordo_db* db, uint64_t* out, ordo_error* err) {
-  return guard(__func__, err, [&]() -> Status {
-    ORDO_ASSIGN_OR_RETURN(const ordo::Database* d, db_of(db));
-    if (out == nullptr) return null_arg("out");
-    *out = d->max_value_bytes();
-    return Status::ok();
-  });
+  return db_property(__func__, db, out, err, &ordo::Database::max_value_bytes);
 }
 
 int ordo_db_max_inline_value_bytes(const ordo_db* db, uint32_t* out, ordo_error* err) {
-  return guard(__func__, err, [&]() -> Status {
-    ORDO_ASSIGN_OR_RETURN(const ordo::Database* d, db_of(db));
-    if (out == nullptr) return null_arg("out");
-    *out = d->max_inline_value_bytes();
-    return Status::ok();
-  });
+  return db_property(__func__, db, out, err, &ordo::Database::max_inline_value_bytes);
 }
 
 // ---- Transactions

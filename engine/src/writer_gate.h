@@ -8,11 +8,11 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <utility>
 
 #include "ordo/status.h"
+#include "thread_annotations.h"
 
 namespace ordo::engine {
 
@@ -30,15 +30,15 @@ class WriterGate {
 
   // Ok once this thread holds the gate. Busy at once when this thread holds
   // it already; Busy when `wait` runs out first.
-  Status acquire(Wait wait);
+  Status acquire(Wait wait) ORDO_EXCLUDES(mu_);
   // REQUIRES: held (by any thread: the txn may have moved).
-  void release();
+  void release() ORDO_EXCLUDES(mu_);
 
  private:
-  std::mutex mu_;
-  std::condition_variable released_;
-  bool held_ = false;         // guarded by mu_
-  std::thread::id holder_;    // guarded by mu_; the thread that acquired it
+  Mutex mu_;
+  std::condition_variable_any released_;  // waits on mu_ itself
+  bool held_ ORDO_GUARDED_BY(mu_) = false;
+  std::thread::id holder_ ORDO_GUARDED_BY(mu_);  // the thread that acquired it
 };
 
 // Releases a WriterGate when destroyed. Move-only.

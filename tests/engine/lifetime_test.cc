@@ -232,6 +232,34 @@ TEST_F(LifetimeTest, TreeHandleOfAnotherDatabaseIsRefused) {
   EXPECT_EQ(ra2->get(*ra2->open_tree("t"), be_key(1))->str(), "from a");
 }
 
+// A Tree names a tree: NotFound once it is dropped, and the tree of that name
+// again once one is created (as Tree documents).
+TEST_F(LifetimeTest, TreeHandleFollowsItsName) {
+  auto db = testing::open_db(path());
+  Tree old;
+  {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    auto t = w->create_tree("t");
+    ASSERT_TRUE(t.is_ok());
+    old = *t;
+    ASSERT_TRUE(w->put(old, "k", "first").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  auto w = db->begin_write();
+  ASSERT_TRUE(w.is_ok());
+  ASSERT_TRUE(w->drop_tree("t").is_ok());
+  EXPECT_TRUE(w->get(old, "k").status().is_not_found());
+  EXPECT_TRUE(w->put(old, "k", "x").is_not_found());
+  auto again = w->create_tree("t");
+  ASSERT_TRUE(again.is_ok());
+  ASSERT_TRUE(w->put(*again, "k", "second").is_ok());
+  auto got = w->get(old, "k");
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_EQ(got->str(), "second");
+  ASSERT_TRUE(w->commit().is_ok());
+}
+
 TEST_F(LifetimeTest, ReadOnlyDatabaseRefusesWrites) {
   { auto db = testing::open_db(path()); }
   Options ro;

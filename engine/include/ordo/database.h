@@ -74,9 +74,11 @@ class TreeHandles;
 class TxnFactory;
 class TxnInternals;
 
-// Names one tree of a database. Cheap to copy. Made by Txn::open_tree or
-// WriteTxn::create_tree, and valid for the Database that issued it in any
-// later txn (a txn that cannot see the tree reports NotFound); a handle used
+// Names one tree of a database, by name (as an LMDB dbi does). Cheap to
+// copy. Made by Txn::open_tree or WriteTxn::create_tree, and valid for the
+// Database that issued it in any later txn: a txn in which no tree has that
+// name reports NotFound, and one in which a tree of that name was created
+// again (after drop_tree or rename_tree) reaches the new tree. A handle used
 // with a txn of another database, or of another open of the same file, is
 // InvalidArgument. A default-constructed Tree is the default tree, which
 // every database has.
@@ -444,7 +446,8 @@ class WriteTxn : public Txn {
   Status append(const Tree& tree, ByteView key, ByteView value);
 
   // Removes the tree and frees all its pages. NotFound when absent;
-  // InvalidArgument for the default tree. Handles to it then fail NotFound.
+  // InvalidArgument for the default tree. Handles to it then fail NotFound
+  // (until a tree of the same name is created: see Tree).
   Status drop_tree(std::string_view name);
   // Renames a tree. NotFound when `from` is absent; InvalidArgument when `to`
   // exists or is not a valid name. Handles to the old name fail NotFound.
