@@ -46,45 +46,4 @@ std::vector<std::byte> full_branch(uint32_t page_size, uint32_t* entries) {
   return page;
 }
 
-Result<const std::byte*> MemoryPages::read(btree::PageNo page_number) {
-  if (page_number < kFirst || page_number - kFirst >= pages_.size() ||
-      pages_[page_number - kFirst] == nullptr) {
-    return Status::corruption("no such page", page_number);
-  }
-  return static_cast<const std::byte*>(pages_[page_number - kFirst].get());
-}
-
-Result<const std::byte*> MemoryPages::read_run(btree::PageNo first, uint64_t pages) {
-  return Status::corruption("no overflow runs in MemoryPages", first);
-}
-
-bool MemoryPages::is_dirty(btree::PageNo page_number) const {
-  return page_number >= kFirst && page_number - kFirst < pages_.size() &&
-         pages_[page_number - kFirst] != nullptr;
-}
-
-std::byte* MemoryPages::writable(btree::PageNo page_number) {
-  return pages_[page_number - kFirst].get();
-}
-
-Result<btree::PageNo> MemoryPages::make_dirty(btree::PageNo page_number) {
-  if (!is_dirty(page_number)) return Status::corruption("no such page", page_number);
-  return page_number;
-}
-
-Result<btree::PageNo> MemoryPages::allocate() {
-  pages_.push_back(std::make_unique<std::byte[]>(page_size_));
-  std::memset(pages_.back().get(), 0, page_size_);
-  return kFirst + pages_.size() - 1;
-}
-
-void MemoryPages::free_page(btree::PageNo page_number) {
-  if (is_dirty(page_number)) pages_[page_number - kFirst].reset();
-}
-
-Result<btree::PageNo> MemoryPages::write_run(std::span<const std::span<const std::byte>> parts,
-                                             uint64_t pages) {
-  return Status::invalid_argument("no overflow runs in MemoryPages");
-}
-
 }  // namespace ordo::micro

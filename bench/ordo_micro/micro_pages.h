@@ -1,5 +1,5 @@
-// Fixtures of ordo-micro: keys, filled leaf and branch pages, and an
-// in-memory PageWriter to build whole trees without a file.
+// Fixtures of ordo-micro: keys, filled leaf and branch pages, and the
+// in-memory page store to build whole trees without a file.
 #pragma once
 
 #include <array>
@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "ordo/btree/page_access.h"
+#include "ordo/btree/testing/memory_pages.h"
 
 namespace ordo::micro {
 
@@ -30,30 +30,8 @@ std::vector<std::byte> full_leaf(uint32_t page_size, uint32_t* entries);
 // with child page numbers 2, 3, ...
 std::vector<std::byte> full_branch(uint32_t page_size, uint32_t* entries);
 
-// A PageWriter in memory for one never-committed write txn: every page is
-// dirty, so the tree edits pages in place. Overflow runs are not supported
-// (write_run returns InvalidArgument). One thread.
-class MemoryPages : public btree::PageWriter {
- public:
-  explicit MemoryPages(uint32_t page_size) : page_size_(page_size) {}
-
-  uint32_t page_size() const override { return page_size_; }
-  uint64_t txn_id() const override { return 1; }
-  Result<const std::byte*> read(btree::PageNo page_number) override;
-  Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
-  bool is_dirty(btree::PageNo page_number) const override;
-  std::byte* writable(btree::PageNo page_number) override;
-  Result<btree::PageNo> make_dirty(btree::PageNo page_number) override;
-  Result<btree::PageNo> allocate() override;
-  void free_page(btree::PageNo page_number) override;
-  Result<btree::PageNo> write_run(std::span<const std::span<const std::byte>> parts,
-                                  uint64_t pages) override;
-  void free_run(btree::PageNo first, uint64_t pages) override {}
-
- private:
-  static constexpr btree::PageNo kFirst = 2;  // 0 and 1 are meta pages in a file
-  uint32_t page_size_;
-  std::vector<std::unique_ptr<std::byte[]>> pages_;  // index: page number - kFirst
-};
+// The in-memory page store (btree/testing), never committed: every page
+// stays dirty, so the tree edits pages in place.
+using MemoryPages = btree::testing::MemoryPages;
 
 }  // namespace ordo::micro
