@@ -27,29 +27,21 @@ Status Cursor::descend_from(uint32_t level, Edge edge) {
   return Status::ok();
 }
 
-Status Cursor::first() {
+Status Cursor::to_edge(Edge edge) {
   valid_ = false;
   if (tree_.root == kNullPage) return Status::ok();
   if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
     return Status::corruption("tree depth out of range", tree_.root);
   }
-  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, tree_.root_checksum, Edge::kFirst));
-  ORDO_RETURN_IF_ERROR(descend_from(1, Edge::kFirst));
+  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, tree_.root_checksum, edge));
+  ORDO_RETURN_IF_ERROR(descend_from(1, edge));
   valid_ = true;
   return Status::ok();
 }
 
-Status Cursor::last() {
-  valid_ = false;
-  if (tree_.root == kNullPage) return Status::ok();
-  if (tree_.depth == 0 || tree_.depth > kMaxDepth) {
-    return Status::corruption("tree depth out of range", tree_.root);
-  }
-  ORDO_RETURN_IF_ERROR(load_level(0, tree_.root, tree_.root_checksum, Edge::kLast));
-  ORDO_RETURN_IF_ERROR(descend_from(1, Edge::kLast));
-  valid_ = true;
-  return Status::ok();
-}
+Status Cursor::first() { return to_edge(Edge::kFirst); }
+
+Status Cursor::last() { return to_edge(Edge::kLast); }
 
 Status Cursor::seek(ByteView key) {
   valid_ = false;

@@ -50,6 +50,8 @@ class Cursor {
   Status load_level(uint32_t level, PageNo pg, uint64_t expected_checksum, Edge edge);
   // Refills levels below `level` following the current indexes to `edge`.
   Status descend_from(uint32_t level, Edge edge);
+  // first() or last(): the root, then the edge child at every level.
+  Status to_edge(Edge edge);
 
   PageReader* pages_;
   TreeRoot tree_;
