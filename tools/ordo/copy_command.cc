@@ -36,7 +36,7 @@ int run_copy(const CopyCommandOptions& o) {
   // stdout, a device or a FIFO is written in place (copy_to_fd); a path
   // that is missing or a regular file gets the copy by rename.
   OutputFile in_place;
-  if (to_stdout || (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+  if (to_stdout || (exists && written_in_place(st))) {
     const std::optional<std::string> path =
         to_stdout ? std::nullopt : std::optional<std::string>(o.target);
     if (Status s = in_place.open(path, o.source, io::kCopyOutput); !s.is_ok()) {

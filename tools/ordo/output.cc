@@ -43,6 +43,8 @@ bool finish_stdout() {
   return false;
 }
 
+bool written_in_place(const struct stat& st) { return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode); }
+
 Status refuse_database_as_stdout(const std::string& database_path, const io::OutputKind& kind) {
   struct stat st;
   if (::fstat(STDOUT_FILENO, &st) != 0) return Status::ok();
@@ -62,8 +64,7 @@ Status OutputFile::open(const std::optional<std::string>& path, const std::strin
   }
   struct stat st;
   const bool exists = ::stat(path->c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    // A device, FIFO or socket: written in place.
+  if (exists && written_in_place(st)) {
     stream_ = std::fopen(path->c_str(), "w");
     if (stream_ == nullptr) return errno_error(*path, errno);
     owned_ = true;

@@ -2,6 +2,8 @@
 // and the file of `dump -o`, which appears only when complete.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -21,6 +23,10 @@ bool write_stdout(std::string_view text);
 // Flushes stdout. Reports the failure as write_stdout does (unless already
 // reported) and returns false when stdout could not be written.
 bool finish_stdout();
+
+// True for an existing output that is written in place, never replaced: a
+// device, FIFO or socket (not a regular file, not a directory).
+bool written_in_place(const struct stat& st);
 
 // InvalidArgument when stdout is the database at `database_path`
 // (io::refuse_database_as_target; "ordo dump F >> F").
