@@ -9,73 +9,6 @@
 
 namespace ordo::btree {
 
-uint32_t NodeView::cell_offset(uint32_t i, uint32_t header_bytes) const {
-  uint32_t n = count();
-  if (i >= n || kHeaderSize + kSlotSize * n > page_size_) {
-    damaged_ = true;
-    return 0;
-  }
-  uint32_t off = load_u16(p_ + kHeaderSize + kSlotSize * i);
-  // Slot offsets are u16; in 64 KiB pages offset 0 stands for 65536 only when
-  // empty, which a live cell never is, so no special case is needed.
-  if (off < kHeaderSize + kSlotSize * n || off + header_bytes > page_size_) {
-    damaged_ = true;
-    return 0;
-  }
-  return off;
-}
-
-ByteView NodeView::key(uint32_t i) const {
-  uint32_t hdr = is_leaf() ? kLeafCellHeader : kBranchCellHeader;
-  uint32_t off = cell_offset(i, hdr);
-  if (off == 0) return {};
-  uint32_t klen = load_u16(p_ + off + (is_leaf() ? 0 : 16));
-  if (off + hdr + klen > page_size_) {
-    damaged_ = true;
-    return {};
-  }
-  return ByteView(p_ + off + hdr, klen);
-}
-
-namespace {
-// Bytes of a leaf cell's value held in the cell itself.
-inline uint64_t inline_value_len(const std::byte* cell) {
-  return (load_u16(cell + 2) & kValueOverflow) ? kOverflowRefBytes : load_u32(cell + 4);
-}
-}  // namespace
-
-bool NodeView::is_overflow(uint32_t i) const {
-  uint32_t off = cell_offset(i, kLeafCellHeader);
-  return off != 0 && (load_u16(p_ + off + 2) & kValueOverflow) != 0;
-}
-
-uint64_t NodeView::value_len(uint32_t i) const {
-  uint32_t off = cell_offset(i, kLeafCellHeader);
-  return off == 0 ? 0 : load_u32(p_ + off + 4);
-}
-
-ByteView NodeView::value(uint32_t i) const {
-  uint32_t off = cell_offset(i, kLeafCellHeader);
-  if (off == 0) return {};
-  uint64_t klen = load_u16(p_ + off);
-  uint64_t vlen = inline_value_len(p_ + off);
-  if (off + kLeafCellHeader + klen + vlen > page_size_) {
-    damaged_ = true;
-    return {};
-  }
-  return ByteView(p_ + off + kLeafCellHeader + klen, vlen);
-}
-
-PageNo NodeView::child(uint32_t i) const {
-  uint32_t off = cell_offset(i, kBranchCellHeader);
-  return off == 0 ? kNullPage : load_u64(p_ + off);
-}
-
-uint64_t NodeView::child_checksum(uint32_t i) const {
-  uint32_t off = cell_offset(i, kBranchCellHeader);
-  return off == 0 ? 0 : load_u64(p_ + off + 8);
-}
-
 uint32_t NodeView::cell_size(uint32_t i) const {
   if (is_leaf()) {
     uint32_t off = cell_offset(i, kLeafCellHeader);
@@ -85,33 +18,6 @@ uint32_t NodeView::cell_size(uint32_t i) const {
   uint32_t off = cell_offset(i, kBranchCellHeader);
   if (off == 0) return 0;
   return branch_cell_size(load_u16(p_ + off + 16));
-}
-
-uint32_t NodeView::leaf_lower_bound(ByteView k, bool* found) const {
-  uint32_t lo = 0, hi = count();
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (key(mid).compare(k) < 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  *found = lo < count() && key(lo).compare(k) == 0;
-  return lo;
-}
-
-uint32_t NodeView::branch_child_index(ByteView k) const {
-  uint32_t lo = 1, hi = count();
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (key(mid).compare(k) <= 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo - 1;
 }
 
 Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number) {

@@ -26,6 +26,12 @@ inline Status check_header(const NodeView& v, PageNo page_number, bool expect_le
   return Status::ok();
 }
 
+inline Status checksum_mismatch(PageNo page_number, uint64_t expected, uint64_t actual) {
+  return Status::corruption("checksum mismatch: parent records " + std::to_string(expected) +
+                                ", page has " + std::to_string(actual),
+                            page_number);
+}
+
 // Reads a page expected at a given level and checks its header, and with
 // verification on, its checksum against `expected_checksum` (from the parent
 // entry or the tree root record).
@@ -33,18 +39,49 @@ inline Result<NodeView> load_node(PageReader& pages, PageNo page_number, bool ex
                                   uint64_t expected_checksum) {
   ORDO_ASSIGN_OR_RETURN(const std::byte* p, pages.read(page_number));
   if (pages.verify_checksums() && !pages.is_dirty(page_number)) {
-    uint64_t actual = page_checksum(p, pages.page_size());
+    const uint64_t actual = page_checksum(p, pages.page_size());
     if (actual != expected_checksum) {
-      return Status::corruption("checksum mismatch: parent records " +
-                                    std::to_string(expected_checksum) + ", page has " +
-                                    std::to_string(actual),
-                                page_number);
+      return checksum_mismatch(page_number, expected_checksum, actual);
     }
   }
   NodeView v(p, pages.page_size());
   ORDO_RETURN_IF_ERROR(check_header(v, page_number, expect_leaf));
   return v;
 }
+
+// load_node for the levels of one descent: the reader's mapping, page size
+// and verify setting are fetched once, and pages inside the mapping are read
+// without a call to the reader.
+class DescentLoader {
+ public:
+  explicit DescentLoader(PageReader& pages)
+      : pages_(pages),
+        map_(pages.mapping()),
+        page_size_(pages.page_size()),
+        verify_(pages.verify_checksums()) {}
+
+  Result<NodeView> load(PageNo page_number, bool expect_leaf, uint64_t expected_checksum) {
+    if (page_number < map_.first || page_number >= map_.end) {
+      return load_node(pages_, page_number, expect_leaf, expected_checksum);
+    }
+    const std::byte* p = map_.base + page_number * page_size_;
+    if (verify_) {
+      const uint64_t actual = page_checksum(p, page_size_);
+      if (actual != expected_checksum) {
+        return checksum_mismatch(page_number, expected_checksum, actual);
+      }
+    }
+    NodeView v(p, page_size_);
+    ORDO_RETURN_IF_ERROR(check_header(v, page_number, expect_leaf));
+    return v;
+  }
+
+ private:
+  PageReader& pages_;
+  const PageReader::Mapping map_;
+  const uint32_t page_size_;
+  const bool verify_;
+};
 
 inline Status damaged(PageNo page_number) {
   ORDO_DCHECK(page_number != kNullPage);

@@ -9,7 +9,6 @@
 
 namespace ordo::btree {
 
-using internal::load_node;
 
 Status check_key_value(uint32_t page_size, ByteView key, ByteView value) {
   if (key.size() > max_key_bytes(page_size)) {
@@ -37,17 +36,18 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
+  internal::DescentLoader loader(pages);
   PageNo pg = tree.root;
   uint64_t expected = tree.root_checksum;
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
-    ORDO_ASSIGN_OR_RETURN(NodeView v, load_node(pages, pg, false, expected));
+    ORDO_ASSIGN_OR_RETURN(NodeView v, loader.load(pg, false, expected));
     const uint32_t idx = v.branch_child_index(key);
     PageNo child = v.child(idx);
     expected = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
     pg = child;
   }
-  ORDO_ASSIGN_OR_RETURN(NodeView leaf, load_node(pages, pg, true, expected));
+  ORDO_ASSIGN_OR_RETURN(NodeView leaf, loader.load(pg, true, expected));
   uint32_t pos = leaf.leaf_lower_bound(key, found);
   if (leaf.damaged()) {
     *found = false;

@@ -51,6 +51,11 @@ class SnapshotPages : public btree::PageReader {
   Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override {
     return read_committed_run(file_, page_size_, high_water_, first, pages);
   }
+  Mapping mapping() const override {
+    if (high_water_ <= kFirstDataPage) return {};
+    const std::byte* base = file_.data(0, high_water_ * page_size_);
+    return base == nullptr ? Mapping{} : Mapping{base, kFirstDataPage, high_water_};
+  }
 
  private:
   const io::PageFile& file_;

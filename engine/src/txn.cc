@@ -126,7 +126,7 @@ Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
       const ByteView key = c.key();
       if (range.past_end(key)) break;
       const ByteView value = c.value();
-      ORDO_RETURN_IF_ERROR(c.status());
+      if (!c.status().is_ok()) return c.status();
       if (!fn(key, value)) break;
       if (!impl_) return ended();
       ORDO_RETURN_IF_ERROR(c.next());

@@ -1,5 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "ordo/btree/node.h"
@@ -60,6 +66,95 @@ TEST(NodeTest, DamagedSlotIsReportedNotRead) {
   Status s = check_node(page.data(), 4096, 9);
   EXPECT_TRUE(s.is_corruption());
   EXPECT_EQ(s.page_number(), 9u);
+}
+
+uint64_t test_seed() {
+  const char* env = std::getenv("ORDO_TEST_SEED");
+  const uint64_t seed = env != nullptr ? std::strtoull(env, nullptr, 10) : std::random_device{}();
+  std::printf("seed %llu (ORDO_TEST_SEED)\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+// Keys of 0 to 40 bytes over a 3-letter alphabet, so that long shared
+// prefixes, prefixes of each other and equal keys all occur.
+std::string random_key(std::mt19937_64& rng) {
+  std::string k(rng() % 41, '\0');
+  for (char& c : k) c = static_cast<char>(0x7e + rng() % 3);  // 0x7e..0x80: sign bit too
+  return k;
+}
+
+int memcmp_order(const std::string& a, const std::string& b) {
+  const int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+  if (c != 0) return c < 0 ? -1 : 1;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+TEST(NodeTest, KeyCompareIsUnsignedByteOrder) {
+  std::mt19937_64 rng(test_seed());
+  for (int i = 0; i < 200000; ++i) {
+    const std::string a = random_key(rng);
+    const std::string b = i % 4 == 0 ? a.substr(0, rng() % (a.size() + 1)) : random_key(rng);
+    const int c = ByteView(a).compare(ByteView(b));
+    ASSERT_EQ((c > 0) - (c < 0), memcmp_order(a, b)) << "a=" << a << " b=" << b;
+  }
+}
+
+TEST(NodeTest, PageSearchesAgreeWithSortedOrder) {
+  std::mt19937_64 rng(test_seed());
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < 60; ++i) keys.push_back(random_key(rng));
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    std::vector<std::byte> leaf(4096), branch(4096);
+    NodeEditor le(leaf.data(), 4096), be(branch.data(), 4096);
+    le.init(PageType::kLeaf, 1);
+    be.init(PageType::kBranch, 1);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      le.insert_leaf(static_cast<uint32_t>(i), keys[i], "v");
+      be.insert_branch(static_cast<uint32_t>(i), i == 0 ? std::string() : keys[i], i + 10, 0);
+    }
+    const NodeView lv(leaf.data(), 4096), bv(branch.data(), 4096);
+    for (int probe = 0; probe < 100; ++probe) {
+      const std::string k = probe % 3 == 0 ? keys[rng() % keys.size()] : random_key(rng);
+      const auto at = std::lower_bound(keys.begin(), keys.end(), k);
+      bool found = false;
+      ASSERT_EQ(lv.leaf_lower_bound(k, &found), static_cast<uint32_t>(at - keys.begin()));
+      ASSERT_EQ(found, at != keys.end() && *at == k);
+      // The child holding k: the last entry whose key <= k, entry 0 standing
+      // for minus infinity.
+      const auto past = std::upper_bound(keys.begin() + 1, keys.end(), k);
+      ASSERT_EQ(bv.branch_child_index(k), static_cast<uint32_t>(past - keys.begin()) - 1);
+    }
+    ASSERT_FALSE(lv.damaged());
+    ASSERT_FALSE(bv.damaged());
+  }
+}
+
+TEST(NodeTest, DamagedSlotMetBySearchIsReportedNotRead) {
+  std::vector<std::byte> page(4096);
+  NodeEditor ed(page.data(), 4096);
+  ed.init(PageType::kLeaf, 1);
+  for (int i = 0; i < 9; ++i) ed.insert_leaf(i, "key" + std::to_string(i), "value");
+  // The middle slot, the first one a search probes, points past the page end,
+  // then at a cell whose key length runs off the page.
+  store_u16(page.data() + kHeaderSize + kSlotSize * 4, 4094);
+  bool found = true;
+  NodeView v(page.data(), 4096);
+  v.leaf_lower_bound("key5", &found);
+  EXPECT_TRUE(v.damaged());
+  EXPECT_FALSE(found);
+  const uint32_t off = 4096 - kLeafCellHeader - 2;
+  store_u16(page.data() + kHeaderSize + kSlotSize * 4, static_cast<uint16_t>(off));
+  store_u16(page.data() + off, 900);
+  NodeView w(page.data(), 4096);
+  w.leaf_lower_bound("key5", &found);
+  EXPECT_TRUE(w.damaged());
+  // A slot array claimed longer than the page.
+  store_u16(page.data() + kOffCount, 4000);
+  NodeView x(page.data(), 4096);
+  x.leaf_lower_bound("key5", &found);
+  EXPECT_TRUE(x.damaged());
 }
 
 TEST(NodeTest, UnknownPageTypeIsCorruption) {

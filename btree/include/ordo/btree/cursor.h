@@ -18,9 +18,14 @@
 
 namespace ordo::btree {
 
+namespace internal {
+class DescentLoader;
+}  // namespace internal
+
 class Cursor {
  public:
-  Cursor(PageReader& pages, const TreeRoot& tree) : pages_(&pages), tree_(tree) {}
+  Cursor(PageReader& pages, const TreeRoot& tree)
+      : pages_(&pages), page_size_(pages.page_size()), tree_(tree) {}
 
   Status first();
   Status last();
@@ -47,13 +52,15 @@ class Cursor {
   enum class Edge { kFirst, kLast };
 
   // Loads stack_[level] from page `pg` and sets its index to the edge.
-  Status load_level(uint32_t level, PageNo pg, uint64_t expected_checksum, Edge edge);
+  Status load_level(internal::DescentLoader& loader, uint32_t level, PageNo pg,
+                    uint64_t expected_checksum, Edge edge);
   // Refills levels below `level` following the current indexes to `edge`.
-  Status descend_from(uint32_t level, Edge edge);
+  Status descend_from(internal::DescentLoader& loader, uint32_t level, Edge edge);
   // first() or last(): the root, then the edge child at every level.
   Status to_edge(Edge edge);
 
   PageReader* pages_;
+  uint32_t page_size_;
   TreeRoot tree_;
   Level stack_[kMaxDepth];
   bool valid_ = false;

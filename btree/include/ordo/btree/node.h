@@ -23,6 +23,12 @@
 
 namespace ordo::btree {
 
+// Bytes of a leaf cell's value held in the cell itself (the value, or the
+// overflow reference).
+inline uint64_t inline_value_len(const std::byte* cell) {
+  return (load_u16(cell + 2) & kValueOverflow) ? kOverflowRefBytes : load_u32(cell + 4);
+}
+
 class NodeView {
  public:
   NodeView(const std::byte* page, uint32_t page_size) : p_(page), page_size_(page_size) {}
@@ -41,31 +47,110 @@ class NodeView {
   const std::byte* data() const { return p_; }
 
   // Key of entry i. For a branch, entry 0's key is empty.
-  ByteView key(uint32_t i) const;
+  ByteView key(uint32_t i) const {
+    return is_leaf() ? key_in(i, kLeafCellHeader, 0) : key_in(i, kBranchCellHeader, 16);
+  }
   // Leaf only: the value bytes held in the cell of entry i: the value, or for
   // an overflow value its 16-byte reference (first page, run checksum).
-  ByteView value(uint32_t i) const;
+  ByteView value(uint32_t i) const {
+    const uint32_t off = cell_offset(i, kLeafCellHeader);
+    if (off == 0) return {};
+    const uint64_t klen = load_u16(p_ + off);
+    const uint64_t vlen = inline_value_len(p_ + off);
+    if (off + kLeafCellHeader + klen + vlen > page_size_) return (mark_damaged(), ByteView{});
+    return ByteView(p_ + off + kLeafCellHeader + klen, vlen);
+  }
   // Leaf only: whether entry i's value lives in an overflow run.
-  bool is_overflow(uint32_t i) const;
+  bool is_overflow(uint32_t i) const {
+    const uint32_t off = cell_offset(i, kLeafCellHeader);
+    return off != 0 && (load_u16(p_ + off + 2) & kValueOverflow) != 0;
+  }
   // Leaf only: the length of entry i's value in bytes (wherever it lives).
-  uint64_t value_len(uint32_t i) const;
+  uint64_t value_len(uint32_t i) const {
+    const uint32_t off = cell_offset(i, kLeafCellHeader);
+    return off == 0 ? 0 : load_u32(p_ + off + 4);
+  }
   // Branch only: child page number and its checksum.
-  PageNo child(uint32_t i) const;
-  uint64_t child_checksum(uint32_t i) const;
+  PageNo child(uint32_t i) const {
+    const uint32_t off = cell_offset(i, kBranchCellHeader);
+    return off == 0 ? kNullPage : load_u64(p_ + off);
+  }
+  uint64_t child_checksum(uint32_t i) const {
+    const uint32_t off = cell_offset(i, kBranchCellHeader);
+    return off == 0 ? 0 : load_u64(p_ + off + 8);
+  }
   // Bytes the cell of entry i occupies, without its slot.
   uint32_t cell_size(uint32_t i) const;
 
   // Leaf: first index whose key >= `key`; *found when equal.
-  uint32_t leaf_lower_bound(ByteView key, bool* found) const;
+  uint32_t leaf_lower_bound(ByteView key, bool* found) const {
+    const uint32_t n = count();
+    const uint32_t lo = lower_bound_in(key, 0, n, kLeafCellHeader, 0, false);
+    *found = lo < n && !damaged_ && key_in(lo, kLeafCellHeader, 0).compare(key) == 0;
+    return lo;
+  }
   // Branch: index of the child whose range holds `key` (last entry whose key
   // <= key, entry 0 standing for minus infinity).
-  uint32_t branch_child_index(ByteView key) const;
+  uint32_t branch_child_index(ByteView key) const {
+    return lower_bound_in(key, 1, count(), kBranchCellHeader, 16, true) - 1;
+  }
 
   bool damaged() const { return damaged_; }
 
  private:
   // Offset of the cell of entry i, or 0 (and damaged) when out of range.
-  uint32_t cell_offset(uint32_t i, uint32_t header_bytes) const;
+  uint32_t cell_offset(uint32_t i, uint32_t header_bytes) const {
+    const uint32_t n = count();
+    if (i >= n) return mark_damaged();
+    return checked_cell(load_u16(p_ + kHeaderSize + kSlotSize * i), kHeaderSize + kSlotSize * n,
+                        header_bytes);
+  }
+  // `off` when a cell of at least `header_bytes` at `off` lies between the
+  // slot array (ending at `slots_end`) and the page end; else 0, damaged.
+  uint32_t checked_cell(uint32_t off, uint32_t slots_end, uint32_t header_bytes) const {
+    // Slot offsets are u16; in 64 KiB pages offset 0 stands for 65536 only
+    // when empty, which a live cell never is, so no special case is needed.
+    if (off < slots_end || off + header_bytes > page_size_ || slots_end > page_size_) {
+      return mark_damaged();
+    }
+    return off;
+  }
+  uint32_t mark_damaged() const {
+    damaged_ = true;
+    return 0;
+  }
+  // Key of entry i in a page whose cells start with `header_bytes` bytes and
+  // keep the key length at byte `len_at` of the cell.
+  ByteView key_in(uint32_t i, uint32_t header_bytes, uint32_t len_at) const {
+    const uint32_t off = cell_offset(i, header_bytes);
+    if (off == 0) return {};
+    const uint32_t klen = load_u16(p_ + off + len_at);
+    if (off + header_bytes + klen > page_size_) return (mark_damaged(), ByteView{});
+    return ByteView(p_ + off + header_bytes, klen);
+  }
+  // Binary search over entries [lo, hi): the first whose key is > `key`
+  // (`upper`) or >= `key`. The slot-array bound is checked once, each probed
+  // cell against it and the page end, so the loop reads nothing outside the page.
+  uint32_t lower_bound_in(ByteView key, uint32_t lo, uint32_t hi, uint32_t header_bytes,
+                          uint32_t len_at, bool upper) const {
+    const uint32_t slots_end = kHeaderSize + kSlotSize * hi;
+    if (slots_end > page_size_) return (mark_damaged(), lo);
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      const uint32_t off =
+          checked_cell(load_u16(p_ + kHeaderSize + kSlotSize * mid), slots_end, header_bytes);
+      if (off == 0) return lo;
+      const uint32_t klen = load_u16(p_ + off + len_at);
+      if (off + header_bytes + klen > page_size_) return (mark_damaged(), lo);
+      const int c = ByteView(p_ + off + header_bytes, klen).compare(key);
+      if (upper ? c <= 0 : c < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
 
   const std::byte* p_;
   uint32_t page_size_;

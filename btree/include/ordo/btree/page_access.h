@@ -31,6 +31,17 @@ class PageReader {
   // True when this txn already owns a private (dirty) copy of the page; its
   // parent's checksum is then not yet computed, so it is not verified.
   virtual bool is_dirty(PageNo page_number) const { return false; }
+
+  // Pages [first, end) that read() would return as base + page * page_size(),
+  // none of them dirty. A reader of committed pages in one mapping says so,
+  // and a descent then reads those pages without a call per level; the range
+  // holds for as long as read() would return those pointers. Default: none.
+  struct Mapping {
+    const std::byte* base = nullptr;
+    PageNo first = 0;
+    PageNo end = 0;
+  };
+  virtual Mapping mapping() const { return {}; }
 };
 
 // Copy-on-write access for the one write txn.

@@ -15,6 +15,7 @@
 
 #include <compare>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
@@ -46,8 +47,23 @@ class ByteView {
 
   // memcmp order; <0, 0, >0.
   int compare(ByteView other) const {
-    size_t n = size_ < other.size_ ? size_ : other.size_;
-    int c = n == 0 ? 0 : std::memcmp(data_, other.data_, n);
+    const size_t n = size_ < other.size_ ? size_ : other.size_;
+    size_t i = 0;
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // Short keys (IDs, composite IDs) compare 8 bytes at a time inline: a
+    // call to memcmp costs more than the comparison itself.
+    if (n <= kInlineCompareBytes) {
+      for (; i + 8 <= n; i += 8) {
+        const uint64_t a = load_be64(data_ + i), b = load_be64(other.data_ + i);
+        if (a != b) return a < b ? -1 : 1;
+      }
+      for (; i < n; ++i) {
+        if (data_[i] != other.data_[i]) return data_[i] < other.data_[i] ? -1 : 1;
+      }
+      i = n;
+    }
+#endif
+    const int c = i == n ? 0 : std::memcmp(data_, other.data_, n);
     if (c != 0) return c;
     return size_ < other.size_ ? -1 : (size_ > other.size_ ? 1 : 0);
   }
@@ -57,6 +73,14 @@ class ByteView {
   }
 
  private:
+  static constexpr size_t kInlineCompareBytes = 32;
+#if defined(__GNUC__)
+  static uint64_t load_be64(const std::byte* p) {
+    uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return __builtin_bswap64(v);
+  }
+#endif
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
 };
