@@ -4,7 +4,8 @@
 //                    [--txn-budget-mib M] [--ids seq|random] [--seed S] [--window W]
 //                    [--path DIR] [--keep] [--json]
 //   ordo-bench commit [--engine E] [--preload N1,N2,...] [--commits K] [--probe-every P]
-//                     [--seed S] [--path DIR] [--keep] [--json]
+//                     [--no-sync] [--threads T1,T2,...] [--thread-commits C]
+//                     [--floor-samples F] [--seed S] [--path DIR] [--keep] [--json]
 //   ordo-bench reads [--engine E] [--keys N] [--key-bytes 8|16] [--lookups L | --seconds T]
 //                    [--scans S] [--scan-length K] [--seed S] [--path DIR] [--keep] [--json]
 //   ordo-bench linkbench [--engine E] [--sizes N1,N2,...] [--ops K|small] [--seed S]
@@ -15,10 +16,14 @@
 //   ordo-bench trees [--engine E] [--trees T] [--batch B] [--tail N] [--probe-every P]
 //                    [--no-sync] [--commit-protocol one-sync|two-sync] [--path DIR] [--keep]
 //                    [--json]
+//   ordo-bench redb [--engine E] [--entries N] [--individual-writes I] [--batch-writes B]
+//                   [--batch-size M] [--reads R] [--range-reads S] [--range-length L]
+//                   [--iterations K] [--read-threads T1,T2,...] [--seed S] [--path DIR]
+//                   [--keep] [--json]
 //   ordo-bench compare --workload W[,W...] [--engines ordo,lmdb,...] [--rounds R]
 //                    [--out DIR] [--interval minmax|bootstrap] [--seed S] [-- child args...]
 //                    W: nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit,
-//                    reads, trees, linkbench. Each run is a fresh `ordo-bench W --engine E
+//                    reads, trees, linkbench, redb. Each run is a fresh `ordo-bench W --engine E
 //                    --json --path <fresh dir> [child args]`, in ABBA rounds per peer plus an
 //                    A/A control of ordo against itself; round 0 dropped. Writes
 //                    DIR/compare.csv, DIR/compare.json, DIR/runs/ (each child's JSON) and
@@ -41,7 +46,9 @@
 //   nodes --one-txn   as nodes, one commit; the headline figure is --nodes 10000000
 //                     (seq ids: ~25 s; random ids: ~2 min, the txn spills ~27 GB).
 //   commit            preloads 10,000, 100,000, 1,000,000 rows, 1,000 one-row
-//                     durable commits at each: 3,000 syncing commits, ~15-40 s.
+//                     durable commits at each, then 100 per thread on 1 and on 8
+//                     threads at once, then 2 x 100 floor probes: 3,900 syncing
+//                     commits, ~20-50 s.
 //   reads             1,000,000 rows, 1,000,000 lookups per thread with 1 and
 //                     2 threads, 1,000 scans of 1,000 keys: seconds (ordo, LMDB)
 //                     to about a minute (RocksDB, SQLite).
@@ -49,6 +56,10 @@
 //                     ~5N links preloaded (10,000 puts per commit), then 1,000 of
 //                     each of the 6 ops: 4,000 durable txns per N, 12,000 in all;
 //                     measured 18-38 s per engine.
+//   redb              1,000,000 pairs bulk-loaded, 1,000 durable one-pair commits,
+//                     100 txns of 1,000, reads of all 1,101,000 pairs (3 runs, then on
+//                     1, 2, 4 threads), 550,500 range reads of 10 (3 runs), removal of
+//                     half in one txn, compaction.
 //   churn             100,000 keys, 20 rounds of 100 txns, twice: 4,002 durable
 //                     commits, ~45 s.
 //   trees             100,000 durable one-tree txns: ~11 min on ordo (measured
@@ -81,6 +92,7 @@
 #include "linkbench_command.h"
 #include "nodes_command.h"
 #include "reads_command.h"
+#include "redb_command.h"
 #include "trees_command.h"
 
 namespace {
@@ -228,7 +240,7 @@ void add_compare_options(CLI::App& compare, CompareArgs& args) {
   compare
       .add_option("--workload", c.workloads,
                   "nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit, reads, "
-                  "trees, linkbench; comma-separated for several")
+                  "trees, linkbench, redb; comma-separated for several")
       ->delimiter(',')
       ->required();
   compare
@@ -271,6 +283,27 @@ void add_commit_options(CLI::App& commit, ordo::bench::CommitCommand& command) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   commit.add_option("--seed", config.seed, "Seed of the rows picked")->capture_default_str();
+  commit.add_flag("--no-sync", [&config](int64_t) { config.sync = false; },
+                  "Commits not durable (ordo sync_commits=false, LMDB MDB_NOSYNC, RocksDB and "
+                  "LevelDB sync=false, SQLite synchronous=OFF); commit figures named nosync_*");
+  commit
+      .add_option("--threads", config.threads,
+                  "Concurrent-commit arms at the largest preload: T threads committing at once, "
+                  "a comma-separated list (0: none)")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 256u));
+  commit
+      .add_option("--thread-commits", config.thread_commits,
+                  "One-row commits per thread in each concurrent arm")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  commit
+      .add_option("--floor-samples", config.floor_samples,
+                  "4 KiB pwrite + fdatasync probes of each kind (over written blocks, into "
+                  "fallocated unwritten ones) after the commits; 0: none")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
   add_output_options(commit, command.output.dir, command.output.keep, command.output.json);
 }
 
@@ -300,6 +333,46 @@ void add_reads_options(CLI::App& reads, ordo::bench::ReadsCommand& command) {
       ->check(CLI::PositiveNumber);
   reads.add_option("--seed", config.seed, "Seed of the keys looked up")->capture_default_str();
   add_output_options(reads, command.output.dir, command.output.keep, command.output.json);
+}
+
+void add_redb_options(CLI::App& redb, ordo::bench::RedbCommand& command) {
+  ordo::bench::RedbConfig& config = command.config;
+  add_engine_option(redb, config.engine);
+  redb.add_option("--entries", config.entries, "Pairs bulk-loaded in one durable txn")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  redb.add_option("--individual-writes", config.individual_writes,
+                  "Pairs then written one per durable commit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  redb.add_option("--batch-writes", config.batch_writes, "Durable txns of --batch-size pairs")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  redb.add_option("--batch-size", config.batch_size, "Pairs per batch txn")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  redb.add_option("--reads", config.reads,
+                  "Random reads per run (default 0: every pair written, each once)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  redb.add_option("--range-reads", config.range_reads,
+                  "Range reads per run (default 0: half the pairs written)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  redb.add_option("--range-length", config.range_length, "Entries per range read")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  redb.add_option("--iterations", config.iterations,
+                  "Runs of the one-thread read phases; the median is reported")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  redb.add_option("--read-threads", config.read_threads,
+                  "Thread counts of the threaded reads of every pair, a comma-separated list")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 256u));
+  redb.add_option("--seed", config.seed, "Seed of the key-value pairs")->capture_default_str();
+  add_output_options(redb, command.output.dir, command.output.keep, command.output.json);
 }
 
 // --ops of linkbench: a count, or "small".
@@ -365,6 +438,10 @@ int run(int argc, char** argv) {
   CLI::App* linkbench = app.add_subcommand(
       "linkbench", "A graph store's write path: p50/p99/max of six operations at each size N");
   add_linkbench_options(*linkbench, linkbench_command, linkbench_ops);
+  ordo::bench::RedbCommand redb_command;
+  CLI::App* redb = app.add_subcommand(
+      "redb", "redb's benchmark phases: loads, writes, reads, range reads, removals, compaction");
+  add_redb_options(*redb, redb_command);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
@@ -401,8 +478,16 @@ int run(int argc, char** argv) {
     std::vector<uint64_t>& preloads = commit_command.config.preloads;
     std::sort(preloads.begin(), preloads.end());
     preloads.erase(std::unique(preloads.begin(), preloads.end()), preloads.end());
+    std::vector<unsigned>& threads = commit_command.config.threads;
+    std::erase(threads, 0u);
+    std::sort(threads.begin(), threads.end());
+    threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
     if (!engine_usable(commit_command.config.engine)) return kExitUsage;
     return ordo::bench::run_commit_command(commit_command);
+  }
+  if (redb->parsed()) {
+    if (!engine_usable(redb_command.config.engine)) return kExitUsage;
+    return ordo::bench::run_redb_command(redb_command);
   }
   if (reads->parsed()) {
     if (!engine_usable(reads_command.config.engine)) return kExitUsage;

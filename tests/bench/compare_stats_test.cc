@@ -75,6 +75,11 @@ TEST(CompareStatsTest, FigureDirections) {
   EXPECT_EQ(figure_direction("point_lookups_per_s_1t"), Better::kHigher);
   EXPECT_EQ(figure_direction("p99_us_10000"), Better::kLower);
   EXPECT_EQ(figure_direction("fdatasync_floor_us"), Better::kLower);
+  EXPECT_EQ(figure_direction("bulk_load_ms"), Better::kLower);
+  EXPECT_EQ(figure_direction("random_reads_4t_ms"), Better::kLower);
+  EXPECT_EQ(figure_direction("compacted_bytes"), Better::kLower);
+  EXPECT_EQ(figure_direction("nosync_commits_per_s_8t"), Better::kHigher);
+  EXPECT_EQ(figure_direction("floor_unwritten_p99_us"), Better::kLower);
   EXPECT_EQ(figure_direction("file_bytes"), Better::kLower);
   EXPECT_EQ(figure_direction("bytes_per_node"), Better::kLower);
   EXPECT_EQ(figure_direction("files_created"), Better::kLower);
@@ -204,6 +209,9 @@ TEST(CompareWorkloadsTest, ExpandsNodesAndBuildsTheChildCommand) {
   EXPECT_EQ((*specs)[1].name, "nodes-random");
   EXPECT_EQ((*specs)[2].subcommand, "commit");
   EXPECT_FALSE(expand_workloads({"bogus"}).is_ok());
+  const Result<std::vector<WorkloadSpec>> redb = expand_workloads({"redb"});
+  ASSERT_TRUE(redb.is_ok());
+  EXPECT_EQ((*redb)[0].subcommand, "redb");
   EXPECT_EQ(child_argv("/bin/ob", (*specs)[0], "lmdb", "/d", {"--nodes", "5"}),
             (std::vector<std::string>{"/bin/ob", "nodes", "--ids", "seq", "--engine", "lmdb",
                                       "--json", "--path", "/d", "--nodes", "5"}));

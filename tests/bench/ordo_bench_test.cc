@@ -168,7 +168,8 @@ TEST_P(OrdoBenchEngineTest, NodesWithBothIdKindsSuffixesTheFigures) {
 
 TEST_P(OrdoBenchEngineTest, CommitReportsLatencyPerPreloadAndTheFloor) {
   const json j = parse_report(bench_command(
-      "commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20", "--json"}));
+      "commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20", "--threads",
+                 "0", "--floor-samples", "0", "--json"}));
   ASSERT_TRUE(j.is_object());
   expect_figures(j, "commit", GetParam(),
                  {"p50_us_500", "p99_us_500", "max_us_500", "p50_us_2000", "p99_us_2000",
@@ -243,6 +244,53 @@ TEST_P(OrdoBenchEngineTest, TreesReportsLatencyBatchAndFiles) {
   EXPECT_FALSE(std::filesystem::exists(j["path"].get<std::string>()));
 }
 
+TEST_P(OrdoBenchEngineTest, CommitArmsReportThreadsNosyncAndFloors) {
+  const json j = parse_report(bench_command(
+      "commit", {"--engine", GetParam(), "--preload", "500", "--commits", "10", "--threads",
+                 "1,3", "--thread-commits", "5", "--floor-samples", "4", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "commit", GetParam(),
+                 {"p50_us_500", "commits_per_s_1t", "commits_per_s_3t", "concurrent_p50_us_3t",
+                  "concurrent_p99_us_3t", "fdatasync_floor_us", "floor_overwrite_p50_us",
+                  "floor_overwrite_p99_us", "floor_unwritten_p50_us", "floor_unwritten_p99_us"});
+  ASSERT_EQ(j["concurrent"].size(), 2u);
+  EXPECT_EQ(j["concurrent"][1]["commits"], 15u);
+  EXPECT_EQ(j["floor_unwritten"]["count"], 4u);
+  EXPECT_GT(j["figures"]["commits_per_s_3t"].get<double>(), 0.0);
+
+  const json nosync = parse_report(bench_command(
+      "commit", {"--engine", GetParam(), "--preload", "500", "--commits", "10", "--threads", "2",
+                 "--thread-commits", "5", "--floor-samples", "0", "--no-sync", "--json"}));
+  ASSERT_TRUE(nosync.is_object());
+  expect_figures(nosync, "commit", GetParam(),
+                 {"nosync_p50_us_500", "nosync_p99_us_500", "nosync_commits_per_s_2t"});
+  EXPECT_EQ(nosync["durable"], false);
+  EXPECT_FALSE(nosync["figures"].contains("p50_us_500"));
+  EXPECT_FALSE(nosync["figures"].contains("floor_overwrite_p50_us"));
+}
+
+TEST_P(OrdoBenchEngineTest, RedbReportsEveryPhase) {
+  const json j = parse_report(bench_command(
+      "redb", {"--engine", GetParam(), "--entries", "2000", "--individual-writes", "20",
+               "--batch-writes", "5", "--batch-size", "40", "--iterations", "1", "--read-threads",
+               "1,2", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "redb", GetParam(),
+                 {"bulk_load_ms", "individual_writes_ms", "batch_writes_ms", "random_reads_ms",
+                  "random_range_reads_ms", "random_reads_1t_ms", "random_reads_2t_ms",
+                  "removals_ms", "compaction_ms", "uncompacted_bytes", "compacted_bytes"});
+  EXPECT_EQ(j["written"], 2220u);
+  EXPECT_EQ(j["reads"], 2220u);        // every pair, by default
+  EXPECT_EQ(j["range_reads"], 1110u);  // half of them
+  EXPECT_EQ(j["removed"], 1110u);
+  EXPECT_EQ(j["key_bytes"], 24u);
+  EXPECT_EQ(j["value_bytes"], 150u);
+  EXPECT_GT(j["range_entries"].get<uint64_t>(), 1110u);
+  EXPECT_GT(j["figures"]["uncompacted_bytes"].get<double>(), 0.0);
+  EXPECT_GT(j["figures"]["compacted_bytes"].get<double>(), 0.0);
+  EXPECT_FALSE(std::filesystem::exists(j["path"].get<std::string>()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Built, OrdoBenchEngineTest,
                          ::testing::ValuesIn(ordo::bench::built_engines()),
                          [](const ::testing::TestParamInfo<std::string>& test_info) {
@@ -256,6 +304,10 @@ TEST(OrdoBenchEngineOptionTest, UnknownEngineOrBadSizesAreUsageErrors) {
   EXPECT_EQ(bench_command("reads", {"--keys", "10", "--scan-length", "100"}).exit_code, 2);
   EXPECT_EQ(bench_command("reads", {"--lookups", "10", "--seconds", "1"}).exit_code, 2);
   EXPECT_EQ(bench_command("commit", {"--preload", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("commit", {"--threads", "x"}).exit_code, 2);
+  EXPECT_EQ(bench_command("redb", {"--entries", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("redb", {"--read-threads", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("redb", {"--range-length", "-1"}).exit_code, 2);
   EXPECT_EQ(bench_command("linkbench", {"--ops", "0"}).exit_code, 2);
   EXPECT_EQ(bench_command("linkbench", {"--ops", "tiny"}).exit_code, 2);
   EXPECT_EQ(bench_command("linkbench", {"--sizes", "0"}).exit_code, 2);

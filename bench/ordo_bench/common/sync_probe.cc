@@ -12,19 +12,20 @@ namespace ordo::bench {
 namespace {
 
 constexpr size_t kBlockBytes = 4096;
-constexpr unsigned kBlocks = 16;  // written in turn
 
 }  // namespace
 
-Result<SyncProbe> SyncProbe::create(const std::string& path) {
+Result<SyncProbe> SyncProbe::create(const std::string& path, ProbeBlocks kind, unsigned blocks) {
+  if (blocks == 0) return Status::invalid_argument("a sync probe needs at least one block");
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Status::io_error("create " + path, errno);
-  SyncProbe probe(path, fd);
-  const int err = ::posix_fallocate(fd, 0, kBlockBytes * kBlocks);
+  SyncProbe probe(path, fd, blocks);
+  const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(kBlockBytes) * blocks);
   if (err != 0) return Status::io_error("posix_fallocate " + path, err);
-  // Write every block once, so later probes overwrite written blocks.
+  // kOverwrite: write every block once, so later probes overwrite written
+  // blocks. kUnwritten: leave them unwritten, the allocation made durable.
   const std::array<char, kBlockBytes> zeros{};
-  for (unsigned b = 0; b < kBlocks; ++b) {
+  for (unsigned b = 0; kind == ProbeBlocks::kOverwrite && b < blocks; ++b) {
     if (::pwrite(fd, zeros.data(), zeros.size(), b * kBlockBytes) !=
         static_cast<ssize_t>(kBlockBytes)) {
       return Status::io_error("pwrite " + path, errno);
@@ -37,6 +38,7 @@ Result<SyncProbe> SyncProbe::create(const std::string& path) {
 SyncProbe::SyncProbe(SyncProbe&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
+      blocks_(other.blocks_),
       next_block_(other.next_block_) {}
 
 SyncProbe::~SyncProbe() {
@@ -48,7 +50,7 @@ SyncProbe::~SyncProbe() {
 Result<double> SyncProbe::probe_us() {
   std::array<char, kBlockBytes> block;
   block.fill(static_cast<char>(next_block_));
-  const off_t offset = static_cast<off_t>(next_block_ % kBlocks) * kBlockBytes;
+  const off_t offset = static_cast<off_t>(next_block_ % blocks_) * kBlockBytes;
   ++next_block_;
   const auto start = std::chrono::steady_clock::now();
   if (::pwrite(fd_, block.data(), block.size(), offset) != static_cast<ssize_t>(kBlockBytes)) {

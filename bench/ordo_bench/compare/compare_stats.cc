@@ -40,7 +40,7 @@ Summary bootstrap(std::span<const double> values, const IntervalSpec& spec) {
 
 Better figure_direction(std::string_view figure) {
   if (has_unit(figure, "_per_s")) return Better::kHigher;
-  if (has_unit(figure, "_us") || ends_with(figure, "_bytes") || figure == "bytes_per_node" ||
+  if (has_unit(figure, "_us") || has_unit(figure, "_ms") || ends_with(figure, "_bytes") || figure == "bytes_per_node" ||
       figure == "files_created") {
     return Better::kLower;
   }

@@ -24,13 +24,14 @@ Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string
       add_once(specs, {"nodes-random", "nodes", {"--ids", "random"}});
     }
     if (name == "nodes" || name == "nodes-seq" || name == "nodes-random") continue;
-    if (name == "commit" || name == "reads" || name == "trees" || name == "linkbench") {
+    if (name == "commit" || name == "reads" || name == "trees" || name == "linkbench" ||
+        name == "redb") {
       add_once(specs, {name, name, {}});
       continue;
     }
     return Status::invalid_argument(
         "unknown workload '" + name +
-        "': nodes, nodes-seq, nodes-random, commit, reads, trees or linkbench");
+        "': nodes, nodes-seq, nodes-random, commit, reads, trees, linkbench or redb");
   }
   if (specs.empty()) return Status::invalid_argument("no workload given");
   return specs;

@@ -105,6 +105,20 @@ class KvEngine {
   // destructor may be called.
   virtual Status close() = 0;
 
+  // Puts one row and commits it in a write of its own (durable when the
+  // store is), from any number of threads at once: the concurrent-commit arm
+  // of the commit workload. Each adapter says how its writers meet (one txn
+  // per call, a synced write batch, a shared connection under a mutex).
+  // REQUIRES: no KvWrite from begin_write() open meanwhile.
+  virtual Status put_concurrent(TableId table, ByteView key, ByteView value) = 0;
+
+  // Compacts the store the engine's own way and returns the path whose files
+  // now hold it: ordo and LMDB write a compact copy at `copy_path` (a new
+  // file or directory) and return it; RocksDB, LevelDB and SQLite compact in
+  // place and return the store's own path, leaving `copy_path` unused.
+  // REQUIRES: no KvWrite or KvRead open.
+  virtual Result<std::string> compact(const std::string& copy_path) = 0;
+
   // Counters the adapter keeps (lmdb-append: puts that could not append),
   // name -> number, reported beside the workload's figures.
   virtual std::vector<std::pair<std::string, double>> counters() const { return {}; }

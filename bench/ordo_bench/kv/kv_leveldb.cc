@@ -1,7 +1,8 @@
 // The "leveldb" adapter: a LevelDB database in the directory `path`; LevelDB
 // has one key space, so table T's keys are stored as "T\0" + key (scans stop
 // at the end of the prefix). One WriteBatch per KvWrite written with
-// WriteOptions.sync = durable, a snapshot per KvRead. Options are LevelDB's
+// WriteOptions.sync = durable (put_concurrent: one per call), a snapshot per
+// KvRead, compact = CompactRange in place. Options are LevelDB's
 // defaults plus create_if_missing.
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
@@ -112,7 +113,8 @@ class LevelRead final : public KvRead {
 
 class LevelKv final : public KvEngine {
  public:
-  LevelKv(std::unique_ptr<leveldb::DB> db, bool durable) : db_(std::move(db)), durable_(durable) {}
+  LevelKv(std::unique_ptr<leveldb::DB> db, bool durable, std::string path)
+      : db_(std::move(db)), durable_(durable), path_(std::move(path)) {}
 
   std::string_view name() const override { return "leveldb"; }
   Result<TableId> open_table(std::string_view name) override { return prefixes_.add(name); }
@@ -123,6 +125,18 @@ class LevelKv final : public KvEngine {
   Result<std::unique_ptr<KvRead>> begin_read() override {
     return std::unique_ptr<KvRead>(std::make_unique<LevelRead>(*db_, prefixes_));
   }
+  // A synced one-put WriteBatch per call; LevelDB queues concurrent writers
+  // and writes their batches together.
+  Status put_concurrent(TableId table, ByteView key, ByteView value) override {
+    LevelWrite write(*db_, prefixes_, durable_);
+    ORDO_RETURN_IF_ERROR(write.put(table, key, value));
+    return write.commit();
+  }
+  // CompactRange over the whole key space, in place.
+  Result<std::string> compact(const std::string& /*copy_path*/) override {
+    db_->CompactRange(nullptr, nullptr);
+    return path_;
+  }
   // LevelDB's destructor waits for its compaction; it reports nothing.
   Status close() override {
     db_.reset();
@@ -132,6 +146,7 @@ class LevelKv final : public KvEngine {
  private:
   std::unique_ptr<leveldb::DB> db_;
   const bool durable_;
+  const std::string path_;
   Prefixes prefixes_;
 };
 
@@ -144,7 +159,7 @@ Result<std::unique_ptr<KvEngine>> open_leveldb_kv(const std::string& path,
   leveldb::DB* db = nullptr;
   ORDO_RETURN_IF_ERROR(level_status(leveldb::DB::Open(o, path, &db), "open " + path));
   return std::unique_ptr<KvEngine>(
-      std::make_unique<LevelKv>(std::unique_ptr<leveldb::DB>(db), options.durable));
+      std::make_unique<LevelKv>(std::unique_ptr<leveldb::DB>(db), options.durable, path));
 }
 
 }  // namespace ordo::bench

@@ -1,5 +1,6 @@
 // The "ordo" adapter: ordo::Database in one file, a tree per table, a
-// WriteTxn per KvWrite, a ReadTxn per KvRead.
+// WriteTxn per KvWrite, a ReadTxn per KvRead; put_concurrent is one WriteTxn
+// per call, compact a compact copy (Database::copy_to).
 #include <utility>
 #include <vector>
 
@@ -84,6 +85,24 @@ class OrdoKv final : public KvEngine {
   }
 
   Database* ordo_database() override { return db_.get(); }
+
+  // One commit per call: each caller waits for the write txn, puts its row
+  // and commits alone. This is the one place to switch to Database::batch()
+  // (callers merged into one durable commit) once the engine offers it.
+  Status put_concurrent(TableId table, ByteView key, ByteView value) override {
+    ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db_->begin_write());
+    ORDO_RETURN_IF_ERROR(txn.put(trees_[table], key, value));
+    return txn.commit();
+  }
+
+  // Database::copy_to with CopyOptions::compact: every tree rewritten
+  // densely into a new file (what `ordo copy --compact` does).
+  Result<std::string> compact(const std::string& copy_path) override {
+    CopyOptions options;
+    options.compact = true;
+    ORDO_RETURN_IF_ERROR(db_->copy_to(copy_path, options).status());
+    return copy_path;
+  }
 
  private:
   // An existing tree costs no commit (a reopened store stays as it was).

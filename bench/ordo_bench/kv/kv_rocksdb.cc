@@ -1,7 +1,8 @@
 // The "rocksdb" adapter: a RocksDB database in the directory `path`, a
 // column family per table, one WriteBatch per KvWrite written with
 // WriteOptions.sync = durable (the WAL is fsynced on each commit), a
-// snapshot per KvRead.
+// snapshot per KvRead; put_concurrent is a synced one-put batch, compact
+// CompactRange.
 //
 // Options are RocksDB's defaults (64 MiB memtable, level compaction, its
 // default compression) plus create_if_missing and
@@ -133,6 +134,26 @@ class RocksKv final : public KvEngine {
 
   Result<std::unique_ptr<KvRead>> begin_read() override {
     return std::unique_ptr<KvRead>(std::make_unique<RocksRead>(*db_, cfs_));
+  }
+
+  // A one-put WriteBatch written with sync = durable; RocksDB groups the
+  // concurrent writers' batches into its WAL writes itself.
+  Status put_concurrent(TableId table, ByteView key, ByteView value) override {
+    RocksWrite write(*db_, cfs_, durable_);
+    ORDO_RETURN_IF_ERROR(write.put(table, key, value));
+    return write.commit();
+  }
+
+  // CompactRange over the whole key range of every column family, the
+  // bottommost level rewritten too, so deleted entries leave the files.
+  Result<std::string> compact(const std::string& /*copy_path*/) override {
+    rocksdb::CompactRangeOptions options;
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    for (auto& [n, handle] : existing_) {
+      ORDO_RETURN_IF_ERROR(
+          rocks_status(db_->CompactRange(options, handle, nullptr, nullptr), "compact " + n));
+    }
+    return db_->GetName();
   }
 
   Status close() override {

@@ -2,13 +2,16 @@
 // with synchronous=FULL when durable (the WAL is fsynced on each commit;
 // OFF when not durable), a WITHOUT ROWID table (k BLOB PRIMARY KEY, v BLOB)
 // per table, one transaction (BEGIN ... COMMIT) per KvWrite, prepared
-// statements throughout. Each KvRead opens its own connection and holds one
+// statements throughout; put_concurrent serializes its callers on the
+// writer's connection under a mutex; compact is VACUUM plus a truncating
+// checkpoint. Each KvRead opens its own connection and holds one
 // read transaction on it (a WAL snapshot), so readers in several threads do
 // not share a connection. Other settings are SQLite's defaults (4 KiB pages,
 // 2 MB page cache, automatic checkpoints every 1000 WAL pages).
 #include <sqlite3.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -188,7 +191,8 @@ class SqliteRead final : public KvRead {
 
 class SqliteKv final : public KvEngine {
  public:
-  SqliteKv(DbPtr db, std::string file) : db_(std::move(db)), file_(std::move(file)) {}
+  SqliteKv(DbPtr db, std::string dir, std::string file)
+      : db_(std::move(db)), dir_(std::move(dir)), file_(std::move(file)) {}
 
   std::string_view name() const override { return "sqlite"; }
 
@@ -216,6 +220,23 @@ class SqliteKv final : public KvEngine {
     return std::unique_ptr<KvRead>(std::move(read));
   }
 
+  // The writer's connection, shared: one call at a time under a mutex, each
+  // its own BEGIN ... COMMIT (SQLite lets one writer in at a time anyway).
+  Status put_concurrent(TableId table, ByteView key, ByteView value) override {
+    std::lock_guard lock(concurrent_);
+    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvWrite> write, begin_write());
+    ORDO_RETURN_IF_ERROR(write->put(table, key, value));
+    return write->commit();
+  }
+
+  // VACUUM (it rebuilds the file through the WAL), then a truncating
+  // checkpoint so that the rebuilt pages reach the file and the WAL empties.
+  Result<std::string> compact(const std::string& /*copy_path*/) override {
+    ORDO_RETURN_IF_ERROR(exec(db_.get(), "VACUUM"));
+    ORDO_RETURN_IF_ERROR(exec(db_.get(), "PRAGMA wal_checkpoint(TRUNCATE)"));
+    return dir_;
+  }
+
   Status close() override {
     tables_.clear();  // finalize the statements, then close
     const int rc = sqlite3_close(db_.get());
@@ -226,7 +247,9 @@ class SqliteKv final : public KvEngine {
 
  private:
   DbPtr db_;
-  std::string file_;
+  std::string dir_;   // the store
+  std::string file_;  // its database file
+  std::mutex concurrent_;  // put_concurrent's callers
   std::vector<WriteStatements> tables_;  // by TableId; finalized before db_ closes
   std::vector<std::string> names_;       // by TableId
 };
@@ -241,7 +264,7 @@ Result<std::unique_ptr<KvEngine>> open_sqlite_kv(const std::string& path,
   ORDO_RETURN_IF_ERROR(exec(db.get(), "PRAGMA journal_mode=WAL"));
   ORDO_RETURN_IF_ERROR(
       exec(db.get(), options.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF"));
-  return std::unique_ptr<KvEngine>(std::make_unique<SqliteKv>(std::move(db), file));
+  return std::unique_ptr<KvEngine>(std::make_unique<SqliteKv>(std::move(db), path, file));
 }
 
 }  // namespace ordo::bench

@@ -60,12 +60,14 @@ Result<CommitAtSize> run_size(KvEngine& db, TableId table, SyncProbe& probe, uin
 
 }  // namespace
 
-Result<CommitRun> run_commit(const std::string& path, const std::string& probe_path,
+Result<CommitRun> run_commit(const std::string& path, const CommitProbePaths& probes,
                              const CommitConfig& config) {
   CommitRun run;
   run.engine = config.engine;
-  ORDO_ASSIGN_OR_RETURN(SyncProbe probe, SyncProbe::create(probe_path));
-  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, {}));
+  ORDO_ASSIGN_OR_RETURN(SyncProbe probe, SyncProbe::create(probes.interleaved));
+  KvOptions options;
+  options.durable = config.sync;
+  ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, options));
   ORDO_ASSIGN_OR_RETURN(const TableId table, db->open_table("rows"));
   std::mt19937_64 rng(config.seed);
   std::vector<double> all_floor;
@@ -82,6 +84,12 @@ Result<CommitRun> run_commit(const std::string& path, const std::string& probe_p
     run.sizes.push_back(at);
   }
   run.floor = summarize_latency(all_floor);
+  for (const unsigned threads : loaded > 0 ? config.threads : std::vector<unsigned>{}) {
+    ORDO_ASSIGN_OR_RETURN(ConcurrentCommits arm,
+                          run_concurrent_commits(*db, table, loaded, threads, config));
+    run.concurrent.push_back(arm);
+  }
+  ORDO_ASSIGN_OR_RETURN(run.floors, measure_floors(probes, config));
   ORDO_ASSIGN_OR_RETURN(run.store, close_store(*db, path));
   return run;
 }

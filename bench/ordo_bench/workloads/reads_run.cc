@@ -38,12 +38,7 @@ Result<uint64_t> lookup_loop(KvRead& read, TableId table, const ReadsConfig& con
 
 Result<LookupFigures> lookup_phase(KvEngine& db, TableId table, const ReadsConfig& config,
                                    unsigned threads) {
-  // Snapshots are made here and each handed to one thread.
-  std::vector<std::unique_ptr<KvRead>> reads;
-  for (unsigned t = 0; t < threads; ++t) {
-    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvRead> read, db.begin_read());
-    reads.push_back(std::move(read));
-  }
+  ORDO_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<KvRead>> reads, begin_reads(db, threads));
   const bool timed = config.seconds > 0;
   const uint64_t count = timed ? UINT64_MAX : config.lookups;
   std::vector<Result<uint64_t>> results(threads, Status::invalid_argument("not run"));

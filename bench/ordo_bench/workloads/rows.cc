@@ -94,4 +94,13 @@ Status load_rows(KvEngine& db, TableId table, uint64_t from, uint64_t to, size_t
   return writer.finish();
 }
 
+Result<std::vector<std::unique_ptr<KvRead>>> begin_reads(KvEngine& db, unsigned count) {
+  std::vector<std::unique_ptr<KvRead>> reads;
+  for (unsigned t = 0; t < count; ++t) {
+    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvRead> read, db.begin_read());
+    reads.push_back(std::move(read));
+  }
+  return reads;
+}
+
 }  // namespace ordo::bench

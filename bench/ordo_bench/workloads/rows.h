@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kv_engine.h"
 
@@ -74,6 +75,10 @@ class BatchWriter {
 // visited). Any engine error as is.
 Result<uint64_t> scan_prefix(KvRead& read, TableId table, ByteView prefix,
                              const ScanVisitor& visit);
+
+// `count` read snapshots of `db`, made on this thread to be handed one to
+// each reading thread. The first engine error as is.
+Result<std::vector<std::unique_ptr<KvRead>>> begin_reads(KvEngine& db, unsigned count);
 
 // Puts rows [from, to) at version 0 into `table` in ascending key order, a
 // commit every `batch` rows (and after the last). Any engine error as is.
