@@ -470,8 +470,12 @@ int run(int argc, char** argv) {
       c.interval.method = ordo::bench::IntervalMethod::kBootstrap;
     }
     c.command.assign(argv, argv + argc);
-    // Without --engines: every engine built into this binary (the child).
-    if (c.engines.empty() && c.runner.empty()) c.engines = ordo::bench::built_engines();
+    // Without --engines: every peer built into this binary (the child);
+    // ordo-posix, a variant of ordo itself, only when named.
+    if (c.engines.empty() && c.runner.empty()) {
+      c.engines = ordo::bench::built_engines();
+      std::erase(c.engines, std::string("ordo-posix"));
+    }
     return ordo::bench::run_compare_command(c);
   }
   if (commit->parsed()) {

@@ -68,12 +68,14 @@ UringBackend::~UringBackend() {
 }
 
 Status UringBackend::write(std::span<const WriteSpan> spans, bool sync_after) {
+  if (!sync_after) return unsynced_.write(spans, false);
   ORDO_RETURN_IF_ERROR(plan_.build(spans));
   return run_batch(kFirstPlan, sync_after);
 }
 
 Status UringBackend::write_ordered(std::span<const WriteSpan> first,
                                    std::span<const WriteSpan> then, bool sync_after) {
+  if (!sync_after) return unsynced_.write_ordered(first, then, false);
   ORDO_RETURN_IF_ERROR(plan_.build(first));
   ORDO_RETURN_IF_ERROR(then_plan_.build(then));
   const size_t operations = plan_.runs().size() + then_plan_.runs().size() + (sync_after ? 1 : 0);

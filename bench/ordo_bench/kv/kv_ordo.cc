@@ -1,6 +1,7 @@
-// The "ordo" adapter: ordo::Database in one file, a tree per table, a
-// WriteTxn per KvWrite, a ReadTxn per KvRead; put_concurrent is one WriteTxn
-// per call, compact a compact copy (Database::copy_to).
+// The "ordo" and "ordo-posix" adapters: ordo::Database in one file, a tree
+// per table, a WriteTxn per KvWrite, a ReadTxn per KvRead; put_concurrent is
+// one WriteTxn per call, compact a compact copy (Database::copy_to).
+// "ordo-posix" opens with IoBackend::kPosix, "ordo" with the default.
 #include <utility>
 #include <vector>
 
@@ -58,9 +59,9 @@ class OrdoRead final : public KvRead {
 
 class OrdoKv final : public KvEngine {
  public:
-  explicit OrdoKv(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  OrdoKv(std::unique_ptr<Database> db, bool posix) : db_(std::move(db)), posix_(posix) {}
 
-  std::string_view name() const override { return "ordo"; }
+  std::string_view name() const override { return posix_ ? "ordo-posix" : "ordo"; }
 
   Result<TableId> open_table(std::string_view name) override {
     ORDO_ASSIGN_OR_RETURN(Tree tree, open_or_create(name));
@@ -119,17 +120,20 @@ class OrdoKv final : public KvEngine {
   }
 
   std::unique_ptr<Database> db_;
+  bool posix_;
   std::vector<Tree> trees_;  // by TableId
 };
 
 }  // namespace
 
-Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options) {
+Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options,
+                                               bool posix) {
   Options o;
   o.sync_commits = options.durable;
+  if (posix) o.io_backend = IoBackend::kPosix;
   o.txn_memory_budget_bytes = options.ordo_txn_budget_bytes;
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path, o));
-  return std::unique_ptr<KvEngine>(std::make_unique<OrdoKv>(std::move(db)));
+  return std::unique_ptr<KvEngine>(std::make_unique<OrdoKv>(std::move(db), posix));
 }
 
 }  // namespace ordo::bench

@@ -43,6 +43,7 @@ constexpr EngineEntry kEngines[] = {
     {"rocksdb", "librocksdb-dev (rocksdb.pc or RocksDBConfig.cmake)", kHaveRocksdb},
     {"leveldb", "libleveldb-dev (leveldbConfig.cmake)", kHaveLeveldb},
     {"sqlite", "libsqlite3-dev (sqlite3.pc)", kHaveSqlite},
+    {"ordo-posix", "", true},  // ordo with IoBackend::kPosix
 };
 
 const EngineEntry* find(std::string_view name) {
@@ -95,7 +96,9 @@ Status make_store_directory(const std::string& path) {
 Result<std::unique_ptr<KvEngine>> open_engine(std::string_view name, const std::string& path,
                                               const KvOptions& options) {
   if (!engine_built(name)) return Status::invalid_argument(engine_missing_reason(name));
-  if (name == "ordo") return open_ordo_kv(path, options);
+  if (name == "ordo" || name == "ordo-posix") {
+    return open_ordo_kv(path, options, name == "ordo-posix");
+  }
 #ifdef ORDO_BENCH_HAVE_LMDB
   if (name == "lmdb" || name == "lmdb-append") {
     return open_lmdb_kv(path, options, name == "lmdb-append");

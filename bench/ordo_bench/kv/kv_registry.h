@@ -12,7 +12,7 @@
 namespace ordo::bench {
 
 // Every engine name --engine accepts, whether built or not: ordo, lmdb,
-// lmdb-append, rocksdb, leveldb, sqlite.
+// lmdb-append, rocksdb, leveldb, sqlite, ordo-posix.
 const std::vector<std::string>& known_engines();
 
 // The engines compiled into this build (ordo always; a peer when CMake found
@@ -36,7 +36,8 @@ Result<std::unique_ptr<KvEngine>> open_engine(std::string_view name, const std::
 Status make_store_directory(const std::string& path);
 
 // The adapters' own openers (one per file, kv_<engine>.cc), same contract.
-Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options);
+Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options,
+                                               bool posix);
 Result<std::unique_ptr<KvEngine>> open_lmdb_kv(const std::string& path, const KvOptions& options,
                                                bool append);
 Result<std::unique_ptr<KvEngine>> open_rocksdb_kv(const std::string& path,
