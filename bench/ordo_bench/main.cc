@@ -471,10 +471,10 @@ int run(int argc, char** argv) {
     }
     c.command.assign(argv, argv + argc);
     // Without --engines: every peer built into this binary (the child);
-    // ordo-posix, a variant of ordo itself, only when named.
+    // ordo's own variants only when named.
     if (c.engines.empty() && c.runner.empty()) {
       c.engines = ordo::bench::built_engines();
-      std::erase(c.engines, std::string("ordo-posix"));
+      std::erase_if(c.engines, [](const std::string& e) { return e.starts_with("ordo-"); });
     }
     return ordo::bench::run_compare_command(c);
   }

@@ -1,7 +1,10 @@
-// The "ordo" and "ordo-posix" adapters: ordo::Database in one file, a tree
-// per table, a WriteTxn per KvWrite, a ReadTxn per KvRead; put_concurrent is
-// one WriteTxn per call, compact a compact copy (Database::copy_to).
-// "ordo-posix" opens with IoBackend::kPosix, "ordo" with the default.
+// The "ordo", "ordo-posix" and "ordo-verify" adapters: ordo::Database in one
+// file, a tree per table, a WriteTxn per KvWrite, a ReadTxn per KvRead;
+// put_concurrent is one WriteTxn per call, compact a compact copy
+// (Database::copy_to). "ordo" opens with the default Options, "ordo-posix"
+// with IoBackend::kPosix, "ordo-verify" with verify_checksums.
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -59,9 +62,10 @@ class OrdoRead final : public KvRead {
 
 class OrdoKv final : public KvEngine {
  public:
-  OrdoKv(std::unique_ptr<Database> db, bool posix) : db_(std::move(db)), posix_(posix) {}
+  OrdoKv(std::unique_ptr<Database> db, std::string name)
+      : db_(std::move(db)), name_(std::move(name)) {}
 
-  std::string_view name() const override { return posix_ ? "ordo-posix" : "ordo"; }
+  std::string_view name() const override { return name_; }
 
   Result<TableId> open_table(std::string_view name) override {
     ORDO_ASSIGN_OR_RETURN(Tree tree, open_or_create(name));
@@ -120,20 +124,21 @@ class OrdoKv final : public KvEngine {
   }
 
   std::unique_ptr<Database> db_;
-  bool posix_;
+  std::string name_;
   std::vector<Tree> trees_;  // by TableId
 };
 
 }  // namespace
 
 Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options,
-                                               bool posix) {
+                                               std::string_view variant) {
   Options o;
   o.sync_commits = options.durable;
-  if (posix) o.io_backend = IoBackend::kPosix;
+  if (variant == "ordo-posix") o.io_backend = IoBackend::kPosix;
+  if (variant == "ordo-verify") o.verify_checksums = true;
   o.txn_memory_budget_bytes = options.ordo_txn_budget_bytes;
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path, o));
-  return std::unique_ptr<KvEngine>(std::make_unique<OrdoKv>(std::move(db), posix));
+  return std::unique_ptr<KvEngine>(std::make_unique<OrdoKv>(std::move(db), std::string(variant)));
 }
 
 }  // namespace ordo::bench
