@@ -25,8 +25,6 @@ Result<std::unique_ptr<WriteBackend>> make_auto(int fd) {
     return Status::invalid_argument(std::string(kBackendEnvVar) + "=" + std::string(choice) +
                                     ": expected \"posix\" or \"uring\"");
   }
-  Result<std::unique_ptr<WriteBackend>> uring = UringBackend::create(fd);
-  if (uring.is_ok()) return uring;
   return make_posix(fd);
 }
 

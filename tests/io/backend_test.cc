@@ -221,8 +221,7 @@ class MakeBackendTest : public ::testing::Test {
   int fd_ = -1;
 };
 
-TEST_F(MakeBackendTest, AutoFollowsEnvironment) {
-  const std::string uring_or_posix = testing::uring_available() ? "io_uring" : "posix";
+TEST_F(MakeBackendTest, AutoFollowsEnvironmentElsePosix) {
   {
     ScopedEnv env("ORDO_IO", "posix");
     EXPECT_EQ(auto_choice(), "posix");
@@ -233,11 +232,11 @@ TEST_F(MakeBackendTest, AutoFollowsEnvironment) {
   }
   {
     ScopedEnv env("ORDO_IO", std::nullopt);
-    EXPECT_EQ(auto_choice(), uring_or_posix);
+    EXPECT_EQ(auto_choice(), "posix");
   }
   {
     ScopedEnv env("ORDO_IO", "");
-    EXPECT_EQ(auto_choice(), uring_or_posix);
+    EXPECT_EQ(auto_choice(), "posix");
   }
 }
 

@@ -1,8 +1,8 @@
-// The "ordo", "ordo-posix" and "ordo-verify" adapters: ordo::Database in one
+// The "ordo", "ordo-uring" and "ordo-verify" adapters: ordo::Database in one
 // file, a tree per table, a WriteTxn per KvWrite, a ReadTxn per KvRead;
 // put_concurrent is one WriteTxn per call, compact a compact copy
-// (Database::copy_to). "ordo" opens with the default Options, "ordo-posix"
-// with IoBackend::kPosix, "ordo-verify" with verify_checksums.
+// (Database::copy_to). "ordo" opens with the default Options, "ordo-uring"
+// with IoBackend::kUring, "ordo-verify" with verify_checksums.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -134,7 +134,7 @@ Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const Kv
                                                std::string_view variant) {
   Options o;
   o.sync_commits = options.durable;
-  if (variant == "ordo-posix") o.io_backend = IoBackend::kPosix;
+  if (variant == "ordo-uring") o.io_backend = IoBackend::kUring;
   if (variant == "ordo-verify") o.verify_checksums = true;
   o.txn_memory_budget_bytes = options.ordo_txn_budget_bytes;
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::open(path, o));

@@ -43,7 +43,7 @@ constexpr EngineEntry kEngines[] = {
     {"rocksdb", "librocksdb-dev (rocksdb.pc or RocksDBConfig.cmake)", kHaveRocksdb},
     {"leveldb", "libleveldb-dev (leveldbConfig.cmake)", kHaveLeveldb},
     {"sqlite", "libsqlite3-dev (sqlite3.pc)", kHaveSqlite},
-    {"ordo-posix", "", true},   // ordo with IoBackend::kPosix
+    {"ordo-uring", "", true},   // ordo with IoBackend::kUring
     {"ordo-verify", "", true},  // ordo with verify_checksums
 };
 
@@ -97,7 +97,7 @@ Status make_store_directory(const std::string& path) {
 Result<std::unique_ptr<KvEngine>> open_engine(std::string_view name, const std::string& path,
                                               const KvOptions& options) {
   if (!engine_built(name)) return Status::invalid_argument(engine_missing_reason(name));
-  if (name == "ordo" || name == "ordo-posix" || name == "ordo-verify") {
+  if (name == "ordo" || name == "ordo-uring" || name == "ordo-verify") {
     return open_ordo_kv(path, options, name);
   }
 #ifdef ORDO_BENCH_HAVE_LMDB

@@ -12,8 +12,8 @@
 namespace ordo::bench {
 
 // Every engine name --engine accepts, whether built or not: ordo, lmdb,
-// lmdb-append, rocksdb, leveldb, sqlite, and ordo's variants ordo-posix
-// (IoBackend::kPosix) and ordo-verify (verify_checksums).
+// lmdb-append, rocksdb, leveldb, sqlite, and ordo's variants ordo-uring
+// (IoBackend::kUring) and ordo-verify (verify_checksums).
 const std::vector<std::string>& known_engines();
 
 // The engines compiled into this build (ordo always; a peer when CMake found
@@ -37,7 +37,7 @@ Result<std::unique_ptr<KvEngine>> open_engine(std::string_view name, const std::
 Status make_store_directory(const std::string& path);
 
 // The adapters' own openers (one per file, kv_<engine>.cc), same contract.
-// `variant`: "ordo", "ordo-posix" or "ordo-verify" (kv_ordo.cc).
+// `variant`: "ordo", "ordo-uring" or "ordo-verify" (kv_ordo.cc).
 Result<std::unique_ptr<KvEngine>> open_ordo_kv(const std::string& path, const KvOptions& options,
                                                std::string_view variant);
 Result<std::unique_ptr<KvEngine>> open_lmdb_kv(const std::string& path, const KvOptions& options,

@@ -9,8 +9,9 @@ namespace ordo {
 
 // Which write path carries page writes and syncs.
 enum class IoBackend {
-  // ORDO_IO=posix|uring when set in the environment, else io_uring when the
-  // kernel allows it, else POSIX. The choice is reported by
+  // ORDO_IO=posix|uring when set in the environment, else POSIX (pwritev and
+  // fdatasync from the committing thread: faster than io_uring for buffered
+  // writes, which a ring hands to a kernel worker). The choice is reported by
   // Database::info().io_backend.
   kAuto,
   kUring,  // io_uring; open fails with IOError where it cannot be set up

@@ -23,7 +23,7 @@ namespace ordo::io {
 // ordo::IoBackend option (options.h), which io cannot include: the engine maps one to
 // the other.
 enum class BackendKind {
-  kAuto,   // ORDO_IO=posix|uring when set, else io_uring if it can be set up, else POSIX.
+  kAuto,   // ORDO_IO=posix|uring when set, else POSIX.
   kUring,  // io_uring; an error if it cannot be set up.
   kPosix,  // pwritev + fdatasync.
 };
@@ -106,8 +106,10 @@ class WriteBackend {
 // Builds the backend `kind` writing to `fd` (open for writing; not owned).
 //
 // kAuto reads the environment variable ORDO_IO: "posix" or "uring" select that backend
-// as if given explicitly; unset or empty means io_uring when io_uring_queue_init succeeds
-// (and the kernel supports IORING_OP_WRITEV and IORING_OP_FSYNC), else POSIX.
+// as if given explicitly; unset or empty means POSIX. Pages are written into the page
+// cache, where a pwritev completes at once; through io_uring the same write is handed
+// to a kernel worker thread, and a one-row durable commit measured 1.6x slower on ext4
+// (docs/BENCHMARKS.md), so io_uring is used only when asked for.
 // Returns:
 //   InvalidArgument  fd < 0, an unknown kind, or ORDO_IO set to another value.
 //   IOError          io_uring was asked for (kUring or ORDO_IO=uring) but cannot be set
