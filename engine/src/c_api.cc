@@ -25,10 +25,12 @@ struct ordo_db {
 };
 
 struct ordo_txn {
-  std::unique_ptr<ordo::Txn> txn;
+  std::unique_ptr<ordo::Txn> owned;  // null when lent (ordo_batch's txn)
+  ordo::Txn* txn = nullptr;
   ordo::WriteTxn* writer = nullptr;  // `txn` as a WriteTxn; null for a read txn
   int scans = 0;                     // ordo_scan calls of this txn in progress
   bool free_when_scans_end = false;  // ordo_txn_free was called from a scan callback
+  bool lent = false;                 // ordo_batch's: its caller's function must not free it
 };
 
 struct ordo_cursor {
@@ -156,7 +158,7 @@ const ordo::Tree& tree_of(const ordo_tree* tree) {
 
 Result<ordo::Txn*> txn_of(ordo_txn* txn) {
   if (txn == nullptr) return null_arg("txn");
-  return txn->txn.get();
+  return txn->txn;
 }
 
 Result<ordo::WriteTxn*> writer_of(ordo_txn* txn) {
@@ -252,7 +254,8 @@ Status begin_txn(ordo_db* db, ordo_txn** out, Begin begin) {
   auto made = std::make_unique<ordo_txn>();
   auto txn = std::make_unique<TxnType>(std::move(result).value());
   if constexpr (std::is_same_v<TxnType, ordo::WriteTxn>) made->writer = txn.get();
-  made->txn = std::move(txn);
+  made->txn = txn.get();
+  made->owned = std::move(txn);
   *out = made.release();
   return Status::ok();
 }
@@ -292,6 +295,11 @@ Status scan(ordo_txn* txn, const ordo_tree* tree, Result<ordo::KeyRange> range, 
     put_bytes(value, &v, &value_len);
     return fn(ctx, k, key_len, v, value_len) == 0 && !txn->free_when_scans_end;
   });
+}
+
+Status lent_txn() {
+  return Status::invalid_argument(
+      "the txn of ordo_batch is ended by ordo_batch: return from the batch function instead");
 }
 
 Status ending_in_scan(const ordo_txn* txn) {
@@ -448,19 +456,43 @@ int ordo_txn_abort(ordo_txn* txn, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {
     ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
     ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
-    t->abort();
+    t->abort();  // ordo_batch's txn: refused, and the batch function fails
+    if (txn->lent) return lent_txn();
     return Status::ok();
   });
 }
 
 void ordo_txn_free(ordo_txn* txn) {
-  if (txn == nullptr) return;
+  if (txn == nullptr || txn->lent) return;
   if (txn->scans > 0) {
     // Called from a scan callback: the scan stops and frees it on its way out.
     txn->free_when_scans_end = true;
     return;
   }
   quietly([&] { delete txn; });
+}
+
+int ordo_batch(ordo_db* db, ordo_batch_fn fn, void* ctx, ordo_error* err) {
+  int returned = ORDO_OK;  // what this caller's function returned last
+  const int rc = guard(__func__, err, [&]() -> Status {
+    if (db == nullptr) return null_arg("db");
+    if (fn == nullptr) return null_arg("fn");
+    return db->db->batch([&](ordo::WriteTxn& w) -> Status {
+      ordo_txn lent;
+      lent.txn = &w;
+      lent.writer = &w;
+      lent.lent = true;
+      returned = fn(ctx, &lent);
+      if (returned == ORDO_OK) return Status::ok();
+      return Status::invalid_argument("the batch function returned " + std::to_string(returned));
+    });
+  });
+  if (rc == ORDO_OK || returned == ORDO_OK) return rc;
+  // The function's own failure: its code is this caller's outcome.
+  fill(err, returned, 0, UINT64_MAX,
+       std::string(ordo_code_name(returned)) + ": ordo_batch: the batch function returned " +
+           std::to_string(returned));
+  return returned;
 }
 
 bool ordo_txn_live(const ordo_txn* txn) { return txn != nullptr && txn->txn->live(); }

@@ -23,19 +23,19 @@ Result<std::unique_ptr<Database>> DatabaseOpener::open(const std::string& path,
   return std::unique_ptr<Database>(new Database(std::shared_ptr<DatabaseImpl>(std::move(impl))));
 }
 
+size_t DatabaseOpener::queued_batches(const Database& db) {
+  return db.impl_->batch_queue().size();
+}
+
 Result<ReadTxn> Database::begin_read() {
   ORDO_RETURN_IF_ERROR(impl_->check_process());
   ORDO_ASSIGN_OR_RETURN(engine::Meta snapshot, impl_->register_reader());
   return TxnFactory::read(std::make_unique<ReadTxnImpl>(impl_, snapshot));
 }
 
-namespace {
-Result<WriteTxn> begin_write_with(const std::shared_ptr<DatabaseImpl>& db,
-                                  engine::WriterGate::Wait wait) {
-  if (db->options().read_only) {
-    return Status::invalid_argument("database was opened read-only");
-  }
-  ORDO_RETURN_IF_ERROR(db->check_process());
+Result<WriteTxn> TxnFactory::begin_write(const std::shared_ptr<DatabaseImpl>& db,
+                                         engine::WriterGate::Wait wait) {
+  ORDO_RETURN_IF_ERROR(db->check_writable());
   ORDO_RETURN_IF_ERROR(db->writer_gate().acquire(wait));
   engine::WriterLock lock(&db->writer_gate());
   Status poisoned = db->poisoned();
@@ -49,18 +49,17 @@ Result<WriteTxn> begin_write_with(const std::shared_ptr<DatabaseImpl>& db,
   return TxnFactory::write(
       std::make_unique<WriteTxnImpl>(db, std::move(lock), snapshot, std::move(rule)));
 }
-}  // namespace
 
 Result<WriteTxn> Database::begin_write() {
-  return begin_write_with(impl_, engine::WriterGate::Wait::forever());
+  return TxnFactory::begin_write(impl_, engine::WriterGate::Wait::forever());
 }
 
 Result<WriteTxn> Database::try_begin_write() {
-  return begin_write_with(impl_, engine::WriterGate::Wait::none());
+  return TxnFactory::begin_write(impl_, engine::WriterGate::Wait::none());
 }
 
 Result<WriteTxn> Database::begin_write(std::chrono::milliseconds timeout) {
-  return begin_write_with(
+  return TxnFactory::begin_write(
       impl_, engine::WriterGate::Wait::until(std::chrono::steady_clock::now() + timeout));
 }
 
@@ -108,6 +107,9 @@ Stats Database::stats() const {
   s.pages_reused = c.pages_reused.load();
   s.pages_spilled = c.pages_spilled.load();
   s.overflow_pages_written = c.overflow_pages_written.load();
+  s.batch_groups = c.batch_groups.load();
+  s.batch_members = c.batch_members.load();
+  s.batch_rollbacks = c.batch_rollbacks.load();
   s.bytes_written = f.bytes_written;
   s.write_calls = f.write_calls;
   s.syncs = f.syncs;

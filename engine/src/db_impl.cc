@@ -315,4 +315,9 @@ Status DatabaseImpl::check_process() const {
       "; a forked child may not use it (open the database again in the child)");
 }
 
+Status DatabaseImpl::check_writable() const {
+  if (options_.read_only) return Status::invalid_argument("database was opened read-only");
+  return check_process();
+}
+
 }  // namespace ordo

@@ -1,6 +1,7 @@
 // DatabaseImpl: the state one open database shares between its txns, and the
 // wiring of open and recovery: the file, the last committed meta, the reader
-// table, the writer lock, the ID generators and the registry of tree names.
+// table, the writer lock and the batch queue, the ID generators and the
+// registry of tree names.
 // Owned jointly by the Database handle and every txn made from it
 // (std::shared_ptr), so it lives until the last of them is gone.
 #pragma once
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "batch_queue.h"
 #include "fork_guard.h"
 #include "meta.h"
 #include "meta_slots.h"
@@ -62,6 +64,8 @@ class DatabaseImpl {
 
   // The writer lock: one write txn at a time.
   engine::WriterGate& writer_gate() { return writer_gate_; }
+  // Database::batch callers waiting to be committed as a group.
+  engine::BatchQueue& batch_queue() { return batch_queue_; }
   // Dirty-page buffers; used only by the txn holding the writer lock.
   engine::PageBuffers& page_buffers() { return *page_buffers_; }
 
@@ -82,6 +86,9 @@ class DatabaseImpl {
   // shared with a child, so a child must neither use nor release them.
   Status check_process() const;
   bool in_forked_child() const;
+  // Before a write txn: InvalidArgument on a read-only handle or in a forked
+  // child.
+  Status check_writable() const;
 
   UuidV7Generator& uuid_generator() { return uuids_; }
   Id64Generator& id64_generator() { return id64s_; }
@@ -92,6 +99,9 @@ class DatabaseImpl {
     std::atomic<uint64_t> pages_reused{0};
     std::atomic<uint64_t> pages_spilled{0};
     std::atomic<uint64_t> overflow_pages_written{0};
+    std::atomic<uint64_t> batch_groups{0};
+    std::atomic<uint64_t> batch_members{0};
+    std::atomic<uint64_t> batch_rollbacks{0};
   };
   Counters& counters() { return counters_; }
 
@@ -130,6 +140,7 @@ class DatabaseImpl {
   Status poisoned_ ORDO_GUARDED_BY(state_mu_);
 
   engine::WriterGate writer_gate_;
+  engine::BatchQueue batch_queue_;
   std::unique_ptr<engine::PageBuffers> page_buffers_;  // created once the page size is known
 
   engine::TreeRegistry trees_;

@@ -77,7 +77,11 @@ Txn::~Txn() = default;
 
 uint64_t Txn::txn_id() const { return impl_ ? impl_->txn_id() : 0; }
 
-void Txn::abort() { impl_.reset(); }
+void Txn::abort() {
+  // Database::batch's txn ends with its group; the function that asked fails.
+  if (impl_ && impl_->refuse_end()) return;
+  impl_.reset();
+}
 
 Result<Tree> Txn::open_tree(std::string_view name) {
   ORDO_REQUIRE_LIVE();

@@ -39,6 +39,9 @@ class TxnImpl {
   virtual Result<btree::TreeRoot> root_of(const Tree& tree);
   virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
   virtual const btree::TreeRoot& free_tree_root() { return snapshot_.free_tree; }
+  // True when commit()/abort() must not end this txn now (Database::batch's
+  // txn, lent to a caller's function); the attempt is remembered.
+  virtual bool refuse_end() { return false; }
 
   // The catalog entry for `name`; NotFound when absent.
   Result<btree::TreeRoot> lookup_catalog(std::string_view name);
@@ -101,6 +104,21 @@ class WriteTxnImpl : public TxnImpl {
   Result<uint64_t> del_range(const Tree& tree, const KeyRange& range);
   Status commit();
 
+  // Database::batch lends the txn to callers' functions, which must not end
+  // it: while lent, commit() and abort() end nothing and are remembered.
+  void set_lent(bool lent) {
+    lent_ = lent;
+    end_asked_ = false;
+  }
+  bool refuse_end() override {
+    end_asked_ |= lent_;
+    return lent_;
+  }
+  // Whether a borrower asked to commit or abort since set_lent().
+  bool end_asked() const { return end_asked_; }
+  // Ok, or the failure that left the txn fit only to be aborted.
+  const Status& failure() const { return failed_; }
+
  private:
   struct TreeState {
     bool loaded = false;
@@ -132,6 +150,8 @@ class WriteTxnImpl : public TxnImpl {
   std::unordered_map<uint32_t, TreeState> trees_;
   Status failed_;
   bool finished_ = false;
+  bool lent_ = false;
+  bool end_asked_ = false;
 };
 
 // Makes the public txn objects, whose constructors are private.
@@ -139,6 +159,10 @@ class TxnFactory {
  public:
   static ReadTxn read(std::unique_ptr<TxnImpl> impl) { return ReadTxn(std::move(impl)); }
   static WriteTxn write(std::unique_ptr<TxnImpl> impl) { return WriteTxn(std::move(impl)); }
+  // Database::begin_write and friends: the write txn of `db`, once the writer
+  // gate is acquired as `wait` says.
+  static Result<WriteTxn> begin_write(const std::shared_ptr<DatabaseImpl>& db,
+                                      engine::WriterGate::Wait wait);
 };
 
 }  // namespace ordo

@@ -271,6 +271,11 @@ WriteTxnImpl& WriteTxn::writer() { return static_cast<WriteTxnImpl&>(*impl_); }
 
 namespace {
 Status ended() { return Status::txn_ended("write txn already committed, aborted or moved from"); }
+Status lent_txn() {
+  return Status::invalid_argument(
+      "the write txn of Database::batch is committed by batch(): return from the batch function "
+      "instead of committing or aborting it");
+}
 }  // namespace
 
 Result<Tree> WriteTxn::create_tree(std::string_view name) {
@@ -318,6 +323,7 @@ Result<Id64> WriteTxn::next_id64() {
 
 Status WriteTxn::commit() {
   if (!impl_) return ended();
+  if (impl_->refuse_end()) return lent_txn();
   Status s = writer().commit();
   impl_.reset();  // releases the writer lock and the dirty pages
   return s;

@@ -2,9 +2,14 @@
 
 namespace ordo::engine {
 
+bool WriterGate::held_by_this_thread() const {
+  MutexLock lock(mu_);
+  return held_here();
+}
+
 Status WriterGate::acquire(Wait wait) {
   MutexLock lock(mu_);
-  if (held_ && holder_ == std::this_thread::get_id()) {
+  if (held_here()) {
     return Status::busy(
         "this thread already holds the open write txn: commit or abort it before beginning "
         "another");

@@ -33,9 +33,15 @@ class WriterGate {
   Status acquire(Wait wait) ORDO_EXCLUDES(mu_);
   // REQUIRES: held (by any thread: the txn may have moved).
   void release() ORDO_EXCLUDES(mu_);
+  // Whether this thread holds the gate (acquire() would be Busy at once).
+  bool held_by_this_thread() const ORDO_EXCLUDES(mu_);
 
  private:
-  Mutex mu_;
+  bool held_here() const ORDO_REQUIRES(mu_) {
+    return held_ && holder_ == std::this_thread::get_id();
+  }
+
+  mutable Mutex mu_;
   std::condition_variable_any released_;  // waits on mu_ itself
   bool held_ ORDO_GUARDED_BY(mu_) = false;
   std::thread::id holder_ ORDO_GUARDED_BY(mu_);  // the thread that acquired it

@@ -740,6 +740,105 @@ TEST_F(CApiTest, TimedBeginWriteWhileAnotherThreadWrites) {
   EXPECT_EQ(get(next.get(), nullptr, "k"), "v");
 }
 
+// ordo_batch's callback context: puts `key` = `value`, or what `mode` says.
+struct BatchWork {
+  enum Mode { kPut, kPutThenFail, kCommit, kAbortAndFree, kNested };
+  std::string key;
+  std::string value;
+  Mode mode = kPut;
+  ordo_db* db = nullptr;  // kNested
+  int inner = -1;         // what the call the mode makes returned
+  int calls = 0;
+  static int fn(void* ctx, ordo_txn* txn) {
+    auto* w = static_cast<BatchWork*>(ctx);
+    w->calls++;
+    if (!ordo_txn_live(txn) || !ordo_txn_writable(txn)) return ORDO_INTERNAL;
+    const int rc = ordo_put(txn, nullptr, w->key.data(), w->key.size(), w->value.data(),
+                            w->value.size(), nullptr);
+    if (rc != ORDO_OK) return rc;
+    switch (w->mode) {
+      case kPut:
+        return ORDO_OK;
+      case kPutThenFail:
+        return ORDO_NOT_FOUND;
+      case kCommit:
+        w->inner = ordo_txn_commit(txn, nullptr);
+        return ORDO_OK;
+      case kAbortAndFree:
+        w->inner = ordo_txn_abort(txn, nullptr);
+        ordo_txn_free(txn);  // does nothing: the handle is ordo_batch's
+        return ordo_txn_live(txn) ? ORDO_OK : ORDO_INTERNAL;
+      case kNested: {
+        BatchWork inner_work{"nested", "v"};
+        w->inner = ordo_batch(w->db, BatchWork::fn, &inner_work, nullptr);
+        return ORDO_OK;
+      }
+    }
+    return ORDO_INTERNAL;
+  }
+};
+
+TEST_F(CApiTest, BatchCommitsTheCallersChangesAndReportsItsOwnFailure) {
+  Db db = open(path());
+  BatchWork ok{"a", "1"};
+  ASSERT_EQ(ordo_batch(db.get(), BatchWork::fn, &ok, &err_), ORDO_OK) << err_.message;
+  EXPECT_EQ(err_.code, ORDO_OK);
+  BatchWork fails{"b", "2", BatchWork::kPutThenFail};
+  expect_error(ordo_batch(db.get(), BatchWork::fn, &fails, &err_), ORDO_NOT_FOUND,
+               "the batch function returned 1");
+  EXPECT_EQ(fails.calls, 1);
+  BatchWork commits{"c", "3", BatchWork::kCommit};
+  expect_error(ordo_batch(db.get(), BatchWork::fn, &commits, &err_), ORDO_INVALID_ARGUMENT,
+               "batch");
+  EXPECT_EQ(commits.inner, ORDO_INVALID_ARGUMENT);
+  BatchWork aborts{"d", "4", BatchWork::kAbortAndFree};
+  expect_error(ordo_batch(db.get(), BatchWork::fn, &aborts, &err_), ORDO_INVALID_ARGUMENT,
+               "batch");
+  EXPECT_EQ(aborts.inner, ORDO_INVALID_ARGUMENT);
+  BatchWork nests{"e", "5", BatchWork::kNested, db.get()};
+  ASSERT_EQ(ordo_batch(db.get(), BatchWork::fn, &nests, &err_), ORDO_OK) << err_.message;
+  EXPECT_EQ(nests.inner, ORDO_BUSY);
+  Txn r = read(db.get());
+  EXPECT_EQ(get(r.get(), nullptr, "a"), "1");
+  EXPECT_EQ(get(r.get(), nullptr, "b"), "<NotFound>");
+  EXPECT_EQ(get(r.get(), nullptr, "c"), "<NotFound>");
+  EXPECT_EQ(get(r.get(), nullptr, "d"), "<NotFound>");
+  EXPECT_EQ(get(r.get(), nullptr, "e"), "5");
+  EXPECT_EQ(get(r.get(), nullptr, "nested"), "<NotFound>");
+  // Misuse: NULL arguments; the thread that holds the write txn.
+  expect_error(ordo_batch(nullptr, BatchWork::fn, &ok, &err_), ORDO_INVALID_ARGUMENT, "db");
+  expect_error(ordo_batch(db.get(), nullptr, &ok, &err_), ORDO_INVALID_ARGUMENT, "fn");
+  Txn w = write(db.get());
+  BatchWork held{"f", "6"};
+  expect_error(ordo_batch(db.get(), BatchWork::fn, &held, &err_), ORDO_BUSY, "write txn");
+  EXPECT_EQ(held.calls, 0);
+}
+
+TEST_F(CApiTest, BatchFromManyThreads) {
+  Db db = open(path());
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        BatchWork work{"t" + std::to_string(t) + "-" + std::to_string(i), std::to_string(i * t)};
+        ordo_error err;
+        EXPECT_EQ(ordo_batch(db.get(), BatchWork::fn, &work, &err), ORDO_OK) << err.message;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  Txn r = read(db.get());
+  EXPECT_EQ(scan_keys(r.get(), nullptr).size(), static_cast<size_t>(kThreads * kCalls));
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kCalls; ++i) {
+      EXPECT_EQ(get(r.get(), nullptr, "t" + std::to_string(t) + "-" + std::to_string(i)),
+                std::to_string(i * t));
+    }
+  }
+}
+
 TEST_F(CApiTest, SecondWritableOpenIsBusy) {
   Db first = open(path());
   ASSERT_NE(first, nullptr);

@@ -24,6 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::be_key;
+using testing::within;
 
 // A Tree cannot be made by hand from an id and a name.
 static_assert(!std::is_constructible_v<Tree, uint32_t, std::string>);
@@ -43,22 +44,6 @@ class LifetimeTest : public ::testing::Test {
   }
   io::testing::TempDir dir_;
 };
-
-// Runs `fn` on a thread of its own and fails (then ends the process, since
-// the thread cannot be stopped) when it does not return within `limit`: a
-// hang in the code under test fails the test instead of stalling the suite.
-template <typename Fn>
-void within(std::chrono::milliseconds limit, Fn fn) {
-  std::packaged_task<void()> task(std::move(fn));
-  std::future<void> done = task.get_future();
-  std::thread t(std::move(task));
-  if (done.wait_for(limit) != std::future_status::ready) {
-    ADD_FAILURE() << "still running after " << limit.count() << " ms: a hang";
-    std::fflush(stdout);
-    std::_Exit(2);
-  }
-  t.join();
-}
 
 TEST_F(LifetimeTest, TxnsOutliveTheirDatabase) {
   auto db = testing::open_db(path());

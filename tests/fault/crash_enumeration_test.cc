@@ -7,14 +7,13 @@
 // in flight the one before or the one in flight; Txn::check must be clean.
 // Both commit protocols. The number of crash states verified is printed.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "crash_image.h"
 #include "database_opener.h"
 #include "engine_test_util.h"
 #include "io_test_util.h"
@@ -148,14 +147,7 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
     while (completed < kTxns && done_at[completed + 1] <= point.after_ops) ++completed;
     auto image = log->image(point);
     ASSERT_TRUE(image.is_ok()) << point.to_string();
-    int fd = memfd_create("crash-image", MFD_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(write(fd, image->data(), image->size()), static_cast<ssize_t>(image->size()));
-    Options ro;
-    ro.read_only = true;
-    ro.verify_checksums = true;
-    ro.map_reserve_bytes = 1ull << 30;
-    auto reopened = Database::open("/proc/self/fd/" + std::to_string(fd), ro);
+    auto reopened = testing::open_crash_image(*image);
     ASSERT_TRUE(reopened.is_ok()) << point.to_string() << ": " << reopened.status().to_string();
     auto r = (*reopened)->begin_read();
     ASSERT_TRUE(r.is_ok()) << point.to_string();
@@ -191,7 +183,6 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
                                  << " (page " << report->problems[0].page_number << ")";
     r = Status::invalid_argument("done");
     reopened = Status::invalid_argument("closed");
-    close(fd);
     ++verified;
   }
   std::printf("%s: %zu crash states verified (%zu recovered the txn in flight) over %d txns, "

@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "ordo/database.h"
 
@@ -63,6 +66,22 @@ inline void expect_tree_equals(Txn& txn, const Tree& tree, const Model& model) {
     ASSERT_TRUE(c->prev().is_ok());
   }
   ASSERT_EQ(rit, model.rend());
+}
+
+// Runs `fn` on a thread of its own and fails (then ends the process, since
+// the thread cannot be stopped) when it does not return within `limit`: a
+// hang in the code under test fails the test instead of stalling the suite.
+template <typename Fn>
+void within(std::chrono::milliseconds limit, Fn fn) {
+  std::packaged_task<void()> task(std::move(fn));
+  std::future<void> done = task.get_future();
+  std::thread t(std::move(task));
+  if (done.wait_for(limit) != std::future_status::ready) {
+    ADD_FAILURE() << "still running after " << limit.count() << " ms: a hang";
+    std::fflush(stdout);
+    std::_Exit(2);
+  }
+  t.join();
 }
 
 // Txn::check of `txn`'s snapshot finds no problem (else the first is shown).

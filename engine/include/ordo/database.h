@@ -17,6 +17,8 @@
 // txns, each on the snapshot of the last commit before it began, in any
 // threads. Readers never block the writer. A txn object and its cursors are
 // used by one thread at a time. A txn destroyed without commit() is aborted.
+// Many threads making small changes share one write txn and one durable
+// commit through Database::batch (group commit).
 //
 // Lifetimes (redb's model): every txn keeps the state of its database alive,
 // so destroying the Database while txns or cursors exist, even while other
@@ -41,7 +43,8 @@
 // by the file size.
 //
 // Errors: every fallible call returns Status or Result<T> (status.h); no
-// exception crosses this API.
+// exception crosses this API but one thrown by the caller's own batch
+// function, which Database::batch rethrows to that caller.
 #pragma once
 
 #include <chrono>
@@ -241,6 +244,14 @@ struct Stats {
   uint64_t pages_reused = 0;   // allocations served from the free tree
   uint64_t pages_spilled = 0;  // dirty pages written before commit (memory budget)
   uint64_t overflow_pages_written = 0;  // pages of large values
+  // Database::batch: groups its callers formed (each committed at most once,
+  // which `commits` counts when it succeeds), the calls those groups carried,
+  // and group txns rolled back because a member failed (the rest of the
+  // group then ran again). batch_members / batch_groups is the mean group
+  // size.
+  uint64_t batch_groups = 0;
+  uint64_t batch_members = 0;
+  uint64_t batch_rollbacks = 0;
 };
 
 // Ordered iteration over one tree, made by Txn::cursor.
@@ -476,6 +487,11 @@ class WriteTxn : public Txn {
   WriteTxnImpl& writer();
 };
 
+// The work of one Database::batch call: its changes, made in the group's
+// write txn. Returns Ok to have them committed, anything else to have them
+// rolled back (that status is then the caller's outcome). See batch().
+using BatchFn = std::function<Status(WriteTxn&)>;
+
 // An open database file. Thread-safe: every method may be called from any
 // thread. Destroying it while txns exist is safe (see the top of this file).
 class Database {
@@ -503,6 +519,66 @@ class Database {
   Result<WriteTxn> try_begin_write();
   // As begin_write(), but Busy once `timeout` passed (ms resolution).
   Result<WriteTxn> begin_write(std::chrono::milliseconds timeout);
+
+  // Group commit: commits `fn`'s changes together with those of the batch()
+  // calls other threads make at the same time, in one write txn and one
+  // commit (one fdatasync), and returns once that commit is durable (as
+  // Options::sync_commits says), with this caller's own outcome. Meant for
+  // many threads that each make small durable changes: N concurrent calls
+  // cost about one commit instead of N.
+  //
+  //   Status s = db->batch([&](ordo::WriteTxn& txn) {
+  //     return txn.put(txn.default_tree(), key, value);
+  //   });
+  //
+  // How: callers queue in arrival order. The caller at the front leads: it
+  // takes itself and every caller queued behind it, up to 128 (the rest wait
+  // for the next group), begins the write txn as begin_write() does (waiting
+  // for another thread's open write txn), calls each member's `fn` in queue
+  // order on that txn, commits, hands each member its outcome and wakes the
+  // caller now at the front, who leads whoever queued while that commit ran.
+  // No timer, no background thread: a caller alone is committed at once.
+  // The members' changes are applied in queue order, so a later member sees
+  // the earlier ones' writes; after a crash either every change of a group
+  // is in the file or none is.
+  //
+  // A member that fails does not fail the others: when `fn` returns a non-Ok
+  // status, the txn is rolled back, that member is dropped from the group
+  // with its own status as its outcome, and the group runs again without it
+  // in a fresh txn. So `fn` may be called more than once (each time on a
+  // fresh txn from which its earlier changes are gone): it must have no
+  // effect outside the txn (act on the outcome once batch() returned). A
+  // member dropped for failing is not called again.
+  //
+  // Rules for `fn`: it may read and write the txn in any way (trees, puts,
+  // deletes, cursors, IDs), but must not end it: commit() and abort() on it
+  // return InvalidArgument (abort() does nothing) and fail the member with
+  // InvalidArgument; so does moving the txn out of its WriteTxn. It must not
+  // begin another write txn or call batch() (both Busy: its thread holds the
+  // write txn). It runs on the leading caller's thread, which may not be its
+  // caller's, while the caller waits in batch(): it may use the caller's
+  // stack objects, not thread-local state. A `fn` that goes on past a call
+  // that left the txn unusable (Corruption, Full, IOError) fails with that
+  // status. A `fn` that throws fails its member: the others go on, and
+  // batch() rethrows the exception in its caller's thread (the one exception
+  // that crosses this API: the caller's own).
+  //
+  // Returns: Ok once this caller's changes are durable; the status `fn`
+  // returned when it failed; InvalidArgument for a `fn` that ended or moved
+  // the txn, an empty `fn`, a read-only database or a forked child (as
+  // begin_write); Busy at once when this thread holds the open write txn
+  // (waiting would never end); otherwise every member of the group gets the
+  // same status, from begin_write (IOError on a handle poisoned by a failed
+  // commit) or from commit (Full leaves the database at its previous commit
+  // and usable; IOError poisons the handle: see WriteTxn::commit).
+  //
+  // Thread-safety and lifetimes: any number of threads may call it at once,
+  // beside begin_write() callers and readers. `fn` and what it captures must
+  // live until batch() returns (they do, on the caller's stack). The call
+  // keeps the database's state alive: destroying the Database while other
+  // threads' calls are queued or running is safe; they complete. Stats::batch_groups,
+  // batch_members and batch_rollbacks count the groups.
+  Status batch(const BatchFn& fn);
 
   // A consistent copy of the last commit: begin_read(), then
   // ReadTxn::copy_to(path, options). Errors as those two.

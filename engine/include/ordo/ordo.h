@@ -17,7 +17,7 @@
  * by its own free function; every free function accepts NULL and does nothing.
  *   ordo_db      an open database file (ordo_open / ordo_db_close).
  *   ordo_txn     a read or write txn (ordo_begin_read, ordo_begin_write, ... /
- *                ordo_txn_free).
+ *                ordo_txn_free; ordo_batch lends one to its callback).
  *   ordo_cursor  ordered iteration over one tree (ordo_cursor_open /
  *                ordo_cursor_free).
  *   ordo_tree    names one tree of a database (ordo_tree_create,
@@ -280,12 +280,14 @@ ORDO_API int ordo_txn_commit(ordo_txn* txn, ordo_error* err);
 
 /* Ends the txn: a write txn discards its writes and releases the writer
  * lock, a read txn releases its snapshot. ORDO_OK on an already ended txn
- * too (nothing to do). Errors: ORDO_INVALID_ARGUMENT for NULL or a call from
- * inside the txn's own scan callback. */
+ * too (nothing to do). Errors: ORDO_INVALID_ARGUMENT for NULL, a call from
+ * inside the txn's own scan callback, or the txn ordo_batch lent (which it
+ * does not end). */
 ORDO_API int ordo_txn_abort(ordo_txn* txn, ordo_error* err);
 
 /* Aborts the txn if it is live, then frees the handle. Cursors of the txn
- * then return ORDO_TXN_ENDED. NULL does nothing. Called from the txn's own
+ * then return ORDO_TXN_ENDED. NULL, and the handle ordo_batch lends its
+ * callback, do nothing. Called from the txn's own
  * scan callback, it stops that scan, and the txn is aborted and freed when
  * ordo_scan returns. */
 ORDO_API void ordo_txn_free(ordo_txn* txn);
@@ -299,6 +301,39 @@ ORDO_API bool ordo_txn_writable(const ordo_txn* txn);
  * into `*id`. Errors: ORDO_TXN_ENDED once ended; ORDO_INVALID_ARGUMENT for
  * NULL. */
 ORDO_API int ordo_txn_id(const ordo_txn* txn, uint64_t* id, ordo_error* err);
+
+/* ---- Group commit ------------------------------------------------------ */
+
+/* Called by ordo_batch to make one caller's changes in the group's write txn
+ * `txn`, a handle that ordo_batch owns: valid during the call only, not to be
+ * freed (ordo_txn_free does nothing on it), committed or aborted
+ * (ordo_txn_commit and ordo_txn_abort return ORDO_INVALID_ARGUMENT and fail
+ * this caller). Return ORDO_OK to have the changes committed; any other value
+ * (normally the code of the call that failed) rolls them back and is what
+ * ordo_batch returns. May be called more than once (see ordo_batch). Runs on
+ * the thread of whichever caller leads the group, not necessarily the
+ * caller's; must not unwind (longjmp, a C++ exception, a Rust panic) through
+ * ordo. */
+typedef int (*ordo_batch_fn)(void* ctx, ordo_txn* txn);
+/* Group commit (Database::batch in ordo/database.h, which has the full
+ * rules): `fn(ctx, txn)`'s changes are committed together with those of the
+ * ordo_batch calls other threads make at the same time, in one write txn and
+ * one durable commit; returns once that commit is durable, with this
+ * caller's own outcome. Callers queue; the one at the front leads a group of
+ * up to 128 queued callers, begins the write txn as ordo_begin_write does,
+ * calls each function in queue order and commits. A function that returns
+ * nonzero is dropped from the group and the rest run again in a fresh txn,
+ * so a function may be called more than once, each time on a fresh txn
+ * without its earlier changes: it must have no effect outside the txn.
+ * Returns: ORDO_OK once the changes are durable; the value `fn` returned
+ * when it failed (err then says only that); ORDO_INVALID_ARGUMENT for NULL
+ * db or fn, a function that committed or aborted its txn, a read-only
+ * database or a forked child; ORDO_BUSY at once when this OS thread holds
+ * the open write txn (from ordo_begin_write, or inside a batch function);
+ * else the group's status from beginning or committing its txn (ORDO_FULL,
+ * ORDO_IO_ERROR as for ordo_txn_commit). Thread-safe; `ctx` is passed as it
+ * is and must stay valid until the call returns. */
+ORDO_API int ordo_batch(ordo_db* db, ordo_batch_fn fn, void* ctx, ordo_error* err);
 
 /* ---- Trees ------------------------------------------------------------- */
 
