@@ -16,6 +16,11 @@ namespace ordo::bench {
 // (IoBackend::kUring) and ordo-verify (verify_checksums).
 const std::vector<std::string>& known_engines();
 
+// Whether `name` is ordo or one of its variants (one file, not a directory).
+inline bool is_ordo_engine(std::string_view name) {
+  return name == "ordo" || name.starts_with("ordo-");
+}
+
 // The engines compiled into this build (ordo always; a peer when CMake found
 // its package).
 std::vector<std::string> built_engines();

@@ -1,4 +1,5 @@
 #include "nodes_report.h"
+#include "kv_registry.h"
 
 #include <fmt/core.h>
 
@@ -53,7 +54,7 @@ void row(const std::vector<NodesRun>& runs, std::string_view label, Cell cell) {
   fmt::print("\n");
 }
 
-bool is_ordo(const NodesRun& run) { return run.engine == "ordo"; }
+bool is_ordo(const NodesRun& run) { return is_ordo_engine(run.engine); }
 
 void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "", [](const NodesRun& r) { return std::string(id_kind_name(r.ids)); });

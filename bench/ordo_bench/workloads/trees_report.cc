@@ -1,4 +1,5 @@
 #include "trees_report.h"
+#include "kv_registry.h"
 
 #include <fmt/core.h>
 
@@ -20,7 +21,7 @@ constexpr std::string_view kDirectorySyncNote =
 
 // What one new tree is on each engine (trees_workload.h).
 std::string_view per_table_note(std::string_view engine) {
-  if (engine == "ordo") return "create_tree inside the txn that puts the key: one commit";
+  if (is_ordo_engine(engine)) return "create_tree inside the txn that puts the key: one commit";
   if (engine == "lmdb" || engine == "lmdb-append") {
     return "mdb_dbi_open(MDB_CREATE) in its own durable txn (a commit), then the put's txn";
   }
@@ -43,7 +44,7 @@ std::string window_label(const TreesCheckpoint& c) {
 }  // namespace
 
 void print_trees_text(const TreesConfig& config, const TreesRun& run, bool kept) {
-  const bool ordo = run.engine == "ordo";
+  const bool ordo = is_ordo_engine(run.engine);
   fmt::print("trees on {}: {} named trees; per tree: {}; names in scattered order; {}\n",
              run.engine, config.trees, per_table_note(run.engine),
              !config.commits.sync ? "NON-DURABLE (--no-sync)"
@@ -91,7 +92,7 @@ void print_trees_text(const TreesConfig& config, const TreesRun& run, bool kept)
       run.dir_entries_before_open, run.dir_entries_after_open, run.dir_entries_at_end,
       run.files_created_after_open.size());
   for (const std::string& name : run.files_created_after_open) fmt::print("  new: {}\n", name);
-  if (run.engine != "ordo") {
+  if (!is_ordo_engine(run.engine)) {
     fmt::print("trees read back {} (a peer cannot list its tables through KvEngine)\n",
                run.trees_checked);
     if (kept) fmt::print("\nkept {}\n", run.path);
@@ -125,7 +126,7 @@ std::string trees_json(const TreesConfig& config, const TreesRun& run, bool kept
   j["batch"] = config.batch;
   j["tail"] = config.tail;
   j["durable"] = config.commits.sync;
-  if (run.engine == "ordo") {
+  if (is_ordo_engine(run.engine)) {
     j["commit_protocol"] = protocol_name(config.commits.protocol);
     j["expected_syncs_per_commit"] = config.commits.expected_syncs_per_commit();
   }
@@ -159,7 +160,7 @@ std::string trees_json(const TreesConfig& config, const TreesRun& run, bool kept
   j["files_created_after_open"] = run.files_created_after_open.size();
   j["new_files"] = run.files_created_after_open;
   j["trees_checked"] = run.trees_checked;
-  if (run.engine != "ordo") return j.dump(2, ' ', false, json::error_handler_t::replace);
+  if (!is_ordo_engine(run.engine)) return j.dump(2, ' ', false, json::error_handler_t::replace);
   j["commits"] = run.stats.commits;
   j["syncs_after_open"] = run.syncs_after_open();
   j["syncs_per_commit"] = run.syncs_per_commit();

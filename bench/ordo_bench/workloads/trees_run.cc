@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "kv_registry.h"
 #include "sync_probe.h"
 #include "system_figures.h"
 #include "trees_workload.h"
@@ -209,7 +210,7 @@ Result<TreesRun> run_trees(const std::string& path, const TreesConfig& config) {
     probe.emplace(std::move(made));
   }
   result.engine = config.engine;
-  if (config.engine != "ordo") {
+  if (!is_ordo_engine(config.engine)) {
     return run_trees_kv(path, path, config, probe ? &*probe : nullptr, std::move(result));
   }
   ORDO_ASSIGN_OR_RETURN(const std::set<std::string> before, directory_entries(dir));
