@@ -15,9 +15,19 @@ Status Cursor::load_level(internal::DescentLoader& loader, uint32_t level, PageN
   stack_[level] = {v.data(), pg, edge == Edge::kFirst ? 0 : v.count() - 1, v.count()};
   if (leaf) {
     // An iteration reads most of a leaf's cells: ask for all their cache
-    // lines at once rather than missing on each cell in turn.
+    // lines at once rather than missing on each cell in turn, and for the
+    // next leaf's page (to L2), so that crossing into it does not stall.
     for (uint32_t off = v.cell_start() & ~63u; off < page_size_; off += 64) {
       __builtin_prefetch(v.data() + off);
+    }
+    if (level > 0) {
+      const Level& up = stack_[level - 1];
+      const std::byte* next =
+          up.index + 1 < up.count ? loader.mapped(NodeView(up.page, page_size_).child(up.index + 1))
+                                  : nullptr;
+      for (uint32_t off = 0; next != nullptr && off < page_size_; off += 64) {
+        __builtin_prefetch(next + off, 0, 2);
+      }
     }
   }
   return Status::ok();
@@ -88,7 +98,16 @@ Status Cursor::seek(ByteView key) {
 Status Cursor::next() {
   if (!valid_) return Status::ok();
   Level& leaf = stack_[tree_.depth - 1];
-  if (++leaf.index < leaf.count) return Status::ok();
+  if (++leaf.index < leaf.count) {
+    // The cell a few entries on, so that it is in cache when reached
+    // (a prefetch of a damaged slot's offset is harmless: it never faults).
+    constexpr uint32_t kAhead = 4;
+    if (leaf.index + kAhead < leaf.count) {
+      __builtin_prefetch(leaf.page +
+                         load_u16(leaf.page + kHeaderSize + kSlotSize * (leaf.index + kAhead)));
+    }
+    return Status::ok();
+  }
   for (uint32_t l = tree_.depth - 1; l-- > 0;) {
     if (stack_[l].index + 1 < stack_[l].count) {
       stack_[l].index++;

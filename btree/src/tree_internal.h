@@ -60,6 +60,13 @@ class DescentLoader {
         page_size_(pages.page_size()),
         verify_(pages.verify_checksums()) {}
 
+  // The bytes of a page inside the mapping, or nullptr: for prefetching only
+  // (unchecked).
+  const std::byte* mapped(PageNo page_number) const {
+    if (page_number < map_.first || page_number >= map_.end) return nullptr;
+    return map_.base + page_number * page_size_;
+  }
+
   Result<NodeView> load(PageNo page_number, bool expect_leaf, uint64_t expected_checksum) {
     if (page_number < map_.first || page_number >= map_.end) {
       return load_node(pages_, page_number, expect_leaf, expected_checksum);
