@@ -8,4 +8,4 @@ set grid
 set key outside right
 set yrange [0:*]
 set logscale x 10
-plot 'commit-p50.dat' index 0 with linespoints title 'ordo', 'commit-p50.dat' index 1 with linespoints title 'ordo-aa', 'commit-p50.dat' index 2 with linespoints title 'lmdb', 'commit-p50.dat' index 3 with linespoints title 'sqlite', 255.915 with lines dashtype 2 title 'fdatasync floor (ordo runs)'
+plot 'commit-p50.dat' index 0 with linespoints title 'ordo', 'commit-p50.dat' index 1 with linespoints title 'ordo-aa', 'commit-p50.dat' index 2 with linespoints title 'lmdb', 'commit-p50.dat' index 3 with linespoints title 'sqlite', 'commit-p50.dat' index 4 with linespoints title 'ordo-uring', 179.151 with lines dashtype 2 title 'fdatasync floor (ordo runs)'
