@@ -17,6 +17,16 @@ Status check_options(const Options& options) {
   if (!(options.append_fill >= 0.5 && options.append_fill <= 1.0)) {
     return Status::invalid_argument("append_fill must be between 0.5 and 1.0");
   }
+  if (options.io_backend != IoBackend::kAuto && options.io_backend != IoBackend::kUring &&
+      options.io_backend != IoBackend::kPosix) {
+    return Status::invalid_argument("unknown io_backend " +
+                                    std::to_string(static_cast<int>(options.io_backend)));
+  }
+  if (options.commit_protocol != CommitProtocol::kTwoSync &&
+      options.commit_protocol != CommitProtocol::kOneSync) {
+    return Status::invalid_argument("unknown commit_protocol " +
+                                    std::to_string(static_cast<int>(options.commit_protocol)));
+  }
   if (options.id_node > 1023) {
     return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
                                     " exceeds 1023");

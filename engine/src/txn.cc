@@ -71,8 +71,17 @@ Status ended() { return Status::txn_ended("txn already committed, aborted or mov
 }  // namespace
 #define ORDO_REQUIRE_LIVE() \
   if (!impl_) return ended()
-Txn::Txn(Txn&&) noexcept = default;
-Txn& Txn::operator=(Txn&&) noexcept = default;
+// Database::batch's txn stays where batch() lent it: moving from it leaves
+// the source as it was and the target ended (the function that tried fails).
+Txn::Txn(Txn&& other) noexcept {
+  if (other.impl_ && !other.impl_->refuse_end()) impl_ = std::move(other.impl_);
+}
+Txn& Txn::operator=(Txn&& other) noexcept {
+  if (this == &other) return *this;
+  impl_.reset();
+  if (other.impl_ && !other.impl_->refuse_end()) impl_ = std::move(other.impl_);
+  return *this;
+}
 Txn::~Txn() = default;
 
 uint64_t Txn::txn_id() const { return impl_ ? impl_->txn_id() : 0; }

@@ -39,8 +39,9 @@ class TxnImpl {
   virtual Result<btree::TreeRoot> root_of(const Tree& tree);
   virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
   virtual const btree::TreeRoot& free_tree_root() { return snapshot_.free_tree; }
-  // True when commit()/abort() must not end this txn now (Database::batch's
-  // txn, lent to a caller's function); the attempt is remembered.
+  // True when commit()/abort() must not end this txn now, nor a move take it
+  // (Database::batch's txn, lent to a caller's function); the attempt is
+  // remembered.
   virtual bool refuse_end() { return false; }
 
   // The catalog entry for `name`; NotFound when absent.

@@ -352,6 +352,21 @@ TEST_F(EngineTest, DropRenameAndListTrees) {
   EXPECT_EQ(fs->free_pages, free_after);
 }
 
+TEST_F(EngineTest, OptionsEnumsOutOfRangeAreInvalidArgument) {
+  Options bad_backend;
+  bad_backend.io_backend = static_cast<IoBackend>(7);
+  auto a = Database::open(dir_.file("backend.ordo"), bad_backend);
+  ASSERT_FALSE(a.is_ok());
+  EXPECT_TRUE(a.status().is_invalid_argument());
+  EXPECT_NE(a.status().message().find("io_backend"), std::string::npos);
+  Options bad_protocol;
+  bad_protocol.commit_protocol = static_cast<CommitProtocol>(7);
+  auto b = Database::open(dir_.file("protocol.ordo"), bad_protocol);
+  ASSERT_FALSE(b.is_ok());
+  EXPECT_TRUE(b.status().is_invalid_argument());
+  EXPECT_NE(b.status().message().find("commit_protocol"), std::string::npos);
+}
+
 TEST_F(EngineTest, AppendBuildsFullPagesAndRefusesOutOfOrderKeys) {
   for (double fill : {1.0, 0.7}) {
     Options o;

@@ -3,6 +3,8 @@
 // every member; misuse is refused without a hang; a Database destroyed under
 // queued calls is safe.
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -387,6 +390,36 @@ TEST_F(BatchTest, AFunctionThatEndsOrMovesTheTxnFailsAlone) {
     EXPECT_EQ(keys_present(*db, m, 10), misuse ? 0 : 10);
   }
   // The writer lock is free again.
+  auto w = db->try_begin_write();
+  EXPECT_TRUE(w.is_ok()) << w.status().to_string();
+}
+
+TEST_F(BatchTest, ATxnMovedOutOfAFunctionAndKeptIsEndedAndHoldsNothing) {
+  auto db = testing::open_db(path());
+  ASSERT_NE(db, nullptr);
+  std::optional<WriteTxn> kept;
+  std::vector<BatchFn> fns = {
+      put_keys(0, 10),
+      [&, put = put_keys(1, 10)](WriteTxn& txn) {
+        ORDO_RETURN_IF_ERROR(put(txn));
+        kept.emplace(std::move(txn));  // outlives the batch
+        return Status::ok();
+      },
+      put_keys(2, 10),
+  };
+  std::vector<BatchOutcome> out;
+  within(20s, [&] { out = run_as_one_group(*db, fns); });
+  EXPECT_TRUE(out[0].status.is_ok()) << out[0].status.to_string();
+  EXPECT_TRUE(out[1].status.is_invalid_argument()) << out[1].status.to_string();
+  EXPECT_TRUE(out[2].status.is_ok()) << out[2].status.to_string();
+  EXPECT_EQ(keys_present(*db, 0, 10), 10);
+  EXPECT_EQ(keys_present(*db, 1, 10), 0);
+  EXPECT_EQ(keys_present(*db, 2, 10), 10);
+  // What the function kept is an ended txn: it holds neither the group's
+  // writes nor the writer lock.
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_FALSE(kept->live());
+  EXPECT_TRUE(kept->put(kept->default_tree(), "k", "v").is_txn_ended());
   auto w = db->try_begin_write();
   EXPECT_TRUE(w.is_ok()) << w.status().to_string();
 }

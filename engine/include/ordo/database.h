@@ -319,6 +319,9 @@ class Cursor {
 // (committed, aborted, moved from) returns TxnEnded.
 class Txn {
  public:
+  // Moves the txn; the source is then ended. Database::batch's txn, while
+  // lent to a batch function, is not moved: the source keeps it and the
+  // target is an ended txn (and that function's member fails).
   Txn(Txn&&) noexcept;
   Txn& operator=(Txn&&) noexcept;  // ends the txn assigned to first
   virtual ~Txn();
@@ -502,8 +505,9 @@ class Database {
   // and !create_if_missing or read_only; NotOrdoFile for a file that is not
   // an ordo database; VersionMismatch for another format version;
   // InvalidArgument for another page size than Options asks, or a bad
-  // option; Corruption for a damaged or truncated file (the message names
-  // what); IOError for OS failures.
+  // option (an Options enum out of range included); Full when the file does
+  // not fit in Options::map_reserve_bytes; Corruption for a damaged or
+  // truncated file (the message names what); IOError for OS failures.
   static Result<std::unique_ptr<Database>> open(const std::string& path,
                                                 const Options& options = {});
   ~Database();
@@ -564,8 +568,8 @@ class Database {
   // that crosses this API: the caller's own).
   //
   // Returns: Ok once this caller's changes are durable; the status `fn`
-  // returned when it failed; InvalidArgument for a `fn` that ended or moved
-  // the txn, an empty `fn`, a read-only database or a forked child (as
+  // returned when it failed; InvalidArgument for a `fn` that tried to end
+  // or move the txn (neither happens: a move leaves an ended txn), an empty `fn`, a read-only database or a forked child (as
   // begin_write); Busy at once when this thread holds the open write txn
   // (waiting would never end); otherwise every member of the group gets the
   // same status, from begin_write (IOError on a handle poisoned by a failed
