@@ -25,6 +25,11 @@ enum class CommitProtocol {
   // Pages, meta page, one fdatasync. Open then trusts the newest meta only
   // when every page its txn wrote verifies against its checksum, else uses
   // the previous meta; that check reads only the last txn's pages.
+  // The cost: a page of the last commit damaged after that commit was made
+  // (a bad sector, a bit flip) looks like a commit torn by a crash, so open
+  // uses the previous commit and the last one's changes are gone; the
+  // ID high-water marks go back with it. DatabaseInfo::recovery says so.
+  // With kTwoSync the same damage is reported as Corruption when read.
   kOneSync,
 };
 
