@@ -78,6 +78,7 @@ Txn::Txn(Txn&& other) noexcept {
 }
 Txn& Txn::operator=(Txn&& other) noexcept {
   if (this == &other) return *this;
+  if (impl_ && impl_->refuse_end()) return *this;  // nor is it replaced
   impl_.reset();
   if (other.impl_ && !other.impl_->refuse_end()) impl_ = std::move(other.impl_);
   return *this;

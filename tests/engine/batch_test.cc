@@ -419,6 +419,19 @@ TEST_F(BatchTest, ATxnMovedOutOfAFunctionAndKeptIsEndedAndHoldsNothing) {
   // writes nor the writer lock.
   ASSERT_TRUE(kept.has_value());
   EXPECT_FALSE(kept->live());
+  // Nor can a function replace the lent txn with another.
+  std::vector<BatchFn> replace = {
+      put_keys(3, 10),
+      [&](WriteTxn& txn) {
+        txn = std::move(*kept);
+        return Status::ok();
+      },
+      put_keys(4, 10),
+  };
+  within(20s, [&] { out = run_as_one_group(*db, replace); });
+  EXPECT_TRUE(out[1].status.is_invalid_argument()) << out[1].status.to_string();
+  EXPECT_EQ(keys_present(*db, 3, 10), 10);
+  EXPECT_EQ(keys_present(*db, 4, 10), 10);
   EXPECT_TRUE(kept->put(kept->default_tree(), "k", "v").is_txn_ended());
   auto w = db->try_begin_write();
   EXPECT_TRUE(w.is_ok()) << w.status().to_string();

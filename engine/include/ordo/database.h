@@ -320,8 +320,9 @@ class Cursor {
 class Txn {
  public:
   // Moves the txn; the source is then ended. Database::batch's txn, while
-  // lent to a batch function, is not moved: the source keeps it and the
-  // target is an ended txn (and that function's member fails).
+  // lent to a batch function, is neither moved nor replaced: it keeps its
+  // txn, a target it is moved to is an ended txn, and that function's member
+  // fails.
   Txn(Txn&&) noexcept;
   Txn& operator=(Txn&&) noexcept;  // ends the txn assigned to first
   virtual ~Txn();
