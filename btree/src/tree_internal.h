@@ -26,27 +26,33 @@ inline Status check_header(const NodeView& v, PageNo page_number, bool expect_le
   return Status::ok();
 }
 
-inline Status checksum_mismatch(PageNo page_number, uint64_t expected, uint64_t actual) {
-  return Status::corruption("checksum mismatch: parent records " + std::to_string(expected) +
-                                ", page has " + std::to_string(actual),
-                            page_number);
+// Checks the bytes `p` of page `page_number`, read at a level that expects a
+// leaf or a branch: with `verify`, its checksum against `expected_checksum`
+// (from the parent entry or the tree root record); then its header.
+inline Result<NodeView> check_loaded(const std::byte* p, uint32_t page_size, bool verify,
+                                     PageNo page_number, bool expect_leaf,
+                                     uint64_t expected_checksum) {
+  if (verify) {
+    const uint64_t actual = page_checksum(p, page_size);
+    if (actual != expected_checksum) {
+      return Status::corruption("checksum mismatch: parent records " +
+                                    std::to_string(expected_checksum) + ", page has " +
+                                    std::to_string(actual),
+                                page_number);
+    }
+  }
+  NodeView v(p, page_size);
+  ORDO_RETURN_IF_ERROR(check_header(v, page_number, expect_leaf));
+  return v;
 }
 
-// Reads a page expected at a given level and checks its header, and with
-// verification on, its checksum against `expected_checksum` (from the parent
-// entry or the tree root record).
+// Reads a page expected at a given level and checks it (check_loaded); a page
+// the txn already made dirty has no checksum in its parent yet.
 inline Result<NodeView> load_node(PageReader& pages, PageNo page_number, bool expect_leaf,
                                   uint64_t expected_checksum) {
   ORDO_ASSIGN_OR_RETURN(const std::byte* p, pages.read(page_number));
-  if (pages.verify_checksums() && !pages.is_dirty(page_number)) {
-    const uint64_t actual = page_checksum(p, pages.page_size());
-    if (actual != expected_checksum) {
-      return checksum_mismatch(page_number, expected_checksum, actual);
-    }
-  }
-  NodeView v(p, pages.page_size());
-  ORDO_RETURN_IF_ERROR(check_header(v, page_number, expect_leaf));
-  return v;
+  const bool verify = pages.verify_checksums() && !pages.is_dirty(page_number);
+  return check_loaded(p, pages.page_size(), verify, page_number, expect_leaf, expected_checksum);
 }
 
 // load_node for the levels of one descent: the reader's mapping, page size
@@ -60,27 +66,16 @@ class DescentLoader {
         page_size_(pages.page_size()),
         verify_(pages.verify_checksums()) {}
 
-  // The bytes of a page inside the mapping, or nullptr: for prefetching only
-  // (unchecked).
+  // The bytes of a page inside the mapping, or nullptr (unchecked).
   const std::byte* mapped(PageNo page_number) const {
     if (page_number < map_.first || page_number >= map_.end) return nullptr;
     return map_.base + page_number * page_size_;
   }
 
   Result<NodeView> load(PageNo page_number, bool expect_leaf, uint64_t expected_checksum) {
-    if (page_number < map_.first || page_number >= map_.end) {
-      return load_node(pages_, page_number, expect_leaf, expected_checksum);
-    }
-    const std::byte* p = map_.base + page_number * page_size_;
-    if (verify_) {
-      const uint64_t actual = page_checksum(p, page_size_);
-      if (actual != expected_checksum) {
-        return checksum_mismatch(page_number, expected_checksum, actual);
-      }
-    }
-    NodeView v(p, page_size_);
-    ORDO_RETURN_IF_ERROR(check_header(v, page_number, expect_leaf));
-    return v;
+    const std::byte* p = mapped(page_number);
+    if (p == nullptr) return load_node(pages_, page_number, expect_leaf, expected_checksum);
+    return check_loaded(p, page_size_, verify_, page_number, expect_leaf, expected_checksum);
   }
 
  private:
