@@ -80,4 +80,16 @@ ProcessMemory process_memory() {
   return mem;
 }
 
+uint64_t process_write_call_bytes() {
+  const int fd = ::open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[1024];
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char* at = std::strstr(text, "wchar:");
+  return at == nullptr ? 0 : std::strtoull(at + 6, nullptr, 10);
+}
+
 }  // namespace ordo::bench

@@ -38,4 +38,10 @@ struct ProcessMemory {
 // sampling thread) without disturbing the figures it reads.
 ProcessMemory process_memory();
 
+// Bytes this process has passed to write(2)-family calls so far (wchar of
+// /proc/self/io): pwrite, pwritev and writev alike, whether or not the kernel
+// has flushed them yet. Stores written through a shared mapping or through
+// io_uring are not counted. Zero where the file is unavailable.
+uint64_t process_write_call_bytes();
+
 }  // namespace ordo::bench

@@ -70,6 +70,7 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
   run.stats = load->stats;
   run.info = load->info;
   run.memory = load->memory;
+  run.write_call_bytes = load->write_call_bytes;
   run.counters = load->counters;
   run.phases = memory.phases();
   run.ids_storage = std::string(ids->storage());

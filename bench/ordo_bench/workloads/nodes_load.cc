@@ -84,6 +84,7 @@ Result<LoadResult> load(KvEngine& db, const NodesConfig& config, IdKind kind, Id
   // Without --one-txn: a commit every commit_every nodes, and the curve
   // point of a window includes its commits. With it: one commit after the
   // last node, timed as its own phase and left out of the curve.
+  const uint64_t write_call_bytes_before = process_write_call_bytes();
   const SteadyClock::time_point start = SteadyClock::now();
   CurveRecorder curve(config.window_nodes, config.nodes, start);
   for (uint64_t i = 0; i < config.nodes; ++i) {
@@ -115,6 +116,7 @@ Result<LoadResult> load(KvEngine& db, const NodesConfig& config, IdKind kind, Id
     result.commit_seconds = seconds_between(commit_start, SteadyClock::now());
   }
   result.seconds = seconds_between(start, SteadyClock::now());
+  result.write_call_bytes = process_write_call_bytes() - write_call_bytes_before;
   if (!config.one_txn) result.load_seconds = result.seconds;
   result.curve = curve.take();
   if (Database* ordo = db.ordo_database()) {

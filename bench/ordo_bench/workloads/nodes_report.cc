@@ -70,6 +70,9 @@ void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "allocated bytes", [](const NodesRun& r) { return r.usage.allocated_bytes; });
   row(runs, "bytes/node",
       [](const NodesRun& r) { return fmt::format("{:.1f}", r.bytes_per_node()); });
+  row(runs, "write-call bytes", [](const NodesRun& r) { return r.write_call_bytes; });
+  row(runs, "write-call bytes/node",
+      [](const NodesRun& r) { return fmt::format("{:.1f}", r.write_call_bytes_per_node()); });
   for (size_t c = 0; c < runs.front().counters.size(); ++c) {
     row(runs, runs.front().counters[c].first,
         [c](const NodesRun& r) { return fmt::format("{:.0f}", r.counters[c].second); });
@@ -148,6 +151,7 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
   j["file_bytes"] = r.usage.file_bytes;
   j["allocated_bytes"] = r.usage.allocated_bytes;
   j["bytes_per_node"] = r.bytes_per_node();
+  j["write_call_bytes"] = r.write_call_bytes;
   j["nodes_entries"] = r.tree.nodes_entries;
   j["children_entries"] = r.tree.children_entries;
   j["path"] = r.path;
@@ -217,6 +221,7 @@ json figures_json(const std::vector<NodesRun>& runs) {
     f["file_bytes" + suffix] = r.usage.file_bytes;
     f["allocated_bytes" + suffix] = r.usage.allocated_bytes;
     f["bytes_per_node" + suffix] = r.bytes_per_node();
+    f["write_call_bytes" + suffix] = r.write_call_bytes;
     f["first_window_nodes_per_s" + suffix] = r.curve.empty() ? 0.0 : r.curve.front().nodes_per_s;
     f["last_window_nodes_per_s" + suffix] = r.curve.empty() ? 0.0 : r.curve.back().nodes_per_s;
   }

@@ -59,6 +59,9 @@ struct LoadResult {
   Stats stats;        // ordo only
   DatabaseInfo info;  // ordo only
   ProcessMemory memory;
+  // Bytes passed to write calls from the first put to the end of the last
+  // commit (process_write_call_bytes()): the same count for every engine.
+  uint64_t write_call_bytes = 0;
   std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
 };
 
@@ -102,6 +105,7 @@ struct NodesRun {
   Stats stats;
   DatabaseInfo info;
   ProcessMemory memory;              // at the end of the load
+  uint64_t write_call_bytes = 0;     // LoadResult::write_call_bytes
   ProcessMemory memory_before;       // before the load began (the process's own base)
   std::vector<PhaseFigures> phases;  // load[, commit], verify
   std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
@@ -111,6 +115,9 @@ struct NodesRun {
   // Apparent file size per node; includes the preallocated, unused extent.
   double bytes_per_node() const {
     return nodes > 0 ? static_cast<double>(usage.file_bytes) / static_cast<double>(nodes) : 0;
+  }
+  double write_call_bytes_per_node() const {
+    return nodes > 0 ? static_cast<double>(write_call_bytes) / static_cast<double>(nodes) : 0;
   }
   // Pages in use per node: the figure that preallocation does not blur.
   double used_bytes_per_node() const {
