@@ -148,7 +148,12 @@ class WriteTxnImpl : public TxnImpl {
   uint64_t tree_count_;
   // Trees this txn touched, by tree id: per-txn cost follows the trees
   // touched, not the trees in the database.
-  std::unordered_map<uint32_t, TreeState> trees_;
+  std::unordered_map<uint32_t, TreeState> trees_;  // never erased: pointers stay valid
+  // The two trees state_of() found last: a txn's puts mostly go to one tree,
+  // or alternate between two (a record and its index).
+  uint32_t recent_ids_[2] = {UINT32_MAX, UINT32_MAX};
+  TreeState* recent_[2] = {nullptr, nullptr};
+  TreeState& tree_state(uint32_t id);
   Status failed_;
   bool finished_ = false;
   bool lent_ = false;

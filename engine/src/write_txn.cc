@@ -2,6 +2,7 @@
 #include <cassert>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "commit_checks.h"
 #include "ordo/btree/page_format.h"
@@ -41,10 +42,21 @@ Status WriteTxnImpl::check_writable() const {
   return Status::ok();
 }
 
+WriteTxnImpl::TreeState& WriteTxnImpl::tree_state(uint32_t id) {
+  if (recent_ids_[0] == id) return *recent_[0];
+  if (recent_ids_[1] != id) {
+    recent_ids_[1] = id;
+    recent_[1] = &trees_[id];
+  }
+  std::swap(recent_ids_[0], recent_ids_[1]);
+  std::swap(recent_[0], recent_[1]);
+  return *recent_[0];
+}
+
 Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
   ORDO_RETURN_IF_ERROR(check_writable());
   ORDO_RETURN_IF_ERROR(db_->check_tree_handle(tree));
-  TreeState& st = trees_[TreeHandles::id(tree)];
+  TreeState& st = tree_state(TreeHandles::id(tree));
   if (st.loaded && st.dropped) {
     return Status::not_found("no tree named '" + tree.name() + "' (dropped or renamed)");
   }
@@ -82,7 +94,7 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   std::byte empty[engine::kTreeRootBytes];
   engine::encode_tree_root(btree::TreeRoot{}, empty);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
-  TreeState& st = trees_[TreeHandles::id(tree)];
+  TreeState& st = tree_state(TreeHandles::id(tree));
   st = TreeState{};
   st.loaded = true;
   st.dirty = true;
@@ -123,7 +135,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   old_state->dropped = true;
   old_state->rightmost.invalidate();
   old_state->dirty = false;
-  TreeState& renamed = trees_[TreeHandles::id(new_tree)];
+  TreeState& renamed = tree_state(TreeHandles::id(new_tree));
   renamed = TreeState{};
   renamed.loaded = true;
   renamed.dirty = true;
