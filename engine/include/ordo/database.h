@@ -507,7 +507,8 @@ class Database {
   // an ordo database; VersionMismatch for another format version;
   // InvalidArgument for another page size than Options asks, or a bad
   // option (an Options enum out of range included); Full when the file does
-  // not fit in Options::map_reserve_bytes; Corruption for a damaged or
+  // not fit in Options::map_reserve_bytes, or a new file's meta pages do not
+  // fit on the filesystem; Corruption for a damaged or
   // truncated file (the message names what); IOError for OS failures.
   static Result<std::unique_ptr<Database>> open(const std::string& path,
                                                 const Options& options = {});
