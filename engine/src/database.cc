@@ -87,7 +87,9 @@ DatabaseInfo Database::info() const {
       continue;
     }
     engine::Meta slot;
-    out.valid = engine::decode_meta(p, &slot, &out.problem) == engine::MetaProblem::kNone;
+    out.valid = engine::decode_meta(p, &slot, &out.problem) == engine::MetaProblem::kNone &&
+                engine::check_meta_in_file(slot, i, file.file_bytes(), &out.problem) ==
+                    engine::MetaProblem::kNone;
     if (!out.valid) continue;
     out.txn_id = slot.txn_id;
     out.page_high_water = slot.page_high_water;

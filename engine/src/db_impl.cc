@@ -113,9 +113,11 @@ Status DatabaseImpl::load_existing() {
   }
   int pick = -1;
   for (int attempt = 0;; ++attempt) {
-    open_slots_ = MetaSlots::read(*file_);
+    ORDO_ASSIGN_OR_RETURN(open_slots_, read_slots());
     pick = open_slots_.newest_valid();
     if (pick < 0) break;
+    // A newer meta written whole but unusable is passed over, and said so.
+    recovery_note_ = open_slots_.fallback_note(pick);
     Result<int> trusted = trusted_slot(open_slots_, pick, &recovery_note_);
     if (trusted.status().is_busy() && attempt < kRaceRetries) continue;  // writer moved on
     ORDO_ASSIGN_OR_RETURN(pick, std::move(trusted));
@@ -141,15 +143,19 @@ Status DatabaseImpl::load_existing() {
                                     std::to_string(m.page_size) + " bytes, options ask for " +
                                     std::to_string(options_.page_size_bytes));
   }
-  if (m.page_high_water * m.page_size > len) {
-    return Status::corruption("file is truncated: the last commit (txn " +
-                              std::to_string(m.txn_id) + ") uses " +
-                              std::to_string(m.page_high_water * m.page_size) +
-                              " bytes, the file has " + std::to_string(len));
-  }
+  // read_slots() checked that the file holds every page up to the high-water.
   page_size_ = m.page_size;
   publish(m);
   return Status::ok();
+}
+
+Result<MetaSlots> DatabaseImpl::read_slots() {
+  MetaSlots slots = MetaSlots::read(*file_);
+  if (!slots.newest_beyond_file()) return slots;
+  // A writer in another process grows the file before it writes a meta: a
+  // meta past the length read before it is covered once the length is read again.
+  ORDO_RETURN_IF_ERROR(file_->refresh());
+  return MetaSlots::read(*file_);
 }
 
 bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
@@ -168,7 +174,7 @@ Result<Meta> DatabaseImpl::newest_meta_from_file() {
 
 Result<Meta> DatabaseImpl::newest_meta_once() {
   ORDO_RETURN_IF_ERROR(file_->refresh());
-  MetaSlots slots = MetaSlots::read(*file_);
+  ORDO_ASSIGN_OR_RETURN(MetaSlots slots, read_slots());
   for (int i = 0; i < 2; ++i) {
     if (slots.problem[i] == MetaProblem::kNone && slots.meta[i].page_size != page_size_) {
       slots.problem[i] = MetaProblem::kBadFields;
@@ -182,10 +188,6 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
   if (pick < 0) {
     return Status::corruption("both meta pages are invalid: meta 0: " + slots.text[0] +
                               "; meta 1: " + slots.text[1]);
-  }
-  if (slots.meta[pick].page_high_water * page_size_ > file_->file_bytes()) {
-    return Status::corruption("file is shorter than the last commit (txn " +
-                              std::to_string(slots.meta[pick].txn_id) + ") needs");
   }
   return slots.meta[pick];
 }

@@ -124,6 +124,10 @@ class DatabaseImpl {
   // process committed past that txn meanwhile: the caller re-reads.
   Result<int> trusted_slot(const engine::MetaSlots& slots, int pick, std::string* note)
       ORDO_EXCLUDES(verify_mu_);
+  // Both meta slots as MetaSlots::read() finds them, the file length read
+  // again first when the newest one needs pages past the known end. IOError
+  // when that re-read (fstat, mmap) fails.
+  Result<engine::MetaSlots> read_slots();
   // True when the file now holds a valid meta newer than `txn_id`.
   bool writer_moved_past(uint64_t txn_id);
   // Re-reads after a Busy from trusted_slot; a writer that outruns this many

@@ -76,11 +76,11 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
     return MetaProblem::kBadVersion;
   }
   m->page_size = load_u32(p + kMetaOffPageSize);
+  m->txn_id = load_u64(p + kMetaOffTxnId);
   if (!btree::valid_page_size(m->page_size)) {
     *text = "unsupported page size " + std::to_string(m->page_size);
     return MetaProblem::kBadPageSize;
   }
-  m->txn_id = load_u64(p + kMetaOffTxnId);
   m->page_high_water = load_u64(p + kMetaOffHighWater);
   m->file_bytes = load_u64(p + kMetaOffFileBytes);
   m->default_tree = decode_tree_root(p + kMetaOffDefaultTree);
@@ -91,16 +91,52 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
   m->tree_count = load_u64(p + kMetaOffTreeCount);
   m->free_pages = load_u64(p + kMetaOffFreePages);
   m->flags = load_u64(p + kMetaOffFlags);
-  if (m->page_high_water < kFirstDataPage ||
-      m->page_high_water > m->file_bytes / m->page_size ||
-      !tree_root_sane(m->default_tree, m->page_high_water) ||
-      !tree_root_sane(m->catalog, m->page_high_water) ||
-      !tree_root_sane(m->free_tree, m->page_high_water) ||
-      m->free_pages > m->page_high_water) {
-    *text = "meta fields out of range";
+  const char* bad = nullptr;
+  if (m->page_high_water < kFirstDataPage) {
+    bad = "page high-water below the first data page";
+  } else if (m->page_high_water > m->file_bytes / m->page_size) {
+    bad = "page high-water past the file length it records";
+  } else if (!tree_root_sane(m->default_tree, m->page_high_water)) {
+    bad = "default tree root out of range";
+  } else if (!tree_root_sane(m->catalog, m->page_high_water)) {
+    bad = "catalog root out of range";
+  } else if (!tree_root_sane(m->free_tree, m->page_high_water)) {
+    bad = "free tree root out of range";
+  } else if (m->free_pages > m->page_high_water) {
+    bad = "free page count above the page high-water";
+  }
+  if (bad != nullptr) {
+    *text = "meta fields out of range: txn " + std::to_string(m->txn_id) + ": " + bad +
+            " (page high-water " + std::to_string(m->page_high_water) + ")";
     return MetaProblem::kBadFields;
   }
   text->clear();
+  return MetaProblem::kNone;
+}
+
+bool is_inconsistent(MetaProblem problem) {
+  return problem == MetaProblem::kBadPageSize || problem == MetaProblem::kBadFields ||
+         problem == MetaProblem::kBeyondFile;
+}
+
+MetaProblem check_meta_in_file(const Meta& m, int slot, uint64_t file_bytes, std::string* text) {
+  if (m.txn_id % 2 != static_cast<uint64_t>(slot)) {
+    *text = "txn " + std::to_string(m.txn_id) + " found in meta slot " + std::to_string(slot) +
+            ", which holds only " + (slot == 0 ? "even" : "odd") + " txn ids";
+    return MetaProblem::kBadFields;
+  }
+  // Divides rather than multiplies: an absurd high-water must not overflow.
+  if (m.page_high_water > file_bytes / m.page_size) {
+    *text = "txn " + std::to_string(m.txn_id) + " has page high-water " +
+            std::to_string(m.page_high_water) + " but the file holds " +
+            std::to_string(file_bytes / m.page_size) + " pages (" + std::to_string(file_bytes) +
+            " bytes): " +
+            ((m.flags & kMetaFlagOneSync) != 0
+                 ? "the one-sync commit was not durable (its growth of the file was lost), or the "
+                   "file is truncated"
+                 : "the file is truncated or the meta is wrong");
+    return MetaProblem::kBeyondFile;
+  }
   return MetaProblem::kNone;
 }
 

@@ -94,11 +94,27 @@ enum class MetaProblem {
   kBadVersion,      // ordo, but a format version this build does not read
   kBadChecksum,     // torn or damaged
   kBadPageSize,     // page size field not a supported power of two
-  kBadFields,       // fields inconsistent with each other
+  kBadFields,       // fields inconsistent with each other or with the slot
+  kBeyondFile,      // needs pages past the end of the file
 };
 
+// True for the problems of a meta whose checksum matches but whose fields
+// cannot be right (kBadPageSize, kBadFields, kBeyondFile): written whole, yet
+// not a commit open can use.
+bool is_inconsistent(MetaProblem problem);
+
 // Decodes and verifies the meta in `bytes` (at least kMetaBytes).
-// `problem` tells why it is not valid; `text` says it in words.
+// `problem` tells why it is not valid; `text` says it in words. The txn id is
+// decoded for every problem after the checksum (kBadVersion excepted).
 MetaProblem decode_meta(const std::byte* bytes, Meta* meta, std::string* text);
+
+// Checks a meta that decode_meta() accepted against where it was found: meta
+// slot `slot` (0 or 1) only ever holds txn ids of its parity, and a file of
+// `file_bytes` must hold its pages up to the high-water mark (a one-sync
+// commit's file growth becomes durable with its one sync, so after a crash
+// its meta may outlive the growth). Returns kNone, kBadFields or kBeyondFile;
+// `text` says why.
+MetaProblem check_meta_in_file(const Meta& meta, int slot, uint64_t file_bytes,
+                               std::string* text);
 
 }  // namespace ordo::engine

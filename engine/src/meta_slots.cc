@@ -36,7 +36,29 @@ MetaSlots MetaSlots::read(const io::PageFile& file) {
     s.problem[1] = MetaProblem::kBadPageSize;
     s.text[1] = "page size differs from meta 0";
   }
+  for (int i = 0; i < 2; ++i) {
+    if (s.problem[i] != MetaProblem::kNone) continue;
+    s.problem[i] = check_meta_in_file(s.meta[i], i, file.file_bytes(), &s.text[i]);
+  }
   return s;
+}
+
+std::string MetaSlots::fallback_note(int pick) const {
+  const int other = 1 - pick;
+  if (!is_inconsistent(problem[other]) || meta[other].txn_id <= meta[pick].txn_id) return "";
+  return "meta " + std::to_string(other) + " (txn " + std::to_string(meta[other].txn_id) +
+         ") is unusable: " + text[other] + "; using meta " + std::to_string(pick) + " (txn " +
+         std::to_string(meta[pick].txn_id) + ")";
+}
+
+bool MetaSlots::newest_beyond_file() const {
+  for (int i = 0; i < 2; ++i) {
+    if (problem[i] != MetaProblem::kBeyondFile) continue;
+    const int other = 1 - i;
+    const bool other_whole = problem[other] == MetaProblem::kNone || is_inconsistent(problem[other]);
+    if (!other_whole || meta[other].txn_id < meta[i].txn_id) return true;
+  }
+  return false;
 }
 
 int MetaSlots::newest_valid() const {

@@ -15,11 +15,25 @@ struct MetaSlots {
   std::string text[2];  // the problem in words
 
   // Decodes both slots from `file`'s mapping as it is now. Slot 1 sits one
-  // page in: without a valid slot 0 every supported page size is tried.
+  // page in: without a valid slot 0 every supported page size is tried. A
+  // slot is valid only when its checksum matches and its fields are
+  // consistent with themselves, with its slot and with file.file_bytes()
+  // (see check_meta_in_file()).
   static MetaSlots read(const io::PageFile& file);
 
   // The valid slot with the higher txn id, or -1 when neither is valid.
   int newest_valid() const;
+
+  // Why open uses slot `pick` although the other slot holds a newer txn
+  // whose meta was written whole (matching checksum) but is inconsistent
+  // (is_inconsistent()): "meta 1 (txn 8) is unusable: <problem>; using meta 0
+  // (txn 7)". Empty when the other slot is valid, older, torn or not a meta.
+  std::string fallback_note(int pick) const;
+
+  // True when the slot with the higher txn id among those written whole
+  // needs pages past the end of the file (kBeyondFile): a truncated file, or
+  // a read-only handle that saw a writer's meta before its growth.
+  bool newest_beyond_file() const;
 };
 
 }  // namespace ordo::engine

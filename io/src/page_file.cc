@@ -136,21 +136,34 @@ Status PageFile::grow_to(uint64_t min_bytes) {
                         ": past FileOptions::map_reserve_bytes (" + std::to_string(reserve_bytes_) +
                         ")");
   }
-  const uint64_t target_bytes = std::min(round_up(min_bytes, growth_step_bytes()), reserve_bytes_);
   // The real length can exceed file_bytes() when write() went past the end.
   struct stat st;
   if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
   const uint64_t before_bytes = static_cast<uint64_t>(st.st_size);
-  const char* call = nullptr;
-  const int err = extend_file(fd_, current_bytes, target_bytes, before_bytes, &call);
-  if (err != 0) {
+  // Out of space for a whole step, try half the step, and so on down to the
+  // page-rounded minimum: a nearly full disk still takes what fits.
+  const uint64_t least_bytes = std::min(round_up(min_bytes, os_page_size_), reserve_bytes_);
+  uint64_t step = growth_step_bytes();
+  uint64_t target_bytes = 0;
+  for (;;) {
+    target_bytes = std::max(std::min(round_up(min_bytes, step), reserve_bytes_), least_bytes);
+    const char* call = nullptr;
+    const int err = extend_file(fd_, current_bytes, target_bytes, before_bytes, &call);
+    if (err == 0) break;
     // Give back whatever a failed fallocate may have added; the old length stays valid.
     if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) > before_bytes) {
-      (void)::ftruncate(fd_, static_cast<off_t>(before_bytes));
+      (void)truncate_file(fd_, before_bytes);
     }
-    return write_error(std::string(call) + " " + path_ + " from " + std::to_string(current_bytes) +
-                           " to " + std::to_string(target_bytes) + " bytes",
-                       err);
+    if (!is_no_space_errno(err) || target_bytes <= least_bytes) {
+      return write_error(std::string(call) + " " + path_ + " from " +
+                             std::to_string(current_bytes) + " to " +
+                             std::to_string(target_bytes) + " bytes" +
+                             (target_bytes == least_bytes && is_no_space_errno(err)
+                                  ? " (the least this write needs)"
+                                  : ""),
+                         err);
+    }
+    step = std::max(round_up(step / 2, os_page_size_), os_page_size_);
   }
   ORDO_RETURN_IF_ERROR(map_up_to(std::max(target_bytes, before_bytes)).with_context(path_));
   counters_.growths.fetch_add(1, std::memory_order_relaxed);

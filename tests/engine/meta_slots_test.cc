@@ -26,6 +26,35 @@ TEST(MetaSlotsTest, NewestValidIsTheValidSlotWithTheHigherTxn) {
   EXPECT_EQ(slots(MetaProblem::kNoMagic, 0, MetaProblem::kBadVersion, 3).newest_valid(), -1);
 }
 
+TEST(MetaSlotsTest, FallbackNoteNamesANewerSlotWrittenWholeButUnusable) {
+  MetaSlots s = slots(MetaProblem::kBeyondFile, 8, MetaProblem::kNone, 7);
+  s.text[0] = "txn 8 has page high-water 9000";
+  EXPECT_EQ(s.newest_valid(), 1);
+  EXPECT_EQ(s.fallback_note(1),
+            "meta 0 (txn 8) is unusable: txn 8 has page high-water 9000; using meta 1 (txn 7)");
+  EXPECT_TRUE(s.newest_beyond_file());
+  // Torn (bad checksum) or older: nothing to say.
+  EXPECT_EQ(slots(MetaProblem::kBadChecksum, 8, MetaProblem::kNone, 7).fallback_note(1), "");
+  EXPECT_EQ(slots(MetaProblem::kNone, 8, MetaProblem::kBadFields, 7).fallback_note(0), "");
+  EXPECT_FALSE(slots(MetaProblem::kNone, 8, MetaProblem::kBeyondFile, 7).newest_beyond_file());
+  EXPECT_FALSE(slots(MetaProblem::kNone, 8, MetaProblem::kNone, 7).newest_beyond_file());
+}
+
+TEST(MetaSlotsTest, CheckMetaInFileWantsTheSlotParityAndThePagesInTheFile) {
+  Meta m;
+  m.page_size = 4096;
+  m.txn_id = 5;
+  m.page_high_water = 10;
+  std::string text;
+  EXPECT_EQ(check_meta_in_file(m, 1, 10 * 4096, &text), MetaProblem::kNone);
+  EXPECT_EQ(check_meta_in_file(m, 0, 10 * 4096, &text), MetaProblem::kBadFields);
+  EXPECT_NE(text.find("even"), std::string::npos) << text;
+  EXPECT_EQ(check_meta_in_file(m, 1, 10 * 4096 - 1, &text), MetaProblem::kBeyondFile);
+  EXPECT_NE(text.find("truncated"), std::string::npos) << text;
+  m.page_high_water = ~uint64_t{0};  // no overflow
+  EXPECT_EQ(check_meta_in_file(m, 1, 10 * 4096, &text), MetaProblem::kBeyondFile);
+}
+
 TEST(OptionsCheckTest, DefaultsPassAndEachBadFieldIsNamed) {
   EXPECT_TRUE(check_options(Options{}).is_ok());
   Options o;

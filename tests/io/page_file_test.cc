@@ -371,7 +371,15 @@ TEST_P(PageFileTest, BadOptionsAreInvalidArgument) {
 }
 
 TEST_P(PageFileTest, FileSizeLimitIsFull) {
-  enum { kOk = 0, kSetup = 10, kGrowNotFull, kLengthChanged, kWriteNotFull, kUnusable };
+  enum {
+    kOk = 0,
+    kSetup = 10,
+    kShrunkStepFailed,
+    kGrowNotFull,
+    kLengthChanged,
+    kWriteNotFull,
+    kUnusable
+  };
   const FileOptions options = options_;
   const std::string path = path_;
   const int code = testing::run_in_child([&]() -> int {
@@ -381,15 +389,19 @@ TEST_P(PageFileTest, FileSizeLimitIsFull) {
     Result<std::unique_ptr<PageFile>> opened = PageFile::open(path, options);
     if (!opened.is_ok()) return kSetup;
     PageFile& file = *opened.value();
-    if (!file.grow_to(1).is_ok()) return kSetup;                     // 1 MiB: within the limit
-    if (!file.grow_to(1 * kMiB + 1).is_full()) return kGrowNotFull;  // 2 MiB: past it
-    if (file.file_bytes() != 1 * kMiB) return kLengthChanged;
+    if (!file.grow_to(1).is_ok()) return kSetup;  // 1 MiB: within the limit
+    // A whole step (to 2 MiB) is past the limit: half a step (to 1.5 MiB) fits.
+    if (!file.grow_to(1 * kMiB + 1).is_ok()) return kShrunkStepFailed;
+    if (file.file_bytes() != 3 * kMiB / 2) return kShrunkStepFailed;
+    // Not even one more page fits.
+    if (!file.grow_to(3 * kMiB / 2 + 1).is_full()) return kGrowNotFull;
+    if (file.file_bytes() != 3 * kMiB / 2) return kLengthChanged;
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || st.st_size != static_cast<off_t>(1 * kMiB)) {
+    if (::stat(path.c_str(), &st) != 0 || st.st_size != static_cast<off_t>(3 * kMiB / 2)) {
       return kLengthChanged;
     }
     const std::vector<std::byte> bytes(kMiB);
-    const std::vector<WriteSpan> spans = {{kMiB, bytes.data(), bytes.size()}};
+    const std::vector<WriteSpan> spans = {{3 * kMiB / 2, bytes.data(), bytes.size()}};
     if (!file.write(spans, true).is_full()) return kWriteNotFull;
     // Full leaves the file usable.
     const std::vector<WriteSpan> small = {{0, bytes.data(), 4096}};

@@ -31,8 +31,9 @@ int run_check(const std::string& path, bool json) {
     return kExitError;
   }
   const DatabaseInfo info = db->info();
-  // A one-sync commit rolled back at open (its pages did not verify) is a
-  // finding too: after a crash it is expected, otherwise it is damage.
+  // A commit rolled back at open (a one-sync commit whose pages did not
+  // verify, or a newest meta that is unusable) is a finding too: after a
+  // crash it is expected, otherwise it is damage.
   const bool clean = report->clean() && info.recovery.empty();
   if (json) {
     nlohmann::ordered_json j;

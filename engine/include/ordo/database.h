@@ -199,7 +199,10 @@ struct CheckReport {
 
 // One of the two meta pages as found on disk.
 struct MetaInfo {
-  bool valid = false;  // magic, version, page size and checksum all verify
+  // Magic, version, page size and checksum verify, and the fields are
+  // consistent with each other, with the slot (txn id parity) and with the
+  // file's length (see DatabaseInfo::recovery).
+  bool valid = false;
   std::string problem;  // why not valid; empty when valid
   uint64_t txn_id = 0;
   uint64_t page_high_water = 0;  // pages ever used (next never-used page number)
@@ -221,8 +224,15 @@ struct DatabaseInfo {
   Uuid id_high_water;             // last UUIDv7 issued by a committed txn
   Id64 id64_high_water;           // last 64-bit ID issued by a committed txn
   std::string io_backend;         // "io_uring", "posix", or "none" (read-only)
-  // Non-empty when open found the newest commit incomplete (a crash during a
-  // one-sync commit) and used the one before; says which and why.
+  // Non-empty when open did not use the meta with the newest txn and used
+  // the other one; says which and why. Two causes: the newest commit is
+  // incomplete (a crash during a one-sync commit: a page it wrote does not
+  // read back intact), or the newest meta page was written whole (its
+  // checksum matches) but its fields cannot be right, e.g. a page high-water
+  // past the end of the file or a tree root at or past the high-water
+  // ("meta 1 (txn 8) is unusable: ...; using meta 0 (txn 7)"). Both commit
+  // protocols, writable and read-only opens alike; a read-only open writes
+  // nothing, a writable one overwrites the unusable slot at its next commit.
   std::string recovery;
 };
 
@@ -507,7 +517,8 @@ class Database {
   // an ordo database; VersionMismatch for another format version;
   // InvalidArgument for another page size than Options asks, or a bad
   // option (an Options enum out of range included); Full when the file does
-  // not fit in Options::map_reserve_bytes; Corruption for a damaged or
+  // not fit in Options::map_reserve_bytes, or a new file's meta pages do not
+  // fit on the filesystem; Corruption for a damaged or
   // truncated file (the message names what); IOError for OS failures.
   static Result<std::unique_ptr<Database>> open(const std::string& path,
                                                 const Options& options = {});

@@ -59,7 +59,9 @@ struct Options {
 
   // The file grows by fallocate in extents of
   // clamp(file_bytes / 8, extent_bytes, max_extent_bytes) bytes, so that
-  // steady-state commits change no file metadata.
+  // steady-state commits change no file metadata. When the filesystem has
+  // less room than that, the step is halved down to what the commit needs;
+  // only when even that does not fit does the commit fail with Full.
   uint64_t extent_bytes = 64ull << 20;
   uint64_t max_extent_bytes = 1ull << 30;
 

@@ -84,10 +84,19 @@ class PageFile {
   // to the smallest multiple of the growth step that is >= min_bytes, where the step is
   // clamp(file_bytes() / 8, extent_bytes, max_extent_bytes) rounded up to the system
   // page size; capped at map_reserve_bytes. Falls back to ftruncate where fallocate is
-  // unsupported (EOPNOTSUPP). Then maps the new region into the reserved range.
+  // unsupported (EOPNOTSUPP). When the filesystem has no room for that (ENOSPC, EDQUOT,
+  // EFBIG), retries with half the step, then half again, down to min_bytes rounded up
+  // to the system page size: a nearly full filesystem still takes a small database, and
+  // the next growth tries a whole step again. Then maps the new region into the
+  // reserved range.
+  // Every failure leaves the file at its old length (a failed fallocate's partial
+  // allocation is truncated away) and file_bytes() unchanged; the file stays usable.
   // Returns:
   //   InvalidArgument  the file is read-only.
-  //   Full             ENOSPC/EDQUOT/EFBIG, or min_bytes > map_reserve_bytes.
+  //   Full             even min_bytes rounded up to the system page size does not fit
+  //                    (ENOSPC/EDQUOT/EFBIG); the message names the path, the byte
+  //                    range and the errno text. Also when min_bytes > map_reserve_bytes.
+  //                    Retrying after space was freed may succeed.
   //   IOError          fallocate, ftruncate or mmap failed otherwise (the file keeps
   //                    its old length).
   Status grow_to(uint64_t min_bytes);
