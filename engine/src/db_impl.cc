@@ -210,9 +210,7 @@ Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::st
       newest.page_high_water * newest.page_size > file_->file_bytes()
           ? Status::corruption("file ends before the pages of txn " +
                                std::to_string(newest.txn_id))
-          : engine::verify_last_commit(*file_, newest,
-                                       other_valid ? slots.meta[other].page_high_water
-                                                   : engine::kFirstDataPage);
+          : engine::verify_last_commit(*file_, newest, other_valid ? &slots.meta[other] : nullptr);
   if (intact.is_ok()) {
     verified_txn_ = newest.txn_id;
     return pick;

@@ -55,7 +55,9 @@ Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& alloc
   // The pages go to the allocator first, so that deleting the entries (a
   // copy-on-write of free-tree pages) can use them rather than new pages.
   const uint64_t reclaimed = pages.size();
-  allocator.add_reclaimed(std::move(pages));
+  if (!allocator.add_reclaimed(std::move(pages))) {
+    return Status::corruption("free tree lists a page twice", tree_.root);
+  }
   const bool was_in_edit = in_edit_;
   in_edit_ = true;
   Status s;
@@ -85,13 +87,13 @@ Status FreeList::record(btree::PageWriter& pages_io, PageAllocator& allocator) {
     // possible; a page taken from the end here would be freed later and
     // add to the free tree for good. Reclaim before, never during, the edits.
     while (!allocator.pool_locked() && may_reclaim() &&
-           allocator.pool().size() < kRecordReservePages) {
+           allocator.pool_size() < kRecordReservePages) {
       ORDO_RETURN_IF_ERROR(reclaim(pages_io, allocator).status());
     }
     // Pool pages no snapshot reaches: recorded as written by this txn, so
     // only the reuse rule's last-commit condition holds them.
     std::vector<std::pair<uint64_t, PageNo>> all(freed_);
-    for (PageNo pg : allocator.pool()) all.emplace_back(txn_id_, pg);
+    for (PageNo pg : allocator.pool_pages()) all.emplace_back(txn_id_, pg);
     std::sort(all.begin(), all.end());
     const uint64_t pool_before = allocator.pool_changes();
     const size_t freed_before = freed_.size();

@@ -1,28 +1,113 @@
 #include "page_allocator.h"
 
 #include <algorithm>
-#include <functional>
+#include <iterator>
+
+#include "ordo/assert.h"
 
 namespace ordo::engine {
 
-btree::PageNo PageAllocator::take_run(uint64_t pages) {
-  // A run needs adjacent pages: always past the high-water mark.
-  const btree::PageNo first = next_page_;
-  next_page_ += pages;
+using btree::PageNo;
+
+PageNo PageAllocator::take() {
+  if (pool_pages_ == 0 || pool_locked_) return next_page_++;
+  return take_from(by_size_.begin()->second, 1);
+}
+
+PageNo PageAllocator::take_run(uint64_t pages) {
+  ORDO_ASSERT(pages > 0);
+  PageNo first;
+  auto fit = by_size_.lower_bound({pages, 0});
+  if (!pool_locked_ && fit != by_size_.end()) {
+    first = take_from(fit->second, pages);
+  } else {
+    first = next_page_;
+    next_page_ += pages;
+  }
   own_runs_.emplace(first, pages);
   return first;
 }
 
-bool PageAllocator::give_back_run(btree::PageNo first, uint64_t pages) {
-  if (own_runs_.erase(first) == 0) return false;
-  for (uint64_t i = 0; i < pages; ++i) give_back(first + i);
+PageNo PageAllocator::take_from(PageNo first, uint64_t pages) {
+  auto it = extents_.find(first);
+  ORDO_ASSERT(it != extents_.end() && it->second >= pages);
+  const uint64_t size = it->second;
+  // The tail stays in the same nodes: no allocation per page taken.
+  auto by_size = by_size_.extract({size, first});
+  auto extent = extents_.extract(it);
+  if (size > pages) {
+    extent.key() = first + pages;
+    extent.mapped() = size - pages;
+    extents_.insert(std::move(extent));
+    by_size.value() = {size - pages, first + pages};
+    by_size_.insert(std::move(by_size));
+  }
+  pool_pages_ -= pages;
+  ++pool_changes_;
+  return first;
+}
+
+void PageAllocator::add_extent(PageNo first, uint64_t pages) {
+  PageNo end = first + pages;
+  auto next = extents_.lower_bound(first);
+  // A page given back twice would be handed out twice: never go on.
+  ORDO_ASSERT(next == extents_.end() || end <= next->first);
+  if (next != extents_.end() && next->first == end) {
+    end += next->second;
+    by_size_.erase({next->second, next->first});
+    next = extents_.erase(next);
+  }
+  if (next != extents_.begin()) {
+    auto prev = std::prev(next);
+    ORDO_ASSERT(prev->first + prev->second <= first);
+    if (prev->first + prev->second == first) {
+      first = prev->first;
+      by_size_.erase({prev->second, prev->first});
+      extents_.erase(prev);
+    }
+  }
+  extents_.emplace(first, end - first);
+  by_size_.emplace(end - first, first);
+  pool_pages_ += pages;
+  ++pool_changes_;
+}
+
+bool PageAllocator::give_back_run(PageNo first, uint64_t pages) {
+  auto it = own_runs_.find(first);
+  if (it == own_runs_.end()) return false;
+  ORDO_ASSERT(it->second == pages);
+  own_runs_.erase(it);
+  add_extent(first, pages);
   return true;
 }
 
-void PageAllocator::add_reclaimed(std::vector<btree::PageNo> pages) {
-  std::sort(pages.begin(), pages.end(), std::greater<>());
-  pool_.insert(pool_.begin(), pages.begin(), pages.end());
+bool PageAllocator::add_reclaimed(std::vector<PageNo> pages) {
+  std::sort(pages.begin(), pages.end());
+  // The pages come from the file: a damaged free tree may list one twice.
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (i > 0 && pages[i] == pages[i - 1]) return false;
+    auto next = extents_.upper_bound(pages[i]);
+    if (next != extents_.begin() && std::prev(next)->first + std::prev(next)->second > pages[i]) {
+      return false;
+    }
+  }
+  for (size_t begin = 0; begin < pages.size();) {
+    size_t end = begin + 1;
+    while (end < pages.size() && pages[end] == pages[end - 1] + 1) ++end;
+    add_extent(pages[begin], end - begin);
+    begin = end;
+  }
   ++pool_changes_;
+  return true;
+}
+
+std::vector<PageNo> PageAllocator::pool_pages() const {
+  std::vector<PageNo> out;
+  out.reserve(pool_pages_);
+  for (const auto& [first, pages] : extents_) {
+    for (uint64_t i = 0; i < pages; ++i) out.push_back(first + i);
+  }
+  return out;
 }
 
 }  // namespace ordo::engine

@@ -1,11 +1,21 @@
 // PageAllocator: hands out the page numbers of a write txn. Pages reusable now
-// (given back in this txn, or reclaimed from the free list) come first, lowest
-// reclaimed page first; then new pages at the file's end (the high-water
-// mark). Bookkeeping only: it owns no page memory and does no I/O.
+// (given back in this txn, or reclaimed from the free list) come first; then
+// new pages at the file's end (the high-water mark). Bookkeeping only: it owns
+// no page memory and does no I/O.
+//
+// Reusable pages are kept as extents (runs of adjacent page numbers, merged
+// whenever they touch), so an overflow run can reuse freed space. A run takes
+// the smallest extent that holds it (best fit); a single page comes from the
+// smallest extent, its lowest page first. Small extents are used up first and
+// big ones survive for big values, and pages taken one after another stay
+// adjacent, as their writes then coalesce.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ordo/btree/page_format.h"
@@ -17,49 +27,55 @@ class PageAllocator {
   // `high_water`: the snapshot's page high-water mark, the first new page.
   explicit PageAllocator(uint64_t high_water) : next_page_(high_water) {}
 
-  // A page number: the newest reusable page, or, when there is none or the
-  // pool is locked, a new one.
-  btree::PageNo take() {
-    if (!pool_.empty() && !pool_locked_) {
-      const btree::PageNo pg = pool_.back();
-      pool_.pop_back();
-      ++pool_changes_;
-      return pg;
-    }
-    return next_page_++;
-  }
-  // `pages` adjacent new pages at the end; the first one's number. Given back
-  // whole with give_back_run(), they are reusable at once.
+  // A page number: the lowest page of the smallest reusable extent, or, when
+  // there is none or the pool is locked, a new one.
+  btree::PageNo take();
+  // The first of `pages` adjacent pages: from the smallest reusable extent
+  // that holds them, else new ones at the end. Given back whole with
+  // give_back_run(), they are reusable at once.
   btree::PageNo take_run(uint64_t pages);
 
   // A page of this txn no snapshot can reach: reusable at once.
-  void give_back(btree::PageNo pg) {
-    pool_.push_back(pg);
-    ++pool_changes_;
-  }
+  void give_back(btree::PageNo pg) { add_extent(pg, 1); }
   // True when [first, first + pages) is a run from take_run(): its pages
   // become reusable. False (nothing changes) for any other run.
   bool give_back_run(btree::PageNo first, uint64_t pages);
-  // Pages reclaimed from the free list, reusable now: taken after those
-  // given back, lowest first, so reused pages stay adjacent.
-  void add_reclaimed(std::vector<btree::PageNo> pages);
+  // Pages reclaimed from the free list, reusable now. False (nothing
+  // changes) when a page is listed twice or is reusable already.
+  [[nodiscard]] bool add_reclaimed(std::vector<btree::PageNo> pages);
 
-  // From now on every take() is a new page: used to make the free list's
-  // commit-time update converge.
+  // From now on every take() and take_run() is new pages: used to make the
+  // free list's commit-time update converge.
   void lock_pool() { pool_locked_ = true; }
   bool pool_locked() const { return pool_locked_; }
   // True when take() would make a new page although reclaiming might help.
-  bool wants_reclaim() const { return pool_.empty() && !pool_locked_; }
-  // Reusable pages not taken (in taking order reversed: back() goes first).
-  const std::vector<btree::PageNo>& pool() const { return pool_; }
+  bool wants_reclaim() const { return pool_pages_ == 0 && !pool_locked_; }
+  // True when take_run(pages) would make new pages although reclaiming might help.
+  bool wants_reclaim_run(uint64_t pages) const { return !pool_locked_ && !fits_run(pages); }
+  // Reusable pages not taken.
+  uint64_t pool_size() const { return pool_pages_; }
+  // The reusable pages not taken, lowest first.
+  std::vector<btree::PageNo> pool_pages() const;
+  // The reusable extents: first page -> pages, disjoint and never adjacent.
+  const std::map<btree::PageNo, uint64_t>& extents() const { return extents_; }
   // Changes every time the pool does: equal values mean an unchanged pool.
   uint64_t pool_changes() const { return pool_changes_; }
   // The page high-water mark after this txn: the next new page.
   uint64_t next_page() const { return next_page_; }
 
  private:
-  std::vector<btree::PageNo> pool_;  // back() is taken first
+  bool fits_run(uint64_t pages) const {
+    return !by_size_.empty() && by_size_.rbegin()->first >= pages;
+  }
+  // Makes [first, first + pages) reusable, merged with the extents it touches.
+  void add_extent(btree::PageNo first, uint64_t pages);
+  // Takes the lowest `pages` pages of the extent starting at `first`.
+  btree::PageNo take_from(btree::PageNo first, uint64_t pages);
+
+  std::map<btree::PageNo, uint64_t> extents_;  // first page -> pages
+  std::set<std::pair<uint64_t, btree::PageNo>> by_size_;  // (pages, first page)
   std::unordered_map<btree::PageNo, uint64_t> own_runs_;  // first page -> pages
+  uint64_t pool_pages_ = 0;
   uint64_t next_page_;
   uint64_t pool_changes_ = 0;
   bool pool_locked_ = false;

@@ -1,11 +1,16 @@
 #include "recovery.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ordo/btree/node.h"
 #include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
+#include "ordo/btree/cursor.h"
 #include "ordo/btree/walk.h"
+#include "free_entry.h"
 #include "snapshot_pages.h"
 
 namespace ordo::engine {
@@ -14,13 +19,62 @@ namespace {
 using btree::NodeView;
 using btree::PageNo;
 
+// Which overflow runs the last txn may have written. Runs at or past the
+// previous meta's high-water mark are new. Below it, a run reused pages that
+// were free in the previous meta (its snapshot, whose free tree is where
+// reused pages come from); any other run the previous meta reaches, durable
+// before. Without a usable previous meta every run counts as new.
+class NewRuns {
+ public:
+  NewRuns(SnapshotPages& pages, const Meta& meta, const Meta* previous)
+      : pages_(pages), previous_(previous) {
+    if (previous_ != nullptr && previous_->txn_id + 1 != meta.txn_id) previous_ = nullptr;
+  }
+
+  bool written_by_last_txn(PageNo first) {
+    if (previous_ == nullptr || first >= previous_->page_high_water) return true;
+    if (!previously_free_) load_previously_free();
+    return !previously_free_->ok ||
+           std::binary_search(previously_free_->pages.begin(), previously_free_->pages.end(),
+                              first);
+  }
+
+ private:
+  struct FreePages {
+    bool ok = false;
+    std::vector<PageNo> pages;  // sorted
+  };
+  // Read once, only when a run below the mark needs it. A damaged free tree
+  // makes every run count as new: checking more is always safe.
+  void load_previously_free() {
+    previously_free_.emplace();
+    std::vector<PageNo>& out = previously_free_->pages;
+    if (previous_->free_tree.root != btree::kNullPage) {
+      btree::Cursor c(pages_, previous_->free_tree);
+      Status s = c.first();
+      while (s.is_ok() && c.valid()) {
+        auto entry = decode_free_entry(c.key(), c.value(), previous_->free_tree.root);
+        if (!entry.is_ok()) return;
+        for (uint64_t i = 0; i < entry->page_count(); ++i) out.push_back(entry->page(i));
+        s = c.next();
+      }
+      if (!s.is_ok()) return;
+    }
+    std::sort(out.begin(), out.end());
+    previously_free_->ok = true;
+  }
+
+  SnapshotPages& pages_;
+  const Meta* previous_;
+  std::optional<FreePages> previously_free_;
+};
+
 // Descends from one root into the pages stamped with the last txn's id; the
 // walk hashes every child of such a page against its entry.
 class LastCommitVerifier : public btree::PageVisitor {
  public:
-  LastCommitVerifier(SnapshotPages& pages, const Meta& meta, uint64_t previous_high_water,
-                     bool catalog)
-      : pages_(pages), meta_(meta), previous_high_water_(previous_high_water), catalog_(catalog) {}
+  LastCommitVerifier(SnapshotPages& pages, const Meta& meta, NewRuns& new_runs, bool catalog)
+      : pages_(pages), meta_(meta), new_runs_(new_runs), catalog_(catalog) {}
 
   Status verify(const btree::TreeRoot& root) {
     btree::WalkOptions options;
@@ -39,7 +93,7 @@ class LastCommitVerifier : public btree::PageVisitor {
         if (v.value(i).size() != kTreeRootBytes) {
           return Status::corruption("catalog entry has a bad size", ref.page);
         }
-        LastCommitVerifier named(pages_, meta_, previous_high_water_, false);
+        LastCommitVerifier named(pages_, meta_, new_runs_, false);
         ORDO_RETURN_IF_ERROR(named.verify(decode_tree_root(v.value(i).data())));
       }
     }
@@ -48,7 +102,9 @@ class LastCommitVerifier : public btree::PageVisitor {
 
   Status overflow(const btree::PageRef& leaf, const NodeView&, uint32_t,
                   const btree::OverflowRun& run) override {
-    if (run.ref.first < previous_high_water_) return Status::ok();  // an older run
+    // The run's own header cannot tell: a torn reused run may still show the
+    // older txn whose run lay there before.
+    if (!new_runs_.written_by_last_txn(run.ref.first)) return Status::ok();
     ORDO_ASSIGN_OR_RETURN(const std::byte* bytes, pages_.read_run(run.ref.first, run.pages));
     if (btree::overflow_run_checksum(bytes, run.pages, meta_.page_size) != run.ref.checksum) {
       return Status::corruption("overflow run written by txn " + std::to_string(meta_.txn_id) +
@@ -61,20 +117,19 @@ class LastCommitVerifier : public btree::PageVisitor {
  private:
   SnapshotPages& pages_;
   const Meta& meta_;
-  const uint64_t previous_high_water_;
+  NewRuns& new_runs_;
   const bool catalog_;
 };
 
 }  // namespace
 
-Status verify_last_commit(const io::PageFile& file, const Meta& meta,
-                          uint64_t previous_high_water) {
+Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta* previous) {
   SnapshotPages pages(file, meta.page_size, meta.page_high_water, /*verify=*/true);
+  NewRuns new_runs(pages, meta, previous);
   ORDO_RETURN_IF_ERROR(
-      LastCommitVerifier(pages, meta, previous_high_water, false).verify(meta.default_tree));
-  ORDO_RETURN_IF_ERROR(
-      LastCommitVerifier(pages, meta, previous_high_water, false).verify(meta.free_tree));
-  return LastCommitVerifier(pages, meta, previous_high_water, true).verify(meta.catalog);
+      LastCommitVerifier(pages, meta, new_runs, false).verify(meta.default_tree));
+  ORDO_RETURN_IF_ERROR(LastCommitVerifier(pages, meta, new_runs, false).verify(meta.free_tree));
+  return LastCommitVerifier(pages, meta, new_runs, true).verify(meta.catalog);
 }
 
 }  // namespace ordo::engine

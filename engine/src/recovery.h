@@ -14,11 +14,13 @@ namespace ordo::engine {
 // catalog, free tree, and named trees the catalog changes of that txn name),
 // descends only into pages stamped with the txn's id, and checks every child
 // of such a page against the checksum its entry records (which catches a torn
-// page whose header still shows an older txn). Overflow runs starting at or
-// past `previous_high_water` (written by this txn) are checked too.
-// Work is proportional to the pages the txn wrote times the fan-out, never to
-// the file. Returns Corruption naming the first page that fails.
-Status verify_last_commit(const io::PageFile& file, const Meta& meta,
-                          uint64_t previous_high_water);
+// page whose header still shows an older txn). Overflow runs these pages
+// refer to are checked when the txn may have written them: at or past the
+// high-water mark of `previous` (the meta before, nullptr when there is none
+// valid), or on pages free in it (a reused run).
+// Work is proportional to the pages the txn wrote times the fan-out, plus
+// one pass over the previous free tree when a run below that mark needs it;
+// never the file. Returns Corruption naming the first page that fails.
+Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta* previous);
 
 }  // namespace ordo::engine

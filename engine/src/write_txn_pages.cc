@@ -29,7 +29,8 @@ Result<const std::byte*> WriteTxnPages::read(PageNo pg) {
 }
 
 Result<const std::byte*> WriteTxnPages::read_run(PageNo first, uint64_t pages) {
-  // Runs of this txn lie past the snapshot's high-water mark and are on disk.
+  // Runs are never cached: those of this txn were written by write_run (at
+  // reused or new page numbers, all below next_page()), the others committed.
   return read_committed_run(file_, page_size_, allocator_.next_page(), first, pages);
 }
 
@@ -71,10 +72,29 @@ uint64_t WriteTxnPages::written_by(PageNo pg) const {
   return txn < txn_id_ ? txn : 0;
 }
 
+Result<PageNo> WriteTxnPages::allocate_run(uint64_t pages) {
+  // Reclaims until an extent holds the run. Bounded: pages reclaimed but not
+  // used go back into the free tree at commit, so a fragmented free tree must
+  // not be pulled into memory (and rewritten) for one value; a multiple of
+  // the run lets big values look as far as their own size justifies.
+  const uint64_t limit = free_list_.pages_reused() + 4 * pages + 4 * FreeList::kReclaimBatchPages;
+  while (allocator_.wants_reclaim_run(pages) && free_list_.may_reclaim() &&
+         free_list_.pages_reused() < limit) {
+    ORDO_ASSIGN_OR_RETURN(const bool reclaimed, free_list_.reclaim(*this, allocator_));
+    if (!reclaimed) break;
+  }
+  return allocator_.take_run(pages);
+}
+
 Result<PageNo> WriteTxnPages::write_run(std::span<const std::span<const std::byte>> parts,
                                         uint64_t pages) {
-  const PageNo first = allocator_.take_run(pages);
-  const uint64_t end = allocator_.next_page() * page_size_;
+  // A reused run is written now, before commit. That is safe only because
+  // reusable pages are reachable by no snapshot in use and not by the
+  // previous meta (ReuseRule), exactly as for a spilled page: a crash before
+  // the meta lands leaves every page a valid meta reaches untouched. A torn
+  // reused run is caught by the one-sync check at open (recovery.cc).
+  ORDO_ASSIGN_OR_RETURN(const PageNo first, allocate_run(pages));
+  const uint64_t end = (first + pages) * page_size_;
   ORDO_RETURN_IF_ERROR(file_.grow_to(end));
   std::vector<io::WriteSpan> spans;
   uint64_t offset = first * page_size_;

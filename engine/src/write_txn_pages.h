@@ -72,6 +72,9 @@ class WriteTxnPages : public btree::PageWriter {
   // The txn that wrote committed page `pg` (its header stamp); 0, the widest
   // range, when the stamp cannot be trusted.
   uint64_t written_by(btree::PageNo pg) const;
+  // The first page of a run of `pages` adjacent pages: reused where the pool,
+  // after reclaiming, holds such a run; else new pages at the end.
+  Result<btree::PageNo> allocate_run(uint64_t pages);
 
   io::PageFile& file_;
   const uint32_t page_size_;

@@ -88,7 +88,8 @@ class FreeListTest : public testing::PageFileTest {
       EXPECT_TRUE(got.is_ok()) << got.status().to_string();
       if (!got.is_ok()) break;
     }
-    return {allocator.pool().begin(), allocator.pool().end()};
+    const std::vector<btree::PageNo> pool = allocator.pool_pages();
+    return {pool.begin(), pool.end()};
   }
 
   PageBuffers buffers_{kPageSize};
@@ -135,7 +136,8 @@ TEST_F(FreeListTest, RecordListsFreedAndUnusedPagesUnderThisTxn) {
   const Entries got = read_entries(pages, list.tree());
   // Reclaimed pages the free tree's own edits did not take are listed as
   // written by this txn.
-  const std::set<btree::PageNo> unused(allocator.pool().begin(), allocator.pool().end());
+  const std::vector<btree::PageNo> pool = allocator.pool_pages();
+  const std::set<btree::PageNo> unused(pool.begin(), pool.end());
   std::set<btree::PageNo> listed;
   if (got.count({9, 9}) != 0) listed.insert(got.at({9, 9}).begin(), got.at({9, 9}).end());
   EXPECT_EQ(listed, unused);

@@ -62,8 +62,9 @@ class PageWriter : public PageReader {
   // Gives a page back: a dirty page is reusable at once; a committed one once
   // no snapshot can reach it.
   virtual void free_page(PageNo page_number) = 0;
-  // Stores an overflow run of `pages` adjacent new pages holding the bytes of
-  // `parts` in order, zero-padded. Returns the first page. Full/IOError.
+  // Stores an overflow run of `pages` adjacent pages no snapshot in use
+  // reaches (reused or new) holding the bytes of `parts` in order,
+  // zero-padded. Returns the first page. Full/IOError.
   virtual Result<PageNo> write_run(std::span<const std::span<const std::byte>> parts,
                                    uint64_t pages) = 0;
   // Gives back a run written by write_run (in this or an earlier txn).
