@@ -71,13 +71,14 @@ uint32_t split_point(const SplitInput& in) {
   // Branches need no prefix rule: a split of the last leaf adds its separator
   // past the last entry of each branch above it, an append split there.
   if (in.leaf && in.rightmost) {
-    // An append that starts a new group (it shares less prefix with the last
-    // key than that key with the one before) is an append split. One that
-    // continues the last group takes a small group along, across a break of
-    // two bytes or more: counters (sequential keys) break by one byte at a
-    // carry, and there the old page stays full.
-    const bool starts_group = append && (last < 2 || cut_at(in, last) < cut_at(in, last - 1));
-    if (!starts_group) {
+    // An append is an append split unless keys at the right edge arrive out
+    // of order and it continues the last group (it shares as much prefix with
+    // the last key as that key with the one before); then it takes a small
+    // group along, across a break of two bytes or more: counters (sequential
+    // keys) break by one byte at a carry, and there the old page stays full.
+    const bool keep_group =
+        append && in.out_of_order && last >= 2 && cut_at(in, last) >= cut_at(in, last - 1);
+    if (!append || keep_group) {
       const uint32_t k = append ? prefix_point(in, total, in.usable / 8, 2)
                                 : prefix_point(in, total, in.usable, 1);
       if (k != 0) return k;

@@ -10,10 +10,14 @@
 //    is never written again and stays full. The group is found from the keys
 //    alone: the largest boundary at or before the new key across which
 //    neighbours share less prefix than the cells right of it all share.
-//    An append that continues the last group takes it along only when it is
-//    under an eighth of a page and set off by a break of two bytes or more.
+//    An append that continues the last group takes it along only when keys
+//    at the right edge recently arrived out of order (sorted loads of such
+//    keys keep full pages), the group is under an eighth of a page, and it is
+//    set off by a break of two bytes or more.
 //  - Middle split: otherwise, or when the prefix split would leave the left
-//    page under half full: halves of equal bytes.
+//    page under half full: halves of equal bytes. Away from the right edge a
+//    key after the last of its prefix group says nothing: random keys land
+//    there about half the time, and uneven splits would lower their fill.
 //
 // A leaf split's separator (split_insert) is the right page's first key cut
 // one byte past where it leaves the left page's last key, so that later keys of
@@ -38,7 +42,10 @@ struct SplitInput {
   uint32_t pos = 0;                  // index of the new cell
   bool leaf = true;
   bool rightmost = false;  // the page is the last at its level
-  uint32_t usable = 0;     // bytes of a page for slots and cells
+  // Keys at the right edge recently went below the last key of the last leaf
+  // (put()'s RightmostPath saw one): an append may then take its group along.
+  bool out_of_order = false;
+  uint32_t usable = 0;  // bytes of a page for slots and cells
 };
 
 // The number of cells the left page keeps, in 1..cells.size()-1; both halves fit

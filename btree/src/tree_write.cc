@@ -46,6 +46,16 @@ class RightmostPathAccess {
     c.valid_ = true;
   }
   static PageNo leaf(const RightmostPath& c) { return c.leaf_; }
+  // A new key went into the last leaf, below its last key or past it.
+  static void note_insert(RightmostPath& c, bool below_last) {
+    if (below_last) {
+      c.puts_since_unordered_ = 0;
+    } else if (c.puts_since_unordered_ != UINT32_MAX) {
+      c.puts_since_unordered_++;
+    }
+  }
+  // Whether one of the last 64 new keys of the last leaf went below its last key.
+  static bool out_of_order(const RightmostPath& c) { return c.puts_since_unordered_ < 64; }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
       path[level] = {c.branches_[level], c.indexes_[level]};
@@ -142,9 +152,17 @@ struct SplitResult {
   std::string separator;
 };
 
-// `rightmost`: the page is the last at its level (split_point.h).
+// What a split knows of the tree's right edge (split_point.h).
+enum class RightEdge {
+  kAscending,   // append(): every later key sorts after this one
+  kInOrder,     // put(): no recent key went below the last key of the last leaf
+  kOutOfOrder,  // put(): one did
+};
+
+// `rightmost`: the page is the last at its level.
 Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
-                                 std::span<const std::byte> cell, bool rightmost) {
+                                 std::span<const std::byte> cell, bool rightmost,
+                                 bool out_of_order) {
   const uint32_t ps = pw.page_size();
   std::vector<std::byte>& copy = scratch_page(0);
   copy.assign(pw.writable(pg), pw.writable(pg) + ps);
@@ -171,7 +189,8 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
     split_cells.push_back({ByteView(c.data() + key_at, load_u16(c.data() + len_at)),
                            static_cast<uint32_t>(c.size()) + kSlotSize});
   }
-  const uint32_t k = internal::split_point({split_cells, pos, leaf, rightmost, ps - kHeaderSize});
+  const uint32_t k =
+      internal::split_point({split_cells, pos, leaf, rightmost, out_of_order, ps - kHeaderSize});
   ORDO_DCHECK(k >= 1 && k <= n);
 
   ORDO_ASSIGN_OR_RETURN(PageNo right_pg, pw.allocate());
@@ -296,11 +315,11 @@ bool on_right_edge(PageWriter& pw, const PathEntry* path, uint32_t level) {
 
 // Inserts `cell` at `pos` of the page at `level`, splitting upwards as needed.
 // `limit_bytes`: a page may fill up to this many bytes (the page size, or less
-// for appends at a chosen fill factor). `ascending`: every later key sorts
-// after this one (append()), so a split never moves old cells right.
+// for appends at a chosen fill factor). With RightEdge::kAscending a split
+// never moves old cells right.
 Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, uint32_t level,
                          PageNo pg, uint32_t pos, std::span<const std::byte> cell,
-                         uint32_t limit_bytes, bool ascending) {
+                         uint32_t limit_bytes, RightEdge edge) {
   std::vector<std::byte> cell_buf(cell.begin(), cell.end());
   std::vector<std::byte> up_buf;
   for (;;) {
@@ -311,9 +330,10 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
       ed.insert_cell(pos, cell_buf);
       return Status::ok();
     }
-    ORDO_ASSIGN_OR_RETURN(
-        SplitResult split,
-        split_insert(pw, pg, pos, cell_buf, !ascending && on_right_edge(pw, path, level)));
+    ORDO_ASSIGN_OR_RETURN(SplitResult split, split_insert(pw, pg, pos, cell_buf,
+                                                          edge != RightEdge::kAscending &&
+                                                              on_right_edge(pw, path, level),
+                                                          edge == RightEdge::kOutOfOrder));
     if (level == 0) {
       if (tree.depth >= kMaxDepth) return Status::full("tree reached its maximum depth");
       ORDO_ASSIGN_OR_RETURN(PageNo root, pw.allocate());
@@ -353,6 +373,11 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   bool found = false;
   uint32_t pos = leaf_position(leaf.view(), key, &found);
   if (leaf.view().damaged()) return internal::damaged(leaf_pg);
+  const bool last_leaf = rightmost != nullptr && rightmost->valid() &&
+                         RightmostPathAccess::leaf(*rightmost) == leaf_pg;
+  if (last_leaf && !found) {
+    RightmostPathAccess::note_insert(*rightmost, pos < leaf.view().count());
+  }
   if (found) {
     ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, leaf_pg));
     leaf.remove(pos);
@@ -366,9 +391,12 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   }
   // A split changes the path's pages and separators: the next put descends again.
   if (cached) RightmostPathAccess::copy_path(*rightmost, path);
+  const RightEdge edge = last_leaf && RightmostPathAccess::out_of_order(*rightmost)
+                             ? RightEdge::kOutOfOrder
+                             : RightEdge::kInOrder;
   if (rightmost != nullptr) rightmost->invalidate();
   return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size(),
-                           false);
+                           edge);
 }
 
 Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, double fill) {
@@ -398,7 +426,8 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
   tree.entries++;
   const uint32_t limit = static_cast<uint32_t>(pw.page_size() * std::clamp(fill, 0.5, 1.0));
-  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit, true);
+  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit,
+                           RightEdge::kAscending);
 }
 
 namespace {
