@@ -1,7 +1,7 @@
 // ordo-bench: the benchmark driver of docs/BENCHMARKS.md.
 //
 //   ordo-bench nodes [--engine E] [--nodes N] [--fanout F] [--commit-every C | --one-txn]
-//                    [--txn-budget-mib M] [--ids seq|random] [--seed S] [--window W]
+//                    [--txn-budget-mib M] [--ids seq|random|edges] [--seed S] [--window W]
 //                    [--path DIR] [--keep] [--json]
 //   ordo-bench commit [--engine E] [--preload N1,N2,...] [--commits K] [--probe-every P]
 //                     [--no-sync] [--threads T1,T2,...] [--thread-commits C]
@@ -22,9 +22,10 @@
 //                   [--keep] [--json]
 //   ordo-bench compare --workload W[,W...] [--engines ordo,lmdb,...] [--rounds R]
 //                    [--out DIR] [--interval minmax|bootstrap] [--seed S] [-- child args...]
-//                    W: nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit,
-//                    reads, trees, linkbench, redb. Each run is a fresh `ordo-bench W --engine E
-//                    --json --path <fresh dir> [child args]`, in ABBA rounds per peer plus an
+//                    W: nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random,
+//                    nodes-edges, commit, reads, trees, linkbench, redb. Each run is a
+//                    fresh `ordo-bench W --engine E --json --path <fresh dir> [child args]`,
+//                    in ABBA rounds per peer plus an
 //                    A/A control of ordo against itself; round 0 dropped. Writes
 //                    DIR/compare.csv, DIR/compare.json, DIR/runs/ (each child's JSON) and
 //                    PNG plots through gnuplot (compare_command.h).
@@ -177,9 +178,13 @@ void add_nodes_options(CLI::App& nodes, NodesArgs& args) {
   nodes.add_option("--window", config.window_nodes, "Nodes per point of the speed curve")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  nodes.add_option("--ids", args.ids, "ID kind: seq or random (default: both, seq first)")
-      ->check(CLI::IsMember({"seq", "random"}));
-  nodes.add_option("--seed", config.seed, "Seed of the random IDs")->capture_default_str();
+  nodes
+      .add_option("--ids", args.ids,
+                  "ID kind: seq, random, or edges (seq IDs plus 1-8 edges per node to random "
+                  "earlier nodes in tree \"edges\"; default: seq then random)")
+      ->check(CLI::IsMember({"seq", "random", "edges"}));
+  nodes.add_option("--seed", config.seed, "Seed of the random IDs and of the edges")
+      ->capture_default_str();
   add_engine_option(nodes, config.engine);
   add_output_options(nodes, args.command.dir, args.command.keep, args.command.json);
 }
@@ -239,8 +244,8 @@ void add_compare_options(CLI::App& compare, CompareArgs& args) {
   ordo::bench::CompareCommand& c = args.command;
   compare
       .add_option("--workload", c.workloads,
-                  "nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, commit, reads, "
-                  "trees, linkbench, redb; comma-separated for several")
+                  "nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random, nodes-edges, "
+                  "commit, reads, trees, linkbench, redb; comma-separated for several")
       ->delimiter(',')
       ->required();
   compare
@@ -517,6 +522,7 @@ int run(int argc, char** argv) {
   if (!engine_usable(command.config.engine)) return kExitUsage;
   if (nodes_args.ids == "seq") command.kinds = {ordo::bench::IdKind::kSeq};
   if (nodes_args.ids == "random") command.kinds = {ordo::bench::IdKind::kRandom};
+  if (nodes_args.ids == "edges") command.kinds = {ordo::bench::IdKind::kEdges};
   if (nodes_args.budget_mib != 0) command.config.txn_budget_bytes = nodes_args.budget_mib << 20;
   return ordo::bench::run_nodes_command(command);
 }

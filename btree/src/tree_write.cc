@@ -10,6 +10,7 @@
 #include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
 #include "ordo/btree/walk.h"
+#include "split_point.h"
 #include "tree_internal.h"
 
 namespace ordo::btree {
@@ -45,6 +46,16 @@ class RightmostPathAccess {
     c.valid_ = true;
   }
   static PageNo leaf(const RightmostPath& c) { return c.leaf_; }
+  // A new key went into the last leaf, below its last key or past it.
+  static void note_insert(RightmostPath& c, bool below_last) {
+    if (below_last) {
+      c.puts_since_unordered_ = 0;
+    } else if (c.puts_since_unordered_ != UINT32_MAX) {
+      c.puts_since_unordered_++;
+    }
+  }
+  // Whether one of the last 64 new keys of the last leaf went below its last key.
+  static bool out_of_order(const RightmostPath& c) { return c.puts_since_unordered_ < 64; }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
       path[level] = {c.branches_[level], c.indexes_[level]};
@@ -141,8 +152,17 @@ struct SplitResult {
   std::string separator;
 };
 
+// What a split knows of the tree's right edge (split_point.h).
+enum class RightEdge {
+  kAscending,   // append(): every later key sorts after this one
+  kInOrder,     // put(): no recent key went below the last key of the last leaf
+  kOutOfOrder,  // put(): one did
+};
+
+// `rightmost`: the page is the last at its level.
 Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
-                                 std::span<const std::byte> cell) {
+                                 std::span<const std::byte> cell, bool rightmost,
+                                 bool out_of_order) {
   const uint32_t ps = pw.page_size();
   std::vector<std::byte>& copy = scratch_page(0);
   copy.assign(pw.writable(pg), pw.writable(pg) + ps);
@@ -161,25 +181,17 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   if (pos == n) cells.push_back(cell);
   if (old.damaged()) return internal::damaged(pg);
 
-  // Appending past the last entry: keep the old page full, start a new one.
-  uint32_t k = n;
-  if (pos != n) {
-    const uint64_t usable = ps - kHeaderSize;
-    uint64_t total = 0;
-    for (auto& c : cells) total += c.size() + kSlotSize;
-    uint64_t left = 0, best_gap = UINT64_MAX;
-    for (uint32_t i = 1; i <= n; ++i) {
-      left += cells[i - 1].size() + kSlotSize;
-      uint64_t right = total - left;
-      if (left > usable) break;
-      if (right > usable) continue;
-      uint64_t gap = left > right ? left - right : right - left;
-      if (gap < best_gap) {
-        best_gap = gap;
-        k = i;
-      }
-    }
+  std::vector<internal::SplitCell> split_cells;
+  split_cells.reserve(cells.size());
+  const uint32_t key_at = leaf ? kLeafCellHeader : kBranchCellHeader;
+  const uint32_t len_at = leaf ? 0 : 16;
+  for (const auto& c : cells) {
+    split_cells.push_back({ByteView(c.data() + key_at, load_u16(c.data() + len_at)),
+                           static_cast<uint32_t>(c.size()) + kSlotSize});
   }
+  const uint32_t k =
+      internal::split_point({split_cells, pos, leaf, rightmost, out_of_order, ps - kHeaderSize});
+  ORDO_DCHECK(k >= 1 && k <= n);
 
   ORDO_ASSIGN_OR_RETURN(PageNo right_pg, pw.allocate());
   const PageType type = leaf ? PageType::kLeaf : PageType::kBranch;
@@ -192,8 +204,13 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   SplitResult out{right_pg, {}};
   uint32_t first = k;
   if (leaf) {
-    uint16_t klen = load_u16(cells[k].data());
-    out.separator.assign(reinterpret_cast<const char*>(cells[k].data() + kLeafCellHeader), klen);
+    // The shortest separator: the right page's first key cut one byte past
+    // where it leaves the left page's last key. Later keys of the right page's
+    // prefix group sort at or above it, and so land in the right page.
+    const ByteView first_right = split_cells[k].key;
+    const uint32_t len = internal::common_prefix(split_cells[k - 1].key, first_right) + 1;
+    ORDO_DCHECK(len <= first_right.size());
+    out.separator.assign(first_right.char_data(), len);
   } else {
     // The separator moves up; the right page's entry 0 keeps only the child.
     const std::byte* c = cells[k].data();
@@ -285,12 +302,24 @@ Status start_tree(PageWriter& pw, TreeRoot& tree, std::span<const std::byte> cel
   return Status::ok();
 }
 
+// Whether the page at `level` under `path` is the last at its level: the
+// descent took the last child of every branch above it.
+bool on_right_edge(PageWriter& pw, const PathEntry* path, uint32_t level) {
+  for (uint32_t l = 0; l < level; ++l) {
+    if (path[l].index + 1 != NodeView(pw.writable(path[l].page), pw.page_size()).count()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Inserts `cell` at `pos` of the page at `level`, splitting upwards as needed.
 // `limit_bytes`: a page may fill up to this many bytes (the page size, or less
-// for appends at a chosen fill factor).
+// for appends at a chosen fill factor). With RightEdge::kAscending a split
+// never moves old cells right.
 Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, uint32_t level,
                          PageNo pg, uint32_t pos, std::span<const std::byte> cell,
-                         uint32_t limit_bytes) {
+                         uint32_t limit_bytes, RightEdge edge) {
   std::vector<std::byte> cell_buf(cell.begin(), cell.end());
   std::vector<std::byte> up_buf;
   for (;;) {
@@ -301,7 +330,10 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
       ed.insert_cell(pos, cell_buf);
       return Status::ok();
     }
-    ORDO_ASSIGN_OR_RETURN(SplitResult split, split_insert(pw, pg, pos, cell_buf));
+    ORDO_ASSIGN_OR_RETURN(SplitResult split, split_insert(pw, pg, pos, cell_buf,
+                                                          edge != RightEdge::kAscending &&
+                                                              on_right_edge(pw, path, level),
+                                                          edge == RightEdge::kOutOfOrder));
     if (level == 0) {
       if (tree.depth >= kMaxDepth) return Status::full("tree reached its maximum depth");
       ORDO_ASSIGN_OR_RETURN(PageNo root, pw.allocate());
@@ -341,6 +373,11 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   bool found = false;
   uint32_t pos = leaf_position(leaf.view(), key, &found);
   if (leaf.view().damaged()) return internal::damaged(leaf_pg);
+  const bool last_leaf = rightmost != nullptr && rightmost->valid() &&
+                         RightmostPathAccess::leaf(*rightmost) == leaf_pg;
+  if (last_leaf && !found) {
+    RightmostPathAccess::note_insert(*rightmost, pos < leaf.view().count());
+  }
   if (found) {
     ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, leaf_pg));
     leaf.remove(pos);
@@ -354,8 +391,12 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   }
   // A split changes the path's pages and separators: the next put descends again.
   if (cached) RightmostPathAccess::copy_path(*rightmost, path);
+  const RightEdge edge = last_leaf && RightmostPathAccess::out_of_order(*rightmost)
+                             ? RightEdge::kOutOfOrder
+                             : RightEdge::kInOrder;
   if (rightmost != nullptr) rightmost->invalidate();
-  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size());
+  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size(),
+                           edge);
 }
 
 Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, double fill) {
@@ -385,7 +426,8 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
   tree.entries++;
   const uint32_t limit = static_cast<uint32_t>(pw.page_size() * std::clamp(fill, 0.5, 1.0));
-  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit);
+  return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit,
+                           RightEdge::kAscending);
 }
 
 namespace {

@@ -81,6 +81,8 @@ TEST(CompareStatsTest, FigureDirections) {
   EXPECT_EQ(figure_direction("nosync_commits_per_s_8t"), Better::kHigher);
   EXPECT_EQ(figure_direction("floor_unwritten_p99_us"), Better::kLower);
   EXPECT_EQ(figure_direction("file_bytes"), Better::kLower);
+  EXPECT_EQ(figure_direction("edges_leaf_fill"), Better::kHigher);
+  EXPECT_EQ(figure_direction("edges_leaf_pages_seq"), Better::kLower);
   EXPECT_EQ(figure_direction("bytes_per_node"), Better::kLower);
   EXPECT_EQ(figure_direction("files_created"), Better::kLower);
   EXPECT_EQ(figure_direction("leaf_fill"), Better::kUnknown);
@@ -209,6 +211,13 @@ TEST(CompareWorkloadsTest, ExpandsNodesAndBuildsTheChildCommand) {
   EXPECT_EQ((*specs)[1].name, "nodes-random");
   EXPECT_EQ((*specs)[2].subcommand, "commit");
   EXPECT_FALSE(expand_workloads({"bogus"}).is_ok());
+  // nodes-edges only by its own name.
+  const Result<std::vector<WorkloadSpec>> edges = expand_workloads({"nodes-edges", "nodes"});
+  ASSERT_TRUE(edges.is_ok());
+  ASSERT_EQ(edges->size(), 3u);
+  EXPECT_EQ((*edges)[0].name, "nodes-edges");
+  EXPECT_EQ((*edges)[0].subcommand, "nodes");
+  EXPECT_EQ((*edges)[0].args, (std::vector<std::string>{"--ids", "edges"}));
   const Result<std::vector<WorkloadSpec>> redb = expand_workloads({"redb"});
   ASSERT_TRUE(redb.is_ok());
   EXPECT_EQ((*redb)[0].subcommand, "redb");

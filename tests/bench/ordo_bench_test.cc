@@ -178,6 +178,35 @@ TEST_P(OrdoBenchEngineTest, NodesWithBothIdKindsSuffixesTheFigures) {
   EXPECT_EQ(j["curves"].size(), 2u);
 }
 
+// Edge IDs: tree "edges" holds every edge, and the engines with pages report
+// its leaf fill (ordo's prefix split keeps it high).
+TEST_P(OrdoBenchEngineTest, NodesWithEdgeIdsReportsTheEdgeTree) {
+  const json j = parse_report(bench({"--engine", GetParam(), "--nodes", "3000", "--commit-every",
+                                     "500", "--ids", "edges", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["runs"].size(), 1u);
+  const json& run = j["runs"][0];
+  EXPECT_EQ(run["ids"], "edges");
+  EXPECT_EQ(run["nodes_entries"], 3000u);
+  EXPECT_GT(run["edges"].get<uint64_t>(), 3000u);
+  EXPECT_LT(run["edges"].get<uint64_t>(), 8u * 3000);
+  EXPECT_EQ(run["edges_entries"], run["edges"]);  // read back by a full scan
+  const std::string engine = GetParam();
+  const bool is_ordo = ordo::bench::is_ordo_engine(engine);
+  if (is_ordo || engine.starts_with("lmdb")) {
+    expect_figures(j, "nodes", engine, {"edges_leaf_fill", "edges_leaf_pages"});
+    const double fill = j["figures"]["edges_leaf_fill"].get<double>();
+    EXPECT_GT(fill, 0.4) << engine;
+    EXPECT_LE(fill, 1.0) << engine;
+    if (is_ordo) {
+      // ~170 leaves over 6 commits; a middle split gives ~0.55.
+      EXPECT_GE(fill, 0.85);
+    }
+  } else {
+    EXPECT_FALSE(j["figures"].contains("edges_leaf_fill")) << engine;
+  }
+}
+
 TEST_P(OrdoBenchEngineTest, CommitReportsLatencyPerPreloadAndTheFloor) {
   const json j = parse_report(bench_command(
       "commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20", "--threads",

@@ -13,8 +13,9 @@
 namespace ordo::bench {
 
 // Which way a figure is better, from its name (a unit may be followed by a
-// suffix, as in p50_us_10000): *_per_s higher; *_us, *_ms,
-// *_bytes, bytes_per_node and files_created lower; anything else unknown.
+// suffix, as in p50_us_10000): *_per_s and *_leaf_fill higher; *_us, *_ms,
+// *_bytes, *_leaf_pages, bytes_per_node and files_created lower; anything
+// else unknown.
 enum class Better { kHigher, kLower, kUnknown };
 Better figure_direction(std::string_view figure);
 // "higher", "lower" or "unknown".

@@ -23,7 +23,10 @@ Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string
     if (name == "nodes" || name == "nodes-random") {
       add_once(specs, {"nodes-random", "nodes", {"--ids", "random"}});
     }
-    if (name == "nodes" || name == "nodes-seq" || name == "nodes-random") continue;
+    if (name == "nodes-edges") add_once(specs, {"nodes-edges", "nodes", {"--ids", "edges"}});
+    if (name == "nodes" || name == "nodes-seq" || name == "nodes-random" || name == "nodes-edges") {
+      continue;
+    }
     if (name == "commit" || name == "reads" || name == "trees" || name == "linkbench" ||
         name == "redb") {
       add_once(specs, {name, name, {}});
@@ -31,7 +34,8 @@ Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string
     }
     return Status::invalid_argument(
         "unknown workload '" + name +
-        "': nodes, nodes-seq, nodes-random, commit, reads, trees, linkbench or redb");
+        "': nodes, nodes-seq, nodes-random, nodes-edges, commit, reads, trees, linkbench or "
+        "redb");
   }
   if (specs.empty()) return Status::invalid_argument("no workload given");
   return specs;

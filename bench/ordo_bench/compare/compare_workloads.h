@@ -18,7 +18,8 @@ struct WorkloadSpec {
 };
 
 // Expands the --workload names: "nodes" is nodes-seq then nodes-random
-// (child `nodes --ids seq|random`); nodes-seq, nodes-random, commit, reads,
+// (child `nodes --ids seq|random`); nodes-edges is `nodes --ids edges`, in no
+// group; nodes-seq, nodes-random, commit, reads,
 // trees, linkbench and redb map to the subcommand of that name. Duplicates are
 // kept once. InvalidArgument for any other name or an empty list.
 Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string>& names);

@@ -67,6 +67,15 @@ class KvWrite {
   virtual std::optional<Uuid> engine_id() { return std::nullopt; }
 };
 
+// The leaves of one table as its engine lays them out.
+struct TableShape {
+  uint64_t entries = 0;
+  uint64_t leaf_pages = 0;
+  uint64_t branch_pages = 0;
+  uint32_t page_size_bytes = 0;
+  double leaf_fill = 0;  // leaf bytes in use / leaf pages x page size, 0..1
+};
+
 // Called for each entry of a scan; the views are valid during the call only.
 using ScanVisitor = std::function<void(ByteView key, ByteView value)>;
 
@@ -118,6 +127,14 @@ class KvEngine {
   // place and return the store's own path, leaving `copy_path` unused.
   // REQUIRES: no KvWrite or KvRead open.
   virtual Result<std::string> compact(const std::string& copy_path) = 0;
+
+  // The shape of `table` in the last commit: ordo from a walk of its tree,
+  // LMDB from mdb_stat and its node layout; nullopt for engines without
+  // pages (RocksDB, LevelDB) or without a page count per table (SQLite).
+  // REQUIRES: no KvWrite open.
+  virtual Result<std::optional<TableShape>> table_shape(TableId table) {
+    return std::optional<TableShape>();
+  }
 
   // Counters the adapter keeps (lmdb-append: puts that could not append),
   // name -> number, reported beside the workload's figures.

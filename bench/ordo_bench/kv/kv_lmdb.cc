@@ -195,6 +195,34 @@ class LmdbKv final : public KvEngine {
     return copy_path;
   }
 
+  // mdb_stat gives pages and entries; the bytes in use follow LMDB's layout
+  // (mdb.c): a 16-byte page header, a 2-byte pointer per node, a node of an
+  // 8-byte header, key and value rounded up to even. Values too large for a
+  // leaf (overflow pages) are not expected here and would count inline.
+  Result<std::optional<TableShape>> table_shape(TableId table) override {
+    ORDO_ASSIGN_OR_RETURN(MDB_txn * raw, begin_txn(env_, MDB_RDONLY));
+    TxnHandle txn(raw);
+    MDB_stat st;
+    ORDO_RETURN_IF_ERROR(lmdb_status(mdb_stat(txn.get(), dbis_[table], &st), "mdb_stat"));
+    MDB_cursor* cursor = nullptr;
+    ORDO_RETURN_IF_ERROR(
+        lmdb_status(mdb_cursor_open(txn.get(), dbis_[table], &cursor), "mdb_cursor_open"));
+    uint64_t used = 16 * st.ms_leaf_pages;
+    MDB_val k, v;
+    int rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+    for (; rc == MDB_SUCCESS; rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
+      used += 2 + ((8 + k.mv_size + v.mv_size + 1) & ~size_t{1});
+    }
+    mdb_cursor_close(cursor);
+    if (rc != MDB_NOTFOUND) return lmdb_status(rc, "mdb_cursor_get");
+    TableShape shape{st.ms_entries, st.ms_leaf_pages, st.ms_branch_pages, st.ms_psize, 0};
+    if (st.ms_leaf_pages > 0) {
+      shape.leaf_fill = static_cast<double>(used) /
+                        (static_cast<double>(st.ms_leaf_pages) * static_cast<double>(st.ms_psize));
+    }
+    return std::optional<TableShape>(shape);
+  }
+
   std::vector<std::pair<std::string, double>> counters() const override {
     if (!append_) return {};
     return {{"append_fallback_puts", static_cast<double>(fallbacks_)}};

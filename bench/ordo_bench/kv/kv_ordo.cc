@@ -91,6 +91,13 @@ class OrdoKv final : public KvEngine {
 
   Database* ordo_database() override { return db_.get(); }
 
+  Result<std::optional<TableShape>> table_shape(TableId table) override {
+    ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
+    ORDO_ASSIGN_OR_RETURN(const TreeStats stats, txn.tree_stats(trees_[table]));
+    return std::optional<TableShape>(TableShape{stats.entries, stats.leaf_pages, stats.branch_pages,
+                                                db_->info().page_size_bytes, stats.leaf_fill});
+  }
+
   // Database::batch: callers that arrive while a commit runs share the
   // next one (one fdatasync for the group).
   Status put_concurrent(TableId table, ByteView key, ByteView value) override {

@@ -51,7 +51,7 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
     return std::nullopt;
   }
   memory.begin("verify");
-  Result<VerifyResult> verified = verify_nodes(*path, config, ids->view());
+  Result<VerifyResult> verified = verify_nodes(*path, config, ids->view(), kind, load->edges);
   memory.end();
   if (!verified.is_ok()) {
     report_failure("verification", *path, verified.status());
@@ -74,6 +74,7 @@ std::optional<NodesRun> run_one(BenchDir& dir, const NodesConfig& config, IdKind
   run.counters = load->counters;
   run.phases = memory.phases();
   run.ids_storage = std::string(ids->storage());
+  run.edges = load->edges;
   return run;
 }
 

@@ -1,5 +1,9 @@
 // The timed part of the nodes workload.
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <random>
 #include <utility>
 
@@ -51,6 +55,40 @@ Status put_node(KvWrite& txn, TableId nodes, TableId children, uint64_t i, const
   return txn.put(children, child_key(parent, name), id.view());
 }
 
+// Edge IDs: the 1..8 edges of node i to distinct random earlier nodes, in
+// random order; key (node ID, destination ID), value 0..16 bytes.
+class EdgeWriter {
+ public:
+  explicit EdgeWriter(uint64_t seed) : rng_(seed) {}
+
+  Status put_edges(KvWrite& txn, TableId edges, const IdArray& ids, uint64_t i) {
+    const uint64_t n = std::min<uint64_t>(i, 1 + rng_() % 8);
+    dests_.clear();
+    while (dests_.size() < n) {
+      const uint64_t d = rng_() % i;
+      if (std::find(dests_.begin(), dests_.end(), d) == dests_.end()) dests_.push_back(d);
+    }
+    std::array<std::byte, 2 * Uuid::kSize> key;
+    std::memcpy(key.data(), ids[i].view().data(), Uuid::kSize);
+    std::array<std::byte, 16> value;
+    for (const uint64_t d : dests_) {
+      std::memcpy(key.data() + Uuid::kSize, ids[d].view().data(), Uuid::kSize);
+      const uint64_t len = rng_() % (value.size() + 1);
+      std::memset(value.data(), static_cast<int>(d & 0xff), len);
+      ORDO_RETURN_IF_ERROR(
+          txn.put(edges, ByteView(key.data(), key.size()), ByteView(value.data(), len)));
+      ++count_;
+    }
+    return Status::ok();
+  }
+  uint64_t count() const { return count_; }
+
+ private:
+  std::mt19937_64 rng_;
+  std::vector<uint64_t> dests_;
+  uint64_t count_ = 0;
+};
+
 // The next node ID: ordo's own txn.next_id() where the engine has one, else
 // the same UUIDv7 generator standalone, else a seeded UUIDv4-like ID.
 class IdSource {
@@ -79,6 +117,11 @@ Result<LoadResult> load(KvEngine& db, const NodesConfig& config, IdKind kind, Id
 
   ORDO_ASSIGN_OR_RETURN(const TableId nodes, db.open_table("nodes"));
   ORDO_ASSIGN_OR_RETURN(const TableId children, db.open_table("children"));
+  std::optional<TableId> edge_table;
+  if (kind == IdKind::kEdges) {
+    ORDO_ASSIGN_OR_RETURN(edge_table, db.open_table("edges"));
+  }
+  EdgeWriter edges(config.seed);
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvWrite> txn, db.begin_write());
 
   // Without --one-txn: a commit every commit_every nodes, and the curve
@@ -92,6 +135,7 @@ Result<LoadResult> load(KvEngine& db, const NodesConfig& config, IdKind kind, Id
     const Uuid parent = i == 0 ? Uuid{} : ids[parent_index(i, config.fanout)];
     ids[i] = id;
     ORDO_RETURN_IF_ERROR(put_node(*txn, nodes, children, i, id, parent));
+    if (edge_table && i > 0) ORDO_RETURN_IF_ERROR(edges.put_edges(*txn, *edge_table, ids, i));
     const uint64_t done = i + 1;
     if (done % kMemorySampleEvery == 0) memory.sample();
     if (config.one_txn) {
@@ -124,13 +168,24 @@ Result<LoadResult> load(KvEngine& db, const NodesConfig& config, IdKind kind, Id
     result.info = ordo->info();
   }
   result.counters = db.counters();
+  result.edges = edges.count();
   result.memory = process_memory();
   return result;
 }
 
 }  // namespace
 
-std::string_view id_kind_name(IdKind kind) { return kind == IdKind::kSeq ? "seq" : "random"; }
+std::string_view id_kind_name(IdKind kind) {
+  switch (kind) {
+    case IdKind::kSeq:
+      return "seq";
+    case IdKind::kRandom:
+      return "random";
+    case IdKind::kEdges:
+      return "edges";
+  }
+  return "?";
+}
 
 Result<LoadResult> load_nodes(const std::string& path, const NodesConfig& config, IdKind kind,
                               IdArray& ids, PhaseMemory& memory) {

@@ -25,7 +25,10 @@ struct Ratios {
 std::optional<Ratios> random_over_seq(const std::vector<NodesRun>& runs) {
   const NodesRun* seq = nullptr;
   const NodesRun* random = nullptr;
-  for (const NodesRun& run : runs) (run.ids == IdKind::kSeq ? seq : random) = &run;
+  for (const NodesRun& run : runs) {
+    if (run.ids == IdKind::kSeq) seq = &run;
+    if (run.ids == IdKind::kRandom) random = &run;
+  }
   if (seq == nullptr || random == nullptr || seq->nodes_per_s() <= 0 ||
       seq->usage.file_bytes == 0) {
     return std::nullopt;
@@ -56,6 +59,32 @@ void row(const std::vector<NodesRun>& runs, std::string_view label, Cell cell) {
 
 bool is_ordo(const NodesRun& run) { return is_ordo_engine(run.engine); }
 
+bool has_edges(const std::vector<NodesRun>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const NodesRun& r) { return r.ids == IdKind::kEdges; });
+}
+
+// Tree "edges" of an edge-ID run, "-" for the other runs and figures an
+// engine does not give.
+void print_edge_figures(const std::vector<NodesRun>& runs) {
+  const auto shape = [](const NodesRun& r, auto figure) -> std::string {
+    if (r.ids != IdKind::kEdges || !r.tree.edges) return "-";
+    return figure(*r.tree.edges);
+  };
+  row(runs, "edges", [](const NodesRun& r) {
+    return r.ids == IdKind::kEdges ? fmt::format("{}", r.edges) : std::string("-");
+  });
+  row(runs, "leaf fill (edges)", [&](const NodesRun& r) {
+    return shape(r, [](const TableShape& t) { return fmt::format("{:.1f}%", t.leaf_fill * 100); });
+  });
+  row(runs, "leaf pages (edges)", [&](const NodesRun& r) {
+    return shape(r, [](const TableShape& t) { return fmt::format("{}", t.leaf_pages); });
+  });
+  row(runs, "branch pages (edges)", [&](const NodesRun& r) {
+    return shape(r, [](const TableShape& t) { return fmt::format("{}", t.branch_pages); });
+  });
+}
+
 void print_figures(const std::vector<NodesRun>& runs) {
   row(runs, "", [](const NodesRun& r) { return std::string(id_kind_name(r.ids)); });
   row(runs, "seconds", [](const NodesRun& r) { return fmt::format("{:.3f}", r.seconds); });
@@ -77,6 +106,7 @@ void print_figures(const std::vector<NodesRun>& runs) {
     row(runs, runs.front().counters[c].first,
         [c](const NodesRun& r) { return fmt::format("{:.0f}", r.counters[c].second); });
   }
+  if (has_edges(runs)) print_edge_figures(runs);
   row(runs, "rss anon bytes", [](const NodesRun& r) { return r.memory.rss_anon_bytes; });
   row(runs, "rss file bytes", [](const NodesRun& r) { return r.memory.rss_file_bytes; });
   if (!is_ordo(runs.front())) return;
@@ -155,7 +185,17 @@ json run_json(const NodesConfig& config, const NodesRun& r) {
   j["nodes_entries"] = r.tree.nodes_entries;
   j["children_entries"] = r.tree.children_entries;
   j["path"] = r.path;
-  if (r.ids == IdKind::kRandom) j["seed"] = config.seed;
+  if (r.ids != IdKind::kSeq) j["seed"] = config.seed;
+  if (r.ids == IdKind::kEdges) {
+    j["edges"] = r.edges;
+    j["edges_entries"] = r.tree.edges_entries;
+    if (r.tree.edges) {
+      j["edges_leaf_fill"] = r.tree.edges->leaf_fill;
+      j["edges_leaf_pages"] = r.tree.edges->leaf_pages;
+      j["edges_branch_pages"] = r.tree.edges->branch_pages;
+      j["edges_page_size_bytes"] = r.tree.edges->page_size_bytes;
+    }
+  }
   for (const auto& [name, value] : r.counters) j[name] = value;
   j["rss_anon_bytes"] = r.memory.rss_anon_bytes;
   j["rss_file_bytes"] = r.memory.rss_file_bytes;
@@ -224,6 +264,10 @@ json figures_json(const std::vector<NodesRun>& runs) {
     f["write_call_bytes" + suffix] = r.write_call_bytes;
     f["first_window_nodes_per_s" + suffix] = r.curve.empty() ? 0.0 : r.curve.front().nodes_per_s;
     f["last_window_nodes_per_s" + suffix] = r.curve.empty() ? 0.0 : r.curve.back().nodes_per_s;
+    if (r.ids == IdKind::kEdges && r.tree.edges) {
+      f["edges_leaf_fill" + suffix] = r.tree.edges->leaf_fill;
+      f["edges_leaf_pages" + suffix] = r.tree.edges->leaf_pages;
+    }
   }
   return f;
 }
@@ -243,6 +287,7 @@ void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& ru
   const bool has_random = std::any_of(runs.begin(), runs.end(),
                                       [](const NodesRun& r) { return r.ids == IdKind::kRandom; });
   if (has_random) fmt::print(", random-ID seed {}", config.seed);
+  if (has_edges(runs)) fmt::print(", edges seed {}", config.seed);
   fmt::print("\n\n");
   print_figures(runs);
   for (const NodesRun& run : runs) print_phases(config, run);

@@ -54,7 +54,20 @@ Status add_ordo_figures(Database& db, VerifyResult& result) {
   return Status::ok();
 }
 
-Result<VerifyResult> verify(KvEngine& db, const NodesConfig& config, std::span<const Uuid> ids) {
+// Edge IDs: every edge made it, and the shape of its tree.
+Status verify_edges(KvEngine& db, uint64_t edges, VerifyResult& result) {
+  ORDO_ASSIGN_OR_RETURN(const TableId table, db.open_table("edges"));
+  {
+    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvRead> txn, db.begin_read());
+    ORDO_ASSIGN_OR_RETURN(result.edges_entries, count_entries(*txn, table));
+  }
+  ORDO_RETURN_IF_ERROR(expect_entries("edges", result.edges_entries, edges));
+  ORDO_ASSIGN_OR_RETURN(result.edges, db.table_shape(table));
+  return Status::ok();
+}
+
+Result<VerifyResult> verify(KvEngine& db, const NodesConfig& config, std::span<const Uuid> ids,
+                            IdKind kind, uint64_t edges) {
   ORDO_ASSIGN_OR_RETURN(const TableId nodes, db.open_table("nodes"));
   ORDO_ASSIGN_OR_RETURN(const TableId children, db.open_table("children"));
   VerifyResult result;
@@ -70,6 +83,7 @@ Result<VerifyResult> verify(KvEngine& db, const NodesConfig& config, std::span<c
     }
     if (!ids.empty()) ORDO_RETURN_IF_ERROR(check_record(*txn, nodes, config, ids, ids.size() - 1));
   }
+  if (kind == IdKind::kEdges) ORDO_RETURN_IF_ERROR(verify_edges(db, edges, result));
   if (Database* ordo = db.ordo_database()) ORDO_RETURN_IF_ERROR(add_ordo_figures(*ordo, result));
   return result;
 }
@@ -77,9 +91,9 @@ Result<VerifyResult> verify(KvEngine& db, const NodesConfig& config, std::span<c
 }  // namespace
 
 Result<VerifyResult> verify_nodes(const std::string& path, const NodesConfig& config,
-                                  std::span<const Uuid> ids) {
+                                  std::span<const Uuid> ids, IdKind kind, uint64_t edges) {
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvEngine> db, open_engine(config.engine, path, {}));
-  ORDO_ASSIGN_OR_RETURN(VerifyResult result, verify(*db, config, ids));
+  ORDO_ASSIGN_OR_RETURN(VerifyResult result, verify(*db, config, ids, kind, edges));
   ORDO_RETURN_IF_ERROR(db->close());
   return result;
 }

@@ -4,9 +4,15 @@
 // committing durably every C nodes, or (--one-txn) once after the last node.
 // Runs on any engine of kv_registry.h with the same IDs, records and commit
 // points; the figures only ordo has (Stats, tree shape) are kept for ordo.
+// With edge IDs (--ids edges) each node after the first also gets 1..8 edges
+// to distinct random earlier nodes in tree "edges": key (node ID, destination
+// ID), 32 bytes, value 0..16 bytes, put in random order: keys that ascend by
+// their first 16 bytes only. Its leaf fill is reported for every engine that
+// has pages (KvEngine::table_shape).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,9 +30,10 @@ namespace ordo::bench {
 enum class IdKind {
   kSeq,     // UUIDv7, time-ordered: WriteTxn::next_id() on ordo, a UuidV7Generator on peers
   kRandom,  // UUIDv4-like from a seeded std::mt19937_64
+  kEdges,   // as kSeq, plus the edges of each node (tree "edges")
 };
 
-// "seq" or "random".
+// "seq", "random" or "edges".
 std::string_view id_kind_name(IdKind kind);
 
 struct NodesConfig {
@@ -35,7 +42,7 @@ struct NodesConfig {
   uint64_t fanout = 20;
   uint64_t commit_every = 10'000;
   uint64_t window_nodes = 100'000;  // width of one point of the curve
-  uint64_t seed = 42;               // of the random IDs
+  uint64_t seed = 42;               // of the random IDs, and of the edges
   // All nodes in one write txn, committed once at the end (commit_every is
   // ignored). The ID array is then file-backed (IdArray), so that RssAnon
   // shows the engine's memory, not the workload's.
@@ -63,6 +70,7 @@ struct LoadResult {
   // commit (process_write_call_bytes()): the same count for every engine.
   uint64_t write_call_bytes = 0;
   std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
+  uint64_t edges = 0;                                    // edge IDs: edges put
 };
 
 // Creates the store of config.engine at `path` (durable; for ordo the
@@ -82,13 +90,17 @@ struct VerifyResult {
   TreeStats nodes;
   TreeStats children;
   uint64_t used_bytes = 0;  // pages in use x page size
+  // Edge IDs: counted by a full scan, and the shape of tree "edges".
+  uint64_t edges_entries = 0;
+  std::optional<TableShape> edges;
 };
 
 // Reopens the store at `path` and checks that both tables hold exactly
-// ids.size() entries (full scans) and that a sample of node records reads
-// back with the right parent. Corruption naming the first mismatch otherwise.
+// ids.size() entries (full scans), with edge IDs that tree "edges" holds
+// `edges`, and that a sample of node records reads back with the right
+// parent. Corruption naming the first mismatch otherwise.
 Result<VerifyResult> verify_nodes(const std::string& path, const NodesConfig& config,
-                                  std::span<const Uuid> ids);
+                                  std::span<const Uuid> ids, IdKind kind, uint64_t edges);
 
 // One run: one ID kind on one fresh file.
 struct NodesRun {
@@ -110,6 +122,8 @@ struct NodesRun {
   std::vector<PhaseFigures> phases;  // load[, commit], verify
   std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
   std::string ids_storage;           // IdArray::storage()
+  // Edge IDs: the edges put.
+  uint64_t edges = 0;
 
   double nodes_per_s() const { return seconds > 0 ? static_cast<double>(nodes) / seconds : 0; }
   // Apparent file size per node; includes the preallocated, unused extent.

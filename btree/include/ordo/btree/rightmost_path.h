@@ -52,6 +52,10 @@ class RightmostPath {
   // path has no such branch.
   bool has_low_key_ = false;
   std::string low_key_;
+  // New keys put into the last leaf since one went below its last key; kept
+  // across invalidate(). A recent one says that keys at the right edge arrive
+  // out of order, which the split policy weighs (btree/src/split_point.h).
+  uint32_t puts_since_unordered_ = UINT32_MAX;
 };
 
 }  // namespace ordo::btree

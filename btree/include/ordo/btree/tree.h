@@ -5,9 +5,14 @@
 // Writes copy every page on the path they change (COW) and update the caller's
 // TreeRoot; nothing a committed snapshot can reach is modified.
 //
-// Splits: an insert past the last entry of a page starts a new page holding
-// just the new entry, leaving the old page full (sequential loads fill leaves
-// to ~100%); any other insert splits near the middle by bytes.
+// Splits (btree/src/split_point.h): an insert past the last entry of a page
+// starts a new page holding just the new entry, leaving the old page full
+// (sequential loads fill leaves to ~100%). In the last leaf of the tree, an
+// insert inside the newest prefix group moves that group to the new page and
+// leaves the old one full (keys that ascend by prefix, such as (time-ordered
+// ID, anything), fill leaves to ~95%). Any other insert splits near the middle
+// by bytes. A leaf split's separator is the shortest key that divides the two
+// pages.
 //
 // Thread-safety: functions taking a PageWriter are for the one writer; the
 // read functions may run in many threads, each with its own PageReader.
