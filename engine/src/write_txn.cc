@@ -18,7 +18,8 @@ WriteTxnImpl::WriteTxnImpl(std::shared_ptr<DatabaseImpl> db, engine::WriterLock 
     : TxnImpl(std::move(db), snapshot),
       lock_(std::move(lock)),
       pages_(db_->file(), db_->page_buffers(), snapshot, snapshot.txn_id + 1, std::move(rule),
-             db_->options().txn_memory_budget_bytes, db_->options().verify_checksums),
+             db_->options().txn_memory_budget_bytes, db_->options().verify_checksums,
+             db_->options().run_reclaim_limit_pages),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   TreeState& default_tree = trees_[0];
@@ -34,6 +35,10 @@ Status WriteTxnImpl::note(Status s) {
 }
 
 Status WriteTxnImpl::check_writable() const {
+  // A forked child's copy of the txn shares the parent's file: a large value
+  // or a spill would be written into it at once, onto pages the parent may
+  // since have reused.
+  ORDO_RETURN_IF_ERROR(db_->check_process());
   if (!failed_.is_ok()) {
     return Status::invalid_argument("write txn failed earlier and can only be aborted: " +
                                     failed_.to_string());

@@ -367,18 +367,71 @@ TEST_F(LifetimeTest, ForkedChildKeepsTheParentsWriterLockAndFile) {
   EXPECT_EQ(r2->get(*r2->open_tree("t"), be_key(5))->str(), "after");
 }
 
-TEST_F(LifetimeTest, ForkedChildCannotCommitAnInheritedWriteTxn) {
+TEST_F(LifetimeTest, ForkedChildCannotWriteThroughAnInheritedWriteTxn) {
   auto db = testing::open_db(path());
   auto w = db->begin_write();
   ASSERT_TRUE(w->put(w->default_tree(), "k", "parent").is_ok());
+  const std::string big(200'000, 'c');  // an overflow run: written to the file at put
   const int child = in_child([&] {
-    if (!w->put(w->default_tree(), "k", "child").is_ok()) return 10;  // its own memory
-    return w->commit().is_invalid_argument() ? 0 : 11;
+    if (!w->put(w->default_tree(), "k", "child").is_invalid_argument()) return 10;
+    if (!w->put(w->default_tree(), "big", big).is_invalid_argument()) return 11;
+    if (!w->del(w->default_tree(), "k").is_invalid_argument()) return 12;
+    if (w->create_tree("child").is_ok()) return 13;
+    return w->commit().is_invalid_argument() ? 0 : 14;
   });
   ASSERT_EQ(child, 0);
   ASSERT_TRUE(w->commit().is_ok());
   auto r = db->begin_read();
   EXPECT_EQ(r->get(r->default_tree(), "k")->str(), "parent");
+  EXPECT_TRUE(r->get(r->default_tree(), "big").status().is_not_found());
+}
+
+TEST_F(LifetimeTest, ForkedChildLeavesTheParentsLaterValuesAlone) {
+  // The child holds a copy of a write txn the parent has since aborted; the
+  // parent then commits large values. A write by the child must not reach
+  // the pages those values took.
+  auto db = testing::open_db(path());
+  auto w = db->begin_write();
+  ASSERT_TRUE(w.is_ok());
+  int to_child[2];
+  int from_child[2];
+  ASSERT_EQ(::pipe(to_child), 0);
+  ASSERT_EQ(::pipe(from_child), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    char go = 0;
+    if (::read(to_child[0], &go, 1) != 1) ::_exit(20);
+    const Status s = w->put(w->default_tree(), "late", std::string(200'000, 'x'));
+    const char done = s.is_invalid_argument() ? 'y' : 'n';
+    if (::write(from_child[1], &done, 1) != 1) ::_exit(21);
+    ::_exit(0);
+  }
+  w->abort();
+  const std::string value(200'000, 'p');
+  for (int i = 0; i < 2; ++i) {
+    auto p = db->begin_write();
+    ASSERT_TRUE(p.is_ok());
+    ASSERT_TRUE(p->put(p->default_tree(), "v" + std::to_string(i), value).is_ok());
+    ASSERT_TRUE(p->commit().is_ok());
+  }
+  const char go = 'g';
+  ASSERT_EQ(::write(to_child[1], &go, 1), 1);
+  char done = 0;
+  ASSERT_EQ(::read(from_child[0], &done, 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
+  EXPECT_EQ(done, 'y');
+  auto r = db->begin_read();
+  for (int i = 0; i < 2; ++i) {
+    auto got = r->get(r->default_tree(), "v" + std::to_string(i));
+    ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+    EXPECT_EQ(got->str(), value);
+  }
+  auto report = r->check();
+  ASSERT_TRUE(report.is_ok()) << report.status().to_string();
+  EXPECT_TRUE(report->clean()) << report->problems.front().what;
 }
 
 }  // namespace
