@@ -27,6 +27,15 @@ Status check_options(const Options& options) {
     return Status::invalid_argument("unknown commit_protocol " +
                                     std::to_string(static_cast<int>(options.commit_protocol)));
   }
+  if (options.run_reclaim_limit_pages == 0) {
+    return Status::invalid_argument("run_reclaim_limit_pages must be at least 1");
+  }
+  if (options.extent_bytes == 0) return Status::invalid_argument("extent_bytes is 0");
+  if (options.max_extent_bytes < options.extent_bytes) {
+    return Status::invalid_argument("max_extent_bytes (" + std::to_string(options.max_extent_bytes) +
+                                    ") is below extent_bytes (" +
+                                    std::to_string(options.extent_bytes) + ")");
+  }
   if (options.id_node > 1023) {
     return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
                                     " exceeds 1023");

@@ -1,6 +1,8 @@
 // Engine behaviour: limits, reopen, IDs, locking, snapshots, page reuse, and
 // the user scenarios (a graph store, a content repository, a catalog) it serves.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -365,6 +367,29 @@ TEST_F(EngineTest, OptionsEnumsOutOfRangeAreInvalidArgument) {
   ASSERT_FALSE(b.is_ok());
   EXPECT_TRUE(b.status().is_invalid_argument());
   EXPECT_NE(b.status().message().find("commit_protocol"), std::string::npos);
+}
+
+TEST_F(EngineTest, OptionsOutOfRangeNameTheOptionAndCreateNoFile) {
+  struct Case {
+    const char* name;
+    void (*set)(Options&);
+  };
+  const Case cases[] = {
+      {"run_reclaim_limit_pages", [](Options& o) { o.run_reclaim_limit_pages = 0; }},
+      {"extent_bytes", [](Options& o) { o.extent_bytes = 0; }},
+      {"max_extent_bytes", [](Options& o) { o.max_extent_bytes = o.extent_bytes - 1; }},
+  };
+  for (const Case& c : cases) {
+    Options o;
+    c.set(o);
+    const std::string path = dir_.file(std::string(c.name) + ".ordo");
+    auto db = Database::open(path, o);
+    ASSERT_FALSE(db.is_ok()) << c.name;
+    EXPECT_TRUE(db.status().is_invalid_argument()) << db.status().to_string();
+    EXPECT_NE(db.status().message().find(c.name), std::string::npos) << db.status().to_string();
+    EXPECT_EQ(db.status().message().find("FileOptions"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(path)) << c.name;
+  }
 }
 
 TEST_F(EngineTest, AppendBuildsFullPagesAndRefusesOutOfOrderKeys) {

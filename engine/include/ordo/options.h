@@ -102,6 +102,14 @@ struct Options {
   // any size runs in bounded memory. At least 1 MiB.
   uint64_t txn_memory_budget_bytes = 256ull << 20;
 
+  // Freed pages a write txn may take out of the free tree while it looks for
+  // adjacent room for one overflow value (free runs merge only once both are
+  // taken out); past it, the value goes to the end of the file. Bounds the
+  // memory (a few MiB at the default) and the free-tree rewrite a heavily
+  // fragmented file costs per large value, as libmdbx's rp_augment_limit
+  // does. At least 1; the C API uses the default.
+  uint64_t run_reclaim_limit_pages = 65536;
+
   // Fill factor of pages built by WriteTxn::append, 0.5 to 1.0: lower leaves
   // room for later inserts between appended keys.
   double append_fill = 1.0;
