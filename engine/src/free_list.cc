@@ -29,7 +29,7 @@ Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& alloc
     while (cursor.valid() && pages.size() < kReclaimBatchPages) {
       ORDO_ASSIGN_OR_RETURN(const FreeEntry entry,
                             decode_free_entry(cursor.key(), cursor.value(), tree_.root));
-      if (entry.freed_by > rule_.last_freeing_txn()) break;
+      if (entry.freed_by >= txn_id_) break;  // this txn's own, recorded at commit
       ORDO_ASSIGN_OR_RETURN(const bool reusable, rule_.reusable(entry));
       reclaim_from_ = cursor.key().str();
       reclaim_from_.push_back('\0');  // the least key after this one

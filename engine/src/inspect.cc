@@ -416,7 +416,7 @@ Result<std::vector<FreeEntryInfo>> free_entries(Txn& txn) {
     info.written_by = e.written_by;
     info.chunk = e.chunk;
     for (uint64_t i = 0; i < e.page_count(); ++i) info.pages.push_back(e.page(i));
-    if (e.freed_by > rule.last_freeing_txn()) {
+    if (e.freed_by > rule.last_freeing_txn() && e.written_by != e.freed_by) {
       info.state = FreeState::kRecent;
     } else {
       ORDO_ASSIGN_OR_RETURN(const bool reusable, rule.reusable(e));

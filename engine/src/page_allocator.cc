@@ -20,6 +20,14 @@ PageNo PageAllocator::take_run(uint64_t pages) {
   auto fit = by_size_.lower_bound({pages, 0});
   if (!pool_locked_ && fit != by_size_.end()) {
     first = take_from(fit->second, pages);
+  } else if (!pool_locked_ && !extents_.empty() &&
+             extents_.rbegin()->first + extents_.rbegin()->second == next_page_) {
+    // The last free extent ends at the high-water mark: the run starts there
+    // and only its rest is new, so a run too big for any extent still takes
+    // the free space at the end of the file.
+    const auto [tail, tail_pages] = *extents_.rbegin();
+    first = take_from(tail, tail_pages);
+    next_page_ += pages - tail_pages;
   } else {
     first = next_page_;
     next_page_ += pages;

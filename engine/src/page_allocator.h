@@ -31,7 +31,8 @@ class PageAllocator {
   // there is none or the pool is locked, a new one.
   btree::PageNo take();
   // The first of `pages` adjacent pages: from the smallest reusable extent
-  // that holds them, else new ones at the end. Given back whole with
+  // that holds them, else from the last extent when it ends at the
+  // high-water mark (with new pages for the rest), else new ones at the end. Given back whole with
   // give_back_run(), they are reusable at once.
   btree::PageNo take_run(uint64_t pages);
 

@@ -13,6 +13,10 @@ Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, std::vector<uint64_t> r
 }
 
 Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
+  // Pages a txn recorded as reusable and unused (written_by == freed_by) were
+  // free in its snapshot and in the meta before, so neither that meta nor any
+  // snapshot reaches them: they need not wait a commit.
+  if (entry.written_by == entry.freed_by) return true;
   if (entry.freed_by > last_) return false;
   auto it = std::lower_bound(readers_.begin(), readers_.end(), entry.written_by);
   if (it != readers_.end() && *it < entry.freed_by) return false;

@@ -20,13 +20,15 @@ class ReuseRule {
   static Result<ReuseRule> make(uint64_t snapshot_txn, std::vector<uint64_t> reader_snapshots,
                                 const io::PageFile& file);
 
-  // Entries freed after this txn are never reusable yet: the previous meta
-  // (kept whole for recovery) may reach their pages. Entries sort by freeing
-  // txn, so a scan stops at the first one past it.
+  // Entries freed after this txn are not reusable yet: the previous meta
+  // (kept whole for recovery) may reach their pages. The one exception is an
+  // entry of pages its txn recorded unused (written_by == freed_by). Entries
+  // sort by freeing txn, then writing txn, so those come last.
   uint64_t last_freeing_txn() const { return last_; }
 
-  // True when no snapshot still in use can reach the entry's pages: it was
-  // freed no later than last_freeing_txn(), and no reader here or in another
+  // True when no snapshot still in use can reach the entry's pages: it holds
+  // pages its txn recorded unused (written_by == freed_by), or it was freed
+  // no later than last_freeing_txn() and no reader here or in another
   // process reads a snapshot in [written_by, freed_by). IOError when the
   // reader-slot query fails.
   Result<bool> reusable(const FreeEntry& entry) const;

@@ -1,5 +1,6 @@
 #include "write_txn_pages.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ordo/btree/endian.h"
@@ -10,12 +11,14 @@ namespace ordo::engine {
 using btree::PageNo;
 
 WriteTxnPages::WriteTxnPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot,
-                             uint64_t txn_id, ReuseRule rule, uint64_t budget_bytes, bool verify)
+                             uint64_t txn_id, ReuseRule rule, uint64_t budget_bytes, bool verify,
+                             uint64_t run_reclaim_limit)
     : file_(file),
       page_size_(snapshot.page_size),
       txn_id_(txn_id),
       snapshot_high_water_(snapshot.page_high_water),
       verify_(verify),
+      run_reclaim_limit_(run_reclaim_limit),
       cache_(file, buffers, snapshot.page_size, snapshot.page_high_water),
       allocator_(snapshot.page_high_water),
       spill_policy_(snapshot.page_size, budget_bytes),
@@ -73,11 +76,12 @@ uint64_t WriteTxnPages::written_by(PageNo pg) const {
 }
 
 Result<PageNo> WriteTxnPages::allocate_run(uint64_t pages) {
-  // Reclaims until an extent holds the run. Bounded: pages reclaimed but not
-  // used go back into the free tree at commit, so a fragmented free tree must
-  // not be pulled into memory (and rewritten) for one value; a multiple of
-  // the run lets big values look as far as their own size justifies.
-  const uint64_t limit = free_list_.pages_reused() + 4 * pages + 4 * FreeList::kReclaimBatchPages;
+  // Reclaims until an extent holds the run. Free runs merge only once both
+  // are in the pool, so a run of a size not freed before needs a wide look
+  // (Options::run_reclaim_limit_pages). Bounded: pages reclaimed but not used
+  // go back into the free tree at commit, so a free tree fragmented past that
+  // is not pulled into memory (and rewritten) for one value.
+  const uint64_t limit = free_list_.pages_reused() + run_reclaim_limit_;
   while (allocator_.wants_reclaim_run(pages) && free_list_.may_reclaim() &&
          free_list_.pages_reused() < limit) {
     ORDO_ASSIGN_OR_RETURN(const bool reclaimed, free_list_.reclaim(*this, allocator_));

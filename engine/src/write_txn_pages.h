@@ -15,6 +15,7 @@
 #include "free_list.h"
 #include "meta.h"
 #include "ordo/btree/page_access.h"
+#include "ordo/options.h"
 #include "ordo/btree/tree.h"
 #include "ordo/io/backend.h"
 #include "ordo/io/page_file.h"
@@ -29,8 +30,10 @@ class WriteTxnPages : public btree::PageWriter {
  public:
   // `snapshot`: the committed state the txn starts from. `rule`: which
   // free-tree entries may be reused. `budget_bytes`: the txn's memory budget.
+  // `run_reclaim_limit`: Options::run_reclaim_limit_pages.
   WriteTxnPages(io::PageFile& file, PageBuffers& buffers, const Meta& snapshot, uint64_t txn_id,
-                ReuseRule rule, uint64_t budget_bytes, bool verify);
+                ReuseRule rule, uint64_t budget_bytes, bool verify,
+                uint64_t run_reclaim_limit = Options{}.run_reclaim_limit_pages);
   WriteTxnPages(const WriteTxnPages&) = delete;
   WriteTxnPages& operator=(const WriteTxnPages&) = delete;
 
@@ -81,6 +84,7 @@ class WriteTxnPages : public btree::PageWriter {
   const uint64_t txn_id_;
   const uint64_t snapshot_high_water_;
   const bool verify_;
+  const uint64_t run_reclaim_limit_;
   DirtyPageCache cache_;
   PageAllocator allocator_;
   const SpillPolicy spill_policy_;

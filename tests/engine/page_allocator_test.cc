@@ -80,6 +80,18 @@ TEST(PageAllocatorTest, ARunNoExtentHoldsIsNewPages) {
   EXPECT_EQ(a.pool_size(), 5u);
 }
 
+TEST(PageAllocatorTest, ARunTooBigForEveryExtentStartsInTheOneAtTheEnd) {
+  PageAllocator a(100);
+  ASSERT_TRUE(a.add_reclaimed({10, 97, 98, 99}));
+  EXPECT_EQ(a.take_run(5), 97u);  // 97-99 free, 100-101 new
+  EXPECT_EQ(a.next_page(), 102u);
+  EXPECT_EQ(a.pool_size(), 1u);
+  EXPECT_TRUE(a.give_back_run(97, 5));
+  EXPECT_EQ(a.pool_size(), 6u);
+  a.lock_pool();  // a locked pool hands out new pages only
+  EXPECT_EQ(a.take_run(7), 102u);
+}
+
 TEST(PageAllocatorTest, SinglePagesComeFromTheSmallestExtentsFirst) {
   PageAllocator a(100);
   ASSERT_TRUE(a.add_reclaimed({10, 11, 12, 13, 20, 30, 31}));
