@@ -97,11 +97,11 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
   } else if (m->page_high_water > m->file_bytes / m->page_size) {
     bad = "page high-water past the file length it records";
   } else if (!tree_root_sane(m->default_tree, m->page_high_water)) {
-    bad = "default tree root out of range";
+    bad = "default tree root page or depth out of range";
   } else if (!tree_root_sane(m->catalog, m->page_high_water)) {
-    bad = "catalog root out of range";
+    bad = "catalog root page or depth out of range";
   } else if (!tree_root_sane(m->free_tree, m->page_high_water)) {
-    bad = "free tree root out of range";
+    bad = "free tree root page or depth out of range";
   } else if (m->free_pages > m->page_high_water) {
     bad = "free page count above the page high-water";
   }

@@ -221,7 +221,8 @@ typedef struct ordo_db ordo_db;
  * file open for writing and options->writer_wait_ms passed; ORDO_NOT_FOUND
  * when the file is missing and !create_if_missing or read_only, or its
  * directory is missing; ORDO_NOT_ORDO_FILE for a file that is not an ordo
- * database (or is empty); ORDO_VERSION_MISMATCH for another format version;
+ * database (an empty file is one only for a read-only open: a writable open
+ * makes it a new database); ORDO_VERSION_MISMATCH for another format version;
  * ORDO_INVALID_ARGUMENT for NULL path or db, a bad option, an options
  * struct_size this library does not accept, or another page size than asked
  * for; ORDO_CORRUPTION for a damaged or truncated file; ORDO_IO_ERROR for OS
