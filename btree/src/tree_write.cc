@@ -208,8 +208,11 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
     // where it leaves the left page's last key. Later keys of the right page's
     // prefix group sort at or above it, and so land in the right page.
     const ByteView first_right = split_cells[k].key;
-    const uint32_t len = internal::common_prefix(split_cells[k - 1].key, first_right) + 1;
-    ORDO_DCHECK(len <= first_right.size());
+    // Ordered keys make len <= the key's size; the min keeps a page whose keys
+    // are out of order (damage the slot checks cannot see) from reading past it.
+    const uint32_t len = std::min<uint32_t>(
+        internal::common_prefix(split_cells[k - 1].key, first_right) + 1,
+        static_cast<uint32_t>(first_right.size()));
     out.separator.assign(first_right.char_data(), len);
   } else {
     // The separator moves up; the right page's entry 0 keeps only the child.
