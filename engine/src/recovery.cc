@@ -19,6 +19,14 @@ namespace {
 using btree::NodeView;
 using btree::PageNo;
 
+// The pages free in a meta, read from its free tree. At namespace scope:
+// clang cannot construct a nested class with member initializers before the
+// enclosing class is complete.
+struct FreePages {
+  bool ok = false;
+  std::vector<PageNo> pages;  // sorted
+};
+
 // Which overflow runs the last txn may have written. Runs at or past the
 // previous meta's high-water mark are new. Below it, a run reused pages that
 // were free in the previous meta (its snapshot, whose free tree is where
@@ -40,10 +48,6 @@ class NewRuns {
   }
 
  private:
-  struct FreePages {
-    bool ok = false;
-    std::vector<PageNo> pages;  // sorted
-  };
   // Read once, only when a run below the mark needs it. A damaged free tree
   // makes every run count as new: checking more is always safe.
   void load_previously_free() {
