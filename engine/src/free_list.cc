@@ -90,8 +90,8 @@ Status FreeList::record(btree::PageWriter& pages_io, PageAllocator& allocator) {
            allocator.pool_size() < kRecordReservePages) {
       ORDO_RETURN_IF_ERROR(reclaim(pages_io, allocator).status());
     }
-    // Pool pages no snapshot reaches: recorded as written by this txn, so
-    // only the reuse rule's last-commit condition holds them.
+    // Pool pages no snapshot reaches: recorded as written by this txn
+    // (written_by == freed_by), which the reuse rule lets the next txn take.
     std::vector<std::pair<uint64_t, PageNo>> all(freed_);
     for (PageNo pg : allocator.pool_pages()) all.emplace_back(txn_id_, pg);
     std::sort(all.begin(), all.end());
