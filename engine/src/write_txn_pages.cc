@@ -1,6 +1,5 @@
 #include "write_txn_pages.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "ordo/btree/endian.h"
