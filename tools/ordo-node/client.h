@@ -1,0 +1,85 @@
+// A client of ordo-node servers: one TCP connection to one node at a time,
+// request/response frames (protocol.h). Writes follow "not the leader"
+// replies to the leader; reads go to the node connected to.
+//
+// Addresses are client addresses "IPv4:port" (the port given to
+// `ordo-node --listen`). Thread-safety: one thread at a time per Client;
+// use one Client per thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ordo/replica.h"
+
+namespace ordo::node {
+
+struct Reply {
+  enum class Code : uint8_t {
+    kOk,         // done (a write: applied by a majority and by the node)
+    kNotFound,   // a read of a missing key or tree
+    kFailed,     // certainly not done: message says why (no node reachable
+                 // before sending, invalid request, not the leader after
+                 // following redirects)
+    kUnknown,    // a write that may or may not be done: the connection broke
+                 // or timed out after the request was sent, or the leader
+                 // lost leadership with it in flight
+  };
+  Code code = Code::kFailed;
+  std::string message;
+  uint64_t index = 0;        // writes: the entry's log index; reads: the applied index read at
+  std::string value;         // get: the value; put_new_id: the minted key (8 bytes)
+  std::vector<std::pair<std::string, std::string>> entries;  // scan
+  std::string node;          // the client address that answered
+  bool ok() const { return code == Code::kOk; }
+};
+
+const char* reply_code_name(Reply::Code code);  // "ok", "not-found", "failed", "unknown"
+
+class Client {
+ public:
+  // `nodes`: client addresses to try, in order, until one answers.
+  // `timeout`: per request, connect included.
+  Client(std::vector<std::string> nodes, std::chrono::milliseconds timeout);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Writes ("" = the default tree). Each is one log entry.
+  Reply put(std::string_view tree, std::string_view key, std::string_view value);
+  Reply del(std::string_view tree, std::string_view key);
+  Reply batch(const replica::WriteBatch& batch);
+  // Puts `value` under a key the leader mints before proposing: an Id64's 8
+  // big-endian bytes, returned in Reply::value.
+  Reply put_new_id(std::string_view tree, std::string_view value);
+
+  // Reads on the node connected to (local) or through the leader
+  // (linearizable).
+  Reply get(std::string_view tree, std::string_view key, replica::ReadMode mode);
+  Reply scan(std::string_view tree, std::string_view from, uint32_t limit,
+             replica::ReadMode mode);
+
+  // The status of the node connected to, as text lines "name: value".
+  Reply status();
+
+  // Membership, through the leader. `address` is the new node's client address.
+  Reply add_member(uint64_t id, std::string_view address);
+  Reply remove_member(uint64_t id);
+
+  // Sticks to `node` for reads (one of `nodes` or any other client address).
+  void connect_to(std::string node);
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// Address arithmetic of a node listening for clients on port P: Raft on
+// P + 1, snapshot copies on P + 2.
+std::string raft_address_of(std::string_view client_address);
+std::string client_address_of(std::string_view raft_address);
+
+}  // namespace ordo::node
