@@ -1,0 +1,61 @@
+// Runs ordo-node processes on 127.0.0.1 for tests and benchmarks: starts a
+// cluster, kills (SIGKILL), stops (SIGSTOP) and resumes (SIGCONT) nodes, and
+// restarts them on their data directories. Every process it starts is killed
+// by the destructor. Thread-safety: one thread at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "ordo/status.h"
+
+namespace ordo::node {
+
+struct LocalClusterOptions {
+  std::string binary;             // path of the ordo-node executable
+  std::string root;               // data directories root/n1, root/n2, ...
+  int nodes = 3;
+  uint16_t base_port = 0;         // 0: pick free ports; node i listens on base_port + 10 * (i - 1)
+  std::vector<std::string> extra_args;  // passed to every node (e.g. --snapshot-threshold 4096)
+  std::chrono::milliseconds start_timeout{10000};
+};
+
+class LocalCluster {
+ public:
+  explicit LocalCluster(LocalClusterOptions options);
+  ~LocalCluster();  // SIGKILLs every node still running (resuming stopped ones)
+  LocalCluster(const LocalCluster&) = delete;
+  LocalCluster& operator=(const LocalCluster&) = delete;
+
+  // Starts every node (bootstrapping them as one cluster) and waits until one
+  // is leader and all answer status. IOError naming the node on failure.
+  Status start();
+
+  int size() const;
+  // Node i (1-based): its client address, data directory and pid (0 when not running).
+  std::string address(int i) const;
+  std::vector<std::string> addresses() const;
+  std::string data_dir(int i) const;
+  pid_t pid(int i) const;
+
+  // The node that says it is leader (1-based), or 0 when none does within `timeout`.
+  int leader(std::chrono::milliseconds timeout);
+
+  Status kill(int i);      // SIGKILL and reap
+  Status restart(int i);   // start node i again on its data directory, wait until it answers
+  Status stop(int i);      // SIGSTOP
+  Status resume(int i);    // SIGCONT
+  // Adds node size()+1 as a member (started with --join) through the leader; returns its index.
+  Result<int> add_node();
+  Status remove_node(int i);  // through the leader, then kills it
+
+ private:
+  struct Node;
+  LocalClusterOptions options_;
+  std::vector<Node*> nodes_;
+};
+
+}  // namespace ordo::node
