@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <csignal>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <thread>
 
 #include "local_cluster.h"
 #include "socket.h"
@@ -142,6 +146,59 @@ TEST_F(NodeCliTest, ServerRejectsBadOptions) {
   CliRun in_use = run("--id 1 --data " + dir_.file("y") + " --listen " + node_ + " --peers 1=" + node_);
   EXPECT_EQ(in_use.code, 1);
   EXPECT_NE(in_use.err.find(node_), std::string::npos) << in_use.err;
+}
+
+TEST(NodeServerTest, SigtermShutsDownInOrderWithExitZero) {
+  testing::TempDir dir;
+  uint16_t port = 0;
+  for (uint16_t p = 38001; p < 38999; p += 10) {
+    if (port_free(p) && port_free(static_cast<uint16_t>(p + 1)) && port_free(static_cast<uint16_t>(p + 2))) {
+      port = p;
+      break;
+    }
+  }
+  ASSERT_NE(port, 0);
+  std::string address = "127.0.0.1:" + std::to_string(port);
+  std::string log = dir.file("n1.log");
+  std::vector<std::string> args = {ORDO_NODE_BINARY, "--id", "1", "--data", dir.file("n1"),
+                                   "--listen", address, "--peers", "1=" + address};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  auto read_log = [&] {
+    std::stringstream text;
+    text << std::ifstream(log).rdbuf();
+    return text.str();
+  };
+  std::string ready = "ordo-node 1 listening on " + address;
+  for (int i = 0; i < 200 && read_log().find(ready) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(read_log().find(ready), std::string::npos) << read_log();
+
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 200 && done == 0; ++i) {
+    done = ::waitpid(pid, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(50ms);
+  }
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "no exit within 10 s of SIGTERM: " << read_log();
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << read_log();
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_log();
+  EXPECT_NE(read_log().find("stopped"), std::string::npos) << read_log();
 }
 
 }  // namespace

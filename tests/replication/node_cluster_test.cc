@@ -154,6 +154,33 @@ TEST_F(NodeClusterTest, KilledLeaderIsReplacedAndCatchesUpAfterRestart) {
   EXPECT_EQ(wait_local_value(cluster_->address(old_leader), "", "before", "1"), "1");
 }
 
+TEST_F(NodeClusterTest, AddedNodeCatchesUpAndRemovedNodeLeaves) {
+  Client c(cluster_->addresses(), 5s);
+  ASSERT_TRUE(c.put("", "early", "e").ok());
+  auto added = cluster_->add_node();
+  ASSERT_TRUE(added.is_ok()) << added.status().to_string();
+  EXPECT_EQ(*added, 4);
+  EXPECT_EQ(cluster_->size(), 4);
+  EXPECT_EQ(wait_local_value(cluster_->address(4), "", "early", "e"), "e");
+  Client via_new({cluster_->address(4)}, 5s);
+  Reply late = via_new.put("", "late", "l");  // redirected to the leader
+  ASSERT_TRUE(late.ok()) << late.message;
+  EXPECT_EQ(wait_local_value(cluster_->address(4), "", "late", "l"), "l");
+
+  Reply st = c.status();
+  ASSERT_TRUE(st.ok());
+  EXPECT_NE(st.value.find("4=" + cluster_->address(4)), std::string::npos) << st.value;
+
+  Status removed = cluster_->remove_node(4);
+  ASSERT_TRUE(removed.is_ok()) << removed.to_string();
+  EXPECT_EQ(cluster_->pid(4), 0);
+  Client three({cluster_->address(1), cluster_->address(2), cluster_->address(3)}, 5s);
+  Reply after = three.put("", "after-remove", "x");
+  ASSERT_TRUE(after.ok()) << after.message;
+  Reply st2 = three.status();
+  EXPECT_EQ(st2.value.find("4=" + cluster_->address(4)), std::string::npos) << st2.value;
+}
+
 TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
   auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
   auto fd = connect_to(cluster_->address(1), deadline());
