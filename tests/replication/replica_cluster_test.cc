@@ -307,8 +307,11 @@ TEST(ReplicaCluster, LaggingReplicaInstallsASnapshot) {
   ASSERT_TRUE(view.is_ok());
   const uint64_t target = view->applied_index();
   view = Status::busy("released");
-  ASSERT_TRUE(c.wait_applied(lagging, target, 30s));
+  const bool caught_up = c.wait_applied(lagging, target, 30s);
   ReplicaStatus s = c.at(lagging).status();
+  ASSERT_TRUE(caught_up) << "applied " << s.applied_index << " of " << target << ", log "
+                         << s.last_log_index << ", role " << role_name(s.role) << ", leader "
+                         << s.leader_id << ", snapshots installed " << s.snapshots_installed;
   EXPECT_GE(s.snapshots_installed, 1u);
   EXPECT_GT(s.snapshot_index, 0u);
   Contents expected = contents_of(c.at(leader));
@@ -356,8 +359,18 @@ TEST(ReplicaCluster, AddAndRemoveAMember) {
     std::this_thread::sleep_for(20ms);
     st = c.at(leader).status();
   }
+  // The voter role is assigned once the new member caught up.
+  auto voters = [&] {
+    size_t n = 0;
+    for (const Member& member : st.members) n += member.voter ? 1 : 0;
+    return n;
+  };
+  for (int i = 0; i < 250 && voters() != 4; ++i) {
+    std::this_thread::sleep_for(20ms);
+    st = c.at(leader).status();
+  }
   ASSERT_EQ(st.members.size(), 4u);
-  for (const Member& member : st.members) EXPECT_TRUE(member.voter) << member.id;
+  EXPECT_EQ(voters(), 4u);
 
   WriteResult w = c.put("", "with-four", "yes");
   ASSERT_EQ(w.outcome, Outcome::kApplied);

@@ -243,6 +243,10 @@ Status RaftConsensus::start() {
     raft_set_election_timeout(&raft_, options_.election_timeout_ms);
     raft_set_snapshot_threshold(&raft_, options_.snapshot_threshold);
     raft_set_snapshot_trailing(&raft_, options_.snapshot_trailing);
+    // The leader sends a snapshot to a follower again only after this long
+    // (libraft's default is 30 s): a send to a follower that was down waits
+    // that long before the next try.
+    raft_set_install_snapshot_timeout(&raft_, 5 * options_.election_timeout_ms);
     // A replica coming back after a partition does not disrupt the leader.
     raft_set_pre_vote(&raft_, true);
     rv = raft_start(&raft_);
