@@ -126,6 +126,7 @@ struct Client::Impl {
         target = order[next++];
       }
       Status c = connect(target, deadline);
+      if (c.is_invalid_argument()) return failed(c.message());  // not an address: no retry helps
       if (!c.is_ok()) {
         last_error = c.message();
         target.clear();
