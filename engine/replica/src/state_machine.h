@@ -57,6 +57,8 @@ class ReplicaStateMachine final : public StateMachine {
   Status open_database();
   // Installs the verified copy at `copy_path` as the live file.
   Status install(const std::string& copy_path, uint64_t applied_index);
+  // install()'s steps, with install_mu_ held: close, copy over, reopen.
+  Status replace_database(const std::string& copy_path, uint64_t applied_index);
   // Makes sure dir/copies/<name> holds the copy the record names, fetching
   // it from `leader_address` when missing or damaged.
   Status obtain_copy(const SnapshotRecord& record, const std::string& leader_address);
