@@ -197,6 +197,34 @@ TEST_F(NodeClusterTest, AddedNodeCatchesUpAndRemovedNodeLeaves) {
   EXPECT_EQ(st2.value.find("4=" + cluster_->address(4)), std::string::npos) << st2.value;
 }
 
+// A node that missed more entries than the leader keeps behind its snapshot
+// catches up by fetching the leader's copy of the file (snapshot port P + 2).
+TEST(NodeSnapshotTest, RestartedNodeFarBehindInstallsASnapshotCopy) {
+  testing::TempDir dir;
+  LocalClusterOptions o = cluster_options(dir.path(), 3);
+  o.extra_args.insert(o.extra_args.end(), {"--snapshot-threshold", "16", "--snapshot-trailing", "4"});
+  LocalCluster cluster(o);
+  Status started = cluster.start();
+  ASSERT_TRUE(started.is_ok()) << started.to_string();
+  int leader = cluster.leader(5s);
+  ASSERT_NE(leader, 0);
+  int behind = leader == 3 ? 2 : 3;
+  ASSERT_TRUE(cluster.kill(behind).is_ok());
+
+  Client c(cluster.addresses(), 5s);
+  for (int i = 0; i < 80; ++i) {
+    Reply r = c.put("", "key" + std::to_string(i), "value" + std::to_string(i));
+    ASSERT_TRUE(r.ok()) << i << ": " << reply_code_name(r.code) << ": " << r.message;
+  }
+  ASSERT_TRUE(cluster.restart(behind).is_ok());
+  EXPECT_EQ(wait_local_value(cluster.address(behind), "", "key79", "value79"), "value79");
+  EXPECT_EQ(wait_local_value(cluster.address(behind), "", "key0", "value0"), "value0");
+  Client one({cluster.address(behind)}, 2s);
+  Reply st = one.status();
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st.value.find("snapshots_installed: 0\n"), std::string::npos) << st.value;
+}
+
 TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
   auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
   auto fd = connect_to(cluster_->address(1), deadline());
