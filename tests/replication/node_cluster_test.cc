@@ -170,6 +170,20 @@ TEST_F(NodeClusterTest, KilledLeaderIsReplacedAndCatchesUpAfterRestart) {
   EXPECT_EQ(wait_local_value(cluster_->address(old_leader), "", "before", "1"), "1");
 }
 
+TEST_F(NodeClusterTest, StoppedFollowerDoesNotBlockWritesAndCatchesUpWhenResumed) {
+  int leader = cluster_->leader(5s);
+  ASSERT_NE(leader, 0);
+  int follower = leader == 1 ? 2 : 1;
+  ASSERT_TRUE(cluster_->stop(follower).is_ok());
+  Client c({cluster_->address(leader)}, 5s);
+  for (int i = 0; i < 10; ++i) {
+    Reply r = c.put("", "s" + std::to_string(i), "v");
+    ASSERT_TRUE(r.ok()) << i << ": " << reply_code_name(r.code) << ": " << r.message;
+  }
+  ASSERT_TRUE(cluster_->resume(follower).is_ok());
+  EXPECT_EQ(wait_local_value(cluster_->address(follower), "", "s9", "v"), "v");
+}
+
 TEST_F(NodeClusterTest, AddedNodeCatchesUpAndRemovedNodeLeaves) {
   Client c(cluster_->addresses(), 5s);
   ASSERT_TRUE(c.put("", "early", "e").ok());
