@@ -15,6 +15,7 @@ extern "C" {
 #include <pthread.h>
 #include <signal.h>
 
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -164,6 +165,8 @@ class RaftConsensus final : public Consensus {
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
+  // The last failed restore, so that a start that fails in it says why.
+  Status last_restore_status_;
   // Requests inside Raft, each with how to end it as unknown should Raft
   // never call back.
   std::unordered_map<void*, std::function<void()>> outstanding_;
@@ -250,7 +253,9 @@ Status RaftConsensus::start() {
     // A replica coming back after a partition does not disrupt the leader.
     raft_set_pre_vote(&raft_, true);
     rv = raft_start(&raft_);
-    if (rv != 0) {
+    if (rv != 0 && !last_restore_status_.is_ok()) {
+      failed = last_restore_status_.with_context("restoring the newest snapshot");
+    } else if (rv != 0) {
       std::string msg = raft_errmsg(&raft_);
       if (rv == RAFT_NOCONNECTION || msg.find("address") != std::string::npos ||
           msg.find("listen") != std::string::npos || msg.find("bind") != std::string::npos) {
@@ -590,7 +595,10 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   raft_leader(&self->raft_, &leader_id, &leader_address);
   Status s = self->machine_.restore(ByteView(buf->base, buf->len),
                                     leader_address != nullptr ? leader_address : "");
+  self->last_restore_status_ = s;
   if (!s.is_ok()) {
+    // Raft only learns "failed" and retries later; this line is the one
+    // place the reason shows.
     std::fprintf(stderr, "ordo replica %llu: snapshot restore failed: %s\n",
                  static_cast<unsigned long long>(self->options_.id), s.to_string().c_str());
     return RAFT_IOERR;

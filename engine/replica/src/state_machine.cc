@@ -132,8 +132,8 @@ std::string ReplicaStateMachine::copies_dir() const {
 
 Status ReplicaStateMachine::open_database() {
   ORDO_ASSIGN_OR_RETURN(db_, Database::open(db_path_, options_.db_options));
-  max_key_bytes_ = db_->max_key_bytes();
-  max_value_bytes_ = db_->max_value_bytes();
+  max_key_bytes_.store(db_->max_key_bytes());
+  max_value_bytes_.store(db_->max_value_bytes());
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
   ORDO_ASSIGN_OR_RETURN(uint64_t applied, read_applied_index(txn));
   applied_index_.store(applied);

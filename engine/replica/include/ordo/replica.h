@@ -217,8 +217,10 @@ class Replica {
   //   Corruption, NotOrdoFile, VersionMismatch  from the ordo file
   static Result<std::unique_ptr<Replica>> open(const ReplicaOptions& options);
 
-  // Stops Raft (in-flight writes end kUnknown), the snapshot server and
-  // closes the file. Waits for a snapshot install in progress.
+  // Stops Raft (entries still in flight are ended as kUnknown), the
+  // snapshot server and closes the file. Waits for a snapshot install in
+  // progress. As for any object, no other thread may be inside a call on
+  // it meanwhile, and every ReadView must be gone.
   ~Replica();
 
   // Proposes `batch` as one log entry and waits until this replica applied it
