@@ -453,5 +453,43 @@ TEST(ReplicaCluster, NoMajorityMeansUnknownAndCloseEndsTheEntryInFlight) {
   c.close(leader);
 }
 
+// The file lost (or behind) and its snapshot copy gone: open says so rather
+// than serve a state that skips entries; with the copy back, open installs
+// it and replays the log after it.
+TEST(ReplicaCluster, OpenNeedsTheNewestSnapshotsCopy) {
+  Cluster c(1, [](ReplicaOptions& o) {
+    o.snapshot_threshold = 16;
+    o.snapshot_trailing = 4;
+  });
+  c.open_all();
+  ASSERT_EQ(c.wait_leader(), 1u);
+  uint64_t last = 0;
+  for (int i = 0; i < 40; ++i) {
+    WriteResult w = c.put("", "k" + std::to_string(i), std::to_string(i));
+    ASSERT_EQ(w.outcome, Outcome::kApplied);
+    last = w.index;
+  }
+  ASSERT_GE(c.at(1).status().snapshots_taken, 1u);
+  Contents before = contents_of(c.at(1));
+  c.close(1);
+
+  const std::string dir = c.options(1).dir;
+  const std::string aside = dir + "/../copies-aside";
+  std::filesystem::rename(dir + "/copies", aside);
+  std::filesystem::create_directory(dir + "/copies");
+  std::filesystem::remove(dir + "/data.ordo");
+  auto r = Replica::open(c.options(1));
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(r.status().is_not_found()) << r.status().to_string();
+
+  std::filesystem::remove_all(dir + "/copies");
+  std::filesystem::rename(aside, dir + "/copies");
+  std::filesystem::remove(dir + "/data.ordo");
+  c.open(1);
+  ASSERT_EQ(c.wait_leader(), 1u);
+  ASSERT_TRUE(c.wait_applied(1, last));
+  EXPECT_EQ(contents_of(c.at(1)), before);
+}
+
 }  // namespace
 }  // namespace ordo::replica
