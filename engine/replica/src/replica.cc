@@ -1,0 +1,345 @@
+// Replica: options, the write and read paths and membership over a
+// Consensus and the ReplicaStateMachine.
+#include <sys/stat.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "address.h"
+#include "consensus.h"
+#include "ordo/replica.h"
+#include "snapshot_server.h"
+#include "state_machine.h"
+
+namespace ordo::replica {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kIdFile = "replica-id";
+
+// One result handed from the Raft thread to a waiting caller; the caller
+// may give up first, so both hold it.
+template <typename T>
+class Handoff {
+ public:
+  void set(T value) {
+    std::lock_guard lock(mu_);
+    value_ = std::move(value);
+    cv_.notify_all();
+  }
+  // The value, or nullopt once `timeout` passed.
+  std::optional<T> wait(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, timeout, [&] { return value_.has_value(); });
+    return value_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<T> value_;
+};
+
+WriteResult failed(Status status) {
+  WriteResult r;
+  r.outcome = Outcome::kFailed;
+  r.status = std::move(status);
+  return r;
+}
+
+Status validate_options(const ReplicaOptions& o) {
+  if (o.id == 0) return Status::invalid_argument("replica id 0: ids start at 1");
+  ORDO_RETURN_IF_ERROR(snapshot_address(o.address).status());
+  if (o.dir.empty()) return Status::invalid_argument("empty data directory");
+  if (o.heartbeat_timeout_ms == 0) return Status::invalid_argument("heartbeat_timeout_ms is 0");
+  if (o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
+    return Status::invalid_argument("election_timeout_ms " + std::to_string(o.election_timeout_ms) +
+                                    " is below twice heartbeat_timeout_ms");
+  }
+  if (o.snapshot_threshold == 0) return Status::invalid_argument("snapshot_threshold is 0");
+  if (!o.bootstrap.empty()) {
+    bool self = false;
+    for (const Member& m : o.bootstrap) {
+      if (m.id == 0) return Status::invalid_argument("bootstrap member with id 0");
+      ORDO_RETURN_IF_ERROR(parse_address(m.address).status());
+      if (m.id == o.id) {
+        self = true;
+        if (m.address != o.address) {
+          return Status::invalid_argument("bootstrap lists replica " + std::to_string(o.id) +
+                                          " at " + m.address + ", not " + o.address);
+        }
+      }
+    }
+    if (!self) {
+      return Status::invalid_argument("the bootstrap list does not hold replica " +
+                                      std::to_string(o.id));
+    }
+  }
+  return Status::ok();
+}
+
+// dir/replica-id holds the id of the replica the directory belongs to.
+Status claim_dir(const std::string& dir, uint64_t id) {
+  const std::string path = dir + "/" + std::string(kIdFile);
+  std::ifstream in(path);
+  if (in) {
+    uint64_t owner = 0;
+    in >> owner;
+    if (owner != id) {
+      return Status::invalid_argument("data directory " + dir + " belongs to replica " +
+                                      std::to_string(owner) + ", not " + std::to_string(id));
+    }
+    return Status::ok();
+  }
+  std::ofstream out(path);
+  out << id << "\n";
+  out.close();
+  if (!out) return Status::io_error("write " + path, errno);
+  return Status::ok();
+}
+
+}  // namespace
+
+class ReplicaImpl {
+ public:
+  ReplicaImpl(const ReplicaOptions& options) : options_(options), ids_(options.id % 1024) {}
+  ~ReplicaImpl() {
+    if (consensus_) consensus_->stop();
+    consensus_.reset();
+    server_.reset();
+  }
+
+  Status open() {
+    ORDO_RETURN_IF_ERROR(validate_options(options_));
+    std::error_code ec;
+    fs::create_directories(options_.dir + "/" + std::string(kRaftDir), ec);
+    if (ec) return Status::io_error("create " + options_.dir + ": " + ec.message(), ec.value());
+    ORDO_RETURN_IF_ERROR(claim_dir(options_.dir, options_.id));
+
+    StateMachineOptions sm_options;
+    sm_options.dir = options_.dir;
+    sm_options.db_options = options_.db_options;
+    sm_options.copies_kept = options_.copies_kept;
+    ORDO_ASSIGN_OR_RETURN(machine_, ReplicaStateMachine::open(sm_options));
+
+    ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
+    ORDO_ASSIGN_OR_RETURN(HostPort snap_at, parse_address(snap));
+    ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(snap_at, machine_->copies_dir()));
+
+    ConsensusOptions c;
+    c.id = options_.id;
+    c.address = options_.address;
+    c.raft_dir = options_.dir + "/" + std::string(kRaftDir);
+    c.bootstrap = options_.bootstrap;
+    c.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
+    c.election_timeout_ms = options_.election_timeout_ms;
+    c.snapshot_threshold = options_.snapshot_threshold;
+    c.snapshot_trailing = options_.snapshot_trailing;
+    ORDO_ASSIGN_OR_RETURN(consensus_, start_raft_consensus(c, *machine_));
+    return Status::ok();
+  }
+
+  Status validate_batch(const WriteBatch& batch) const {
+    if (batch.empty()) return Status::invalid_argument("empty write batch");
+    const uint32_t max_key = machine_->max_key_bytes();
+    for (size_t i = 0; i < batch.ops().size(); ++i) {
+      const WriteBatch::Op& op = batch.ops()[i];
+      const std::string at = "op " + std::to_string(i) + ": ";
+      if (op.tree == kSystemTree) {
+        return Status::invalid_argument(at + "tree " + std::string(kSystemTree) + " is reserved");
+      }
+      if (op.tree.size() > max_key) {
+        return Status::invalid_argument(at + "tree name of " + std::to_string(op.tree.size()) +
+                                        " bytes (limit " + std::to_string(max_key) + ")");
+      }
+      if ((op.kind == WriteBatch::OpKind::kCreateTree || op.kind == WriteBatch::OpKind::kDropTree) &&
+          op.tree.empty()) {
+        return Status::invalid_argument(at + "the default tree cannot be created or dropped");
+      }
+      if (op.key.size() > max_key) {
+        return Status::invalid_argument(at + "key of " + std::to_string(op.key.size()) +
+                                        " bytes (limit " + std::to_string(max_key) + ")");
+      }
+      if (op.value.size() > machine_->max_value_bytes()) {
+        return Status::invalid_argument(at + "value of " + std::to_string(op.value.size()) +
+                                        " bytes (limit " +
+                                        std::to_string(machine_->max_value_bytes()) + ")");
+      }
+    }
+    return Status::ok();
+  }
+
+  WriteResult write(const WriteBatch& batch, std::chrono::milliseconds timeout) {
+    Status valid = validate_batch(batch);
+    if (!valid.is_ok()) return failed(valid);
+    auto handoff = std::make_shared<Handoff<WriteResult>>();
+    consensus_->propose(batch.encode(), [handoff](WriteResult r) { handoff->set(std::move(r)); });
+    std::optional<WriteResult> r = handoff->wait(timeout);
+    if (!r) {
+      WriteResult timed_out;
+      timed_out.outcome = Outcome::kUnknown;
+      timed_out.status = Status::io_error("timed out", ETIMEDOUT);
+      return timed_out;
+    }
+    return std::move(*r);
+  }
+
+  Result<ReadView> read(ReadMode mode, std::chrono::milliseconds timeout) {
+    if (mode == ReadMode::kLinearizable) {
+      ConsensusStatus st = consensus_->status();
+      if (st.role != Role::kLeader) {
+        return Status::busy("not the leader; leader is " +
+                            (st.leader_id == 0 ? std::string("unknown")
+                                               : std::to_string(st.leader_id) + " at " +
+                                                     st.leader_address));
+      }
+      auto handoff = std::make_shared<Handoff<WriteResult>>();
+      consensus_->barrier([handoff](WriteResult r) { handoff->set(std::move(r)); });
+      std::optional<WriteResult> r = handoff->wait(timeout);
+      if (!r) return Status::io_error("timed out", ETIMEDOUT);
+      if (r->outcome != Outcome::kApplied) return r->status;
+    }
+    ORDO_ASSIGN_OR_RETURN(ReplicaStateMachine::View view, machine_->begin_view());
+    return ReadView(std::move(view.lock), std::move(view.txn), view.applied_index);
+  }
+
+  Status change(bool add, const Member& member, std::chrono::milliseconds timeout) {
+    auto handoff = std::make_shared<Handoff<Status>>();
+    auto done = [handoff](Status s) { handoff->set(std::move(s)); };
+    if (add) {
+      consensus_->add_member(member, done);
+    } else {
+      consensus_->remove_member(member.id, done);
+    }
+    std::optional<Status> s = handoff->wait(timeout);
+    if (!s) return Status::io_error("timed out", ETIMEDOUT);
+    return *s;
+  }
+
+  Status add_member(const Member& member, std::chrono::milliseconds timeout) {
+    if (member.id == 0) return Status::invalid_argument("member id 0: ids start at 1");
+    ORDO_RETURN_IF_ERROR(snapshot_address(member.address).status());
+    return change(true, member, timeout);
+  }
+
+  Status remove_member(uint64_t id, std::chrono::milliseconds timeout) {
+    if (id == 0) return Status::invalid_argument("member id 0: ids start at 1");
+    return change(false, Member{id, {}, true}, timeout);
+  }
+
+  ReplicaStatus status() const {
+    ConsensusStatus c = consensus_->status();
+    ReplicaStatus s;
+    s.id = options_.id;
+    s.address = options_.address;
+    s.role = c.role;
+    s.term = c.term;
+    s.leader_id = c.leader_id;
+    s.leader_address = c.leader_address;
+    s.last_log_index = c.last_log_index;
+    s.applied_index = machine_->applied_index();
+    s.snapshot_index = machine_->snapshot_index();
+    s.snapshots_taken = machine_->snapshots_taken();
+    s.snapshots_installed = machine_->snapshots_installed();
+    s.members = std::move(c.members);
+    return s;
+  }
+
+  Status wait_ready(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto left = [&] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                   std::chrono::steady_clock::now());
+    };
+    // A leader known ...
+    ConsensusStatus st = consensus_->status();
+    while (st.leader_id == 0) {
+      if (left().count() <= 0) return Status::io_error("timed out: no leader known", ETIMEDOUT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      st = consensus_->status();
+    }
+    if (st.role == Role::kLeader) {
+      // The leader's own commit index covers earlier terms' entries once an
+      // entry of its term commits: a barrier.
+      Result<ReadView> view = read(ReadMode::kLinearizable, left());
+      return view.status();
+    }
+    // ... and a follower applied what the leader's heartbeats say is
+    // committed: sampled after two heartbeats, so it is the leader's value
+    // at the time of the call or later.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 * options_.heartbeat_timeout_ms));
+    const uint64_t target = consensus_->status().commit_index;
+    while (consensus_->status().last_applied < target) {
+      if (left().count() <= 0) return Status::io_error("timed out catching up", ETIMEDOUT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return Status::ok();
+  }
+
+  Id64 next_id64() { return ids_.next(); }
+
+ private:
+  const ReplicaOptions options_;
+  Id64Generator ids_;
+  std::unique_ptr<ReplicaStateMachine> machine_;
+  std::unique_ptr<SnapshotServer> server_;
+  std::unique_ptr<Consensus> consensus_;
+};
+
+// ---- ReadView ----
+
+ReadView::ReadView(std::shared_lock<std::shared_mutex> lock, ReadTxn txn, uint64_t applied_index)
+    : lock_(std::move(lock)), txn_(std::move(txn)), applied_index_(applied_index) {}
+ReadView::ReadView(ReadView&& other) noexcept = default;
+ReadView& ReadView::operator=(ReadView&& other) noexcept {
+  // The txn ends before the lock it relies on is released.
+  txn_ = std::move(other.txn_);
+  lock_ = std::move(other.lock_);
+  applied_index_ = other.applied_index_;
+  return *this;
+}
+ReadView::~ReadView() { txn_.abort(); }
+
+Result<std::string> ReadView::get(std::string_view tree, ByteView key) {
+  Tree handle = txn_.default_tree();
+  if (!tree.empty()) {
+    ORDO_ASSIGN_OR_RETURN(handle, txn_.open_tree(tree));
+  }
+  ORDO_ASSIGN_OR_RETURN(ByteView value, txn_.get(handle, key));
+  return value.str();
+}
+
+// ---- Replica ----
+
+Result<std::unique_ptr<Replica>> Replica::open(const ReplicaOptions& options) {
+  auto impl = std::make_unique<ReplicaImpl>(options);
+  ORDO_RETURN_IF_ERROR(impl->open());
+  return std::unique_ptr<Replica>(new Replica(std::move(impl)));
+}
+
+Replica::Replica(std::unique_ptr<ReplicaImpl> impl) : impl_(std::move(impl)) {}
+Replica::~Replica() = default;
+
+WriteResult Replica::write(const WriteBatch& batch, std::chrono::milliseconds timeout) {
+  return impl_->write(batch, timeout);
+}
+Id64 Replica::next_id64() { return impl_->next_id64(); }
+Result<ReadView> Replica::read(ReadMode mode, std::chrono::milliseconds timeout) {
+  return impl_->read(mode, timeout);
+}
+Status Replica::add_member(const Member& member, std::chrono::milliseconds timeout) {
+  return impl_->add_member(member, timeout);
+}
+Status Replica::remove_member(uint64_t id, std::chrono::milliseconds timeout) {
+  return impl_->remove_member(id, timeout);
+}
+ReplicaStatus Replica::status() const { return impl_->status(); }
+Status Replica::wait_ready(std::chrono::milliseconds timeout) { return impl_->wait_ready(timeout); }
+
+}  // namespace ordo::replica
