@@ -1,0 +1,205 @@
+// The ordo-node binary's client subcommands, run as processes against a
+// one-node cluster: output and exit codes (0 ok, 1 not found, 2 failed).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <csignal>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+
+#include "local_cluster.h"
+#include "socket.h"
+#include "temp_dir.h"
+
+namespace ordo::node {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+class NodeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LocalClusterOptions o;
+    o.binary = ORDO_NODE_BINARY;
+    o.root = dir_.path();
+    o.nodes = 1;
+    o.extra_args = {"--election-timeout-ms", "600", "--heartbeat-timeout-ms", "60"};
+    o.start_timeout = 15s;
+    cluster_ = std::make_unique<LocalCluster>(o);
+    Status s = cluster_->start();
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    node_ = cluster_->address(1);
+  }
+
+  // Runs `ordo-node ARGS` through sh, with `input` on stdin.
+  CliRun run(const std::string& args, const std::string& input = "") {
+    std::string in_path = dir_.file("stdin"), err_path = dir_.file("stderr");
+    std::ofstream(in_path) << input;
+    std::string cmd = std::string(ORDO_NODE_BINARY) + " " + args + " <" + in_path + " 2>" + err_path;
+    CliRun r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    int st = ::pclose(p);
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::stringstream err;
+    err << std::ifstream(err_path).rdbuf();
+    r.err = err.str();
+    return r;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<LocalCluster> cluster_;
+  std::string node_;
+};
+
+TEST_F(NodeCliTest, PutGetDelScanBatchStatus) {
+  CliRun put = run("put --node " + node_ + " alpha one");
+  ASSERT_EQ(put.code, 0) << put.err;
+  EXPECT_EQ(put.out.rfind("ok index ", 0), 0u) << put.out;
+
+  CliRun get = run("get --node " + node_ + " alpha");
+  EXPECT_EQ(get.code, 0) << get.err;
+  EXPECT_EQ(get.out, "one\n");
+
+  CliRun lin = run("get --linearizable --node " + node_ + " alpha");
+  EXPECT_EQ(lin.code, 0) << lin.err;
+  EXPECT_EQ(lin.out, "one\n");
+
+  CliRun missing = run("get --node " + node_ + " nothing");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
+
+  CliRun batch = run("batch --node " + node_ + " --tree t", "put b two words\nput a 1\n# note\n\ndel zz\n");
+  ASSERT_EQ(batch.code, 0) << batch.err;
+  EXPECT_NE(batch.out.find("ops 3"), std::string::npos) << batch.out;
+
+  CliRun scan = run("scan --node " + node_ + " --tree t");
+  EXPECT_EQ(scan.code, 0) << scan.err;
+  EXPECT_EQ(scan.out, "a\t1\nb\ttwo words\n");
+  CliRun scan_from = run("scan --node " + node_ + " --tree t --from b --limit 5");
+  EXPECT_EQ(scan_from.out, "b\ttwo words\n");
+
+  CliRun del = run("del --node " + node_ + " alpha");
+  EXPECT_EQ(del.code, 0) << del.err;
+  EXPECT_EQ(run("get --node " + node_ + " alpha").code, 1);
+
+  CliRun status = run("status --node " + node_);
+  EXPECT_EQ(status.code, 0) << status.err;
+  EXPECT_NE(status.out.find("role: leader"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("address: " + node_), std::string::npos) << status.out;
+}
+
+TEST_F(NodeCliTest, ErrorsExitTwoWithAMessage) {
+  CliRun bad_batch = run("batch --node " + node_, "put a 1\nfrob x\n");
+  EXPECT_EQ(bad_batch.code, 2);
+  EXPECT_NE(bad_batch.err.find("line 2"), std::string::npos) << bad_batch.err;
+
+  CliRun no_node = run("put k v");
+  EXPECT_EQ(no_node.code, 2);
+  EXPECT_NE(no_node.err.find("--node"), std::string::npos) << no_node.err;
+
+  uint16_t dead = 0;
+  for (uint16_t p = 39501; p < 39999; p += 10) {
+    if (port_free(p)) {
+      dead = p;
+      break;
+    }
+  }
+  ASSERT_NE(dead, 0);
+  std::string dead_node = "127.0.0.1:" + std::to_string(dead);
+  CliRun refused = run("put --node " + dead_node + " k v");
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("failed"), std::string::npos) << refused.err;
+
+  // A refused node first in the list: the next one takes the write.
+  CliRun second = run("put --node " + dead_node + "," + node_ + " k v");
+  EXPECT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(run("get --node " + node_ + " k").out, "v\n");
+
+  CliRun bad_address = run("get --node nowhere k");
+  EXPECT_EQ(bad_address.code, 2);
+  EXPECT_NE(bad_address.err.find("nowhere"), std::string::npos) << bad_address.err;
+}
+
+TEST_F(NodeCliTest, ServerRejectsBadOptions) {
+  CliRun no_self = run("--id 4 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001");
+  EXPECT_EQ(no_self.code, 1);
+  EXPECT_NE(no_self.err.find("--peers must list this node"), std::string::npos) << no_self.err;
+  CliRun bad_peer = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1");
+  EXPECT_EQ(bad_peer.code, 1);
+  EXPECT_NE(bad_peer.err.find("not IPv4:port"), std::string::npos) << bad_peer.err;
+  // The client port of a running node is taken.
+  CliRun in_use = run("--id 1 --data " + dir_.file("y") + " --listen " + node_ + " --peers 1=" + node_);
+  EXPECT_EQ(in_use.code, 1);
+  EXPECT_NE(in_use.err.find(node_), std::string::npos) << in_use.err;
+}
+
+TEST(NodeServerTest, SigtermShutsDownInOrderWithExitZero) {
+  testing::TempDir dir;
+  uint16_t port = 0;
+  for (uint16_t p = 38001; p < 38999; p += 10) {
+    if (port_free(p) && port_free(static_cast<uint16_t>(p + 1)) && port_free(static_cast<uint16_t>(p + 2))) {
+      port = p;
+      break;
+    }
+  }
+  ASSERT_NE(port, 0);
+  std::string address = "127.0.0.1:" + std::to_string(port);
+  std::string log = dir.file("n1.log");
+  std::vector<std::string> args = {ORDO_NODE_BINARY, "--id", "1", "--data", dir.file("n1"),
+                                   "--listen", address, "--peers", "1=" + address};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  auto read_log = [&] {
+    std::stringstream text;
+    text << std::ifstream(log).rdbuf();
+    return text.str();
+  };
+  std::string ready = "ordo-node 1 listening on " + address;
+  for (int i = 0; i < 200 && read_log().find(ready) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(read_log().find(ready), std::string::npos) << read_log();
+
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 200 && done == 0; ++i) {
+    done = ::waitpid(pid, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(50ms);
+  }
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "no exit within 10 s of SIGTERM: " << read_log();
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << read_log();
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_log();
+  EXPECT_NE(read_log().find("stopped"), std::string::npos) << read_log();
+}
+
+}  // namespace
+}  // namespace ordo::node

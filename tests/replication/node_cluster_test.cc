@@ -1,0 +1,212 @@
+// ordo-node processes on 127.0.0.1 (LocalCluster): writes through the
+// client, reads from every node, redirects from followers, a killed leader,
+// a restarted node catching up, and a malformed frame sent to a server.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <unistd.h>
+
+#include "client.h"
+#include "local_cluster.h"
+#include "protocol.h"
+#include "socket.h"
+#include "temp_dir.h"
+
+namespace ordo::node {
+namespace {
+
+using namespace std::chrono_literals;
+using replica::ReadMode;
+
+LocalClusterOptions cluster_options(const std::string& root, int nodes) {
+  LocalClusterOptions o;
+  o.binary = ORDO_NODE_BINARY;
+  o.root = root;
+  o.nodes = nodes;
+  o.extra_args = {"--election-timeout-ms", "600", "--heartbeat-timeout-ms", "60"};
+  o.start_timeout = 15s;
+  return o;
+}
+
+// Polls a local get on `node` until it returns `want` (or the time is up);
+// returns the last value seen ("<code>" when not ok).
+std::string wait_local_value(const std::string& node, const std::string& tree,
+                             const std::string& key, const std::string& want) {
+  Client c({node}, 1s);
+  std::string last;
+  for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
+    Reply r = c.get(tree, key, ReadMode::kLocal);
+    last = r.ok() ? r.value : std::string("<") + reply_code_name(r.code) + ">";
+    if (last == want) return last;
+    std::this_thread::sleep_for(50ms);
+  }
+  return last;
+}
+
+class NodeClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = std::make_unique<LocalCluster>(cluster_options(dir_.path(), 3));
+    Status s = cluster_->start();
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<LocalCluster> cluster_;
+};
+
+TEST_F(NodeClusterTest, WritesReachEveryNodeAndReadsFollow) {
+  Client c(cluster_->addresses(), 5s);
+  Reply put = c.put("", "k1", "v1");
+  ASSERT_TRUE(put.ok()) << put.message;
+  EXPECT_GT(put.index, 0u);
+
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(wait_local_value(cluster_->address(i), "", "k1", "v1"), "v1") << "node " << i;
+  }
+  // A linearizable read sees the acknowledged write at once, from any node.
+  Client follower_side({cluster_->address(1)}, 5s);
+  Reply lin = follower_side.get("", "k1", ReadMode::kLinearizable);
+  ASSERT_TRUE(lin.ok()) << lin.message;
+  EXPECT_EQ(lin.value, "v1");
+  EXPECT_GE(lin.index, put.index);
+
+  EXPECT_EQ(c.get("", "missing", ReadMode::kLinearizable).code, Reply::Code::kNotFound);
+
+  // put_new_id: 8-byte increasing keys holding the value.
+  Reply id1 = c.put_new_id("ids", "first");
+  Reply id2 = c.put_new_id("ids", "second");
+  ASSERT_TRUE(id1.ok() && id2.ok()) << id1.message << " / " << id2.message;
+  ASSERT_EQ(id1.value.size(), 8u);
+  ASSERT_EQ(id2.value.size(), 8u);
+  EXPECT_LT(id1.value, id2.value);
+  Reply got = c.get("ids", id2.value, ReadMode::kLinearizable);
+  ASSERT_TRUE(got.ok()) << got.message;
+  EXPECT_EQ(got.value, "second");
+
+  // batch: several ops, one entry.
+  replica::WriteBatch b;
+  for (char k = 'a'; k <= 'e'; ++k) b.put("t", std::string(1, k), std::string(3, k));
+  b.del("", "k1");
+  Reply br = c.batch(b);
+  ASSERT_TRUE(br.ok()) << br.message;
+  EXPECT_GT(br.index, put.index);
+  EXPECT_EQ(c.get("", "k1", ReadMode::kLinearizable).code, Reply::Code::kNotFound);
+
+  // scan from "b", three entries.
+  Reply sc = c.scan("t", "b", 3, ReadMode::kLinearizable);
+  ASSERT_TRUE(sc.ok()) << sc.message;
+  ASSERT_EQ(sc.entries.size(), 3u);
+  EXPECT_EQ(sc.entries[0], std::make_pair(std::string("b"), std::string("bbb")));
+  EXPECT_EQ(sc.entries[2], std::make_pair(std::string("d"), std::string("ddd")));
+  EXPECT_EQ(c.scan("no-such-tree", "", 10, ReadMode::kLinearizable).code, Reply::Code::kNotFound);
+
+  // Every node ends with the same scan.
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(wait_local_value(cluster_->address(i), "t", "e", "eee"), "eee") << "node " << i;
+    Client one({cluster_->address(i)}, 2s);
+    Reply s = one.scan("t", "", 0, ReadMode::kLocal);
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_EQ(s.entries.size(), 5u) << "node " << i;
+  }
+}
+
+TEST_F(NodeClusterTest, FollowersRedirectWritesToTheLeader) {
+  int leader = cluster_->leader(5s);
+  ASSERT_NE(leader, 0);
+  int follower = leader == 1 ? 2 : 1;
+  Client c({cluster_->address(follower)}, 5s);
+  Reply r = c.put("", "via-follower", "x");
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.node, cluster_->address(leader));
+
+  Client status_client({cluster_->address(follower)}, 2s);
+  Reply st = status_client.status();
+  ASSERT_TRUE(st.ok()) << st.message;
+  EXPECT_NE(st.value.find("role: follower"), std::string::npos) << st.value;
+  EXPECT_NE(st.value.find("leader: " + cluster_->address(leader)), std::string::npos) << st.value;
+}
+
+TEST_F(NodeClusterTest, KilledLeaderIsReplacedAndCatchesUpAfterRestart) {
+  Client c(cluster_->addresses(), 5s);
+  ASSERT_TRUE(c.put("", "before", "1").ok());
+  int old_leader = cluster_->leader(5s);
+  ASSERT_NE(old_leader, 0);
+  ASSERT_TRUE(cluster_->kill(old_leader).is_ok());
+  EXPECT_EQ(cluster_->pid(old_leader), 0);
+
+  int new_leader = cluster_->leader(10s);
+  ASSERT_NE(new_leader, 0);
+  EXPECT_NE(new_leader, old_leader);
+  Reply after;
+  for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
+    after = c.put("", "after", "2");
+    if (after.ok()) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(after.ok()) << reply_code_name(after.code) << ": " << after.message;
+  Reply before = c.get("", "before", ReadMode::kLinearizable);
+  ASSERT_TRUE(before.ok()) << before.message;
+  EXPECT_EQ(before.value, "1");
+
+  Status restarted = cluster_->restart(old_leader);
+  ASSERT_TRUE(restarted.is_ok()) << restarted.to_string();
+  EXPECT_EQ(wait_local_value(cluster_->address(old_leader), "", "after", "2"), "2");
+  EXPECT_EQ(wait_local_value(cluster_->address(old_leader), "", "before", "1"), "1");
+}
+
+TEST_F(NodeClusterTest, AddedNodeCatchesUpAndRemovedNodeLeaves) {
+  Client c(cluster_->addresses(), 5s);
+  ASSERT_TRUE(c.put("", "early", "e").ok());
+  auto added = cluster_->add_node();
+  ASSERT_TRUE(added.is_ok()) << added.status().to_string();
+  EXPECT_EQ(*added, 4);
+  EXPECT_EQ(cluster_->size(), 4);
+  EXPECT_EQ(wait_local_value(cluster_->address(4), "", "early", "e"), "e");
+  Client via_new({cluster_->address(4)}, 5s);
+  Reply late = via_new.put("", "late", "l");  // redirected to the leader
+  ASSERT_TRUE(late.ok()) << late.message;
+  EXPECT_EQ(wait_local_value(cluster_->address(4), "", "late", "l"), "l");
+
+  Reply st = c.status();
+  ASSERT_TRUE(st.ok());
+  EXPECT_NE(st.value.find("4=" + cluster_->address(4)), std::string::npos) << st.value;
+
+  Status removed = cluster_->remove_node(4);
+  ASSERT_TRUE(removed.is_ok()) << removed.to_string();
+  EXPECT_EQ(cluster_->pid(4), 0);
+  Client three({cluster_->address(1), cluster_->address(2), cluster_->address(3)}, 5s);
+  Reply after = three.put("", "after-remove", "x");
+  ASSERT_TRUE(after.ok()) << after.message;
+  Reply st2 = three.status();
+  EXPECT_EQ(st2.value.find("4=" + cluster_->address(4)), std::string::npos) << st2.value;
+}
+
+TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
+  auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
+  auto fd = connect_to(cluster_->address(1), deadline());
+  ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+  ASSERT_TRUE(write_frame(*fd, std::string("\x63garbage"), deadline()).is_ok());
+  auto body = read_frame(*fd, deadline());
+  ASSERT_TRUE(body.is_ok()) << body.status().to_string();
+  auto reply = decode_reply(*body);
+  ASSERT_TRUE(reply.is_ok());
+  EXPECT_EQ(reply->code, ReplyCode::kFailed);
+  EXPECT_NE(reply->message.find("unknown op 99"), std::string::npos) << reply->message;
+
+  // An over-long length: a failed reply, then the server closes the connection.
+  std::string huge("\xff\xff\xff\xff", 4);
+  ASSERT_TRUE(send_all(*fd, huge, deadline()).is_ok());
+  auto body2 = read_frame(*fd, deadline());
+  ASSERT_TRUE(body2.is_ok()) << body2.status().to_string();
+  auto reply2 = decode_reply(*body2);
+  ASSERT_TRUE(reply2.is_ok());
+  EXPECT_EQ(reply2->code, ReplyCode::kFailed);
+  EXPECT_NE(reply2->message.find("over the limit"), std::string::npos) << reply2->message;
+  ::close(*fd);
+
+  Client c({cluster_->address(1)}, 2s);
+  EXPECT_TRUE(c.status().ok());
+}
+
+}  // namespace
+}  // namespace ordo::node

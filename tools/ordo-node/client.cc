@@ -1,0 +1,237 @@
+#include "client.h"
+
+#include <thread>
+#include <unistd.h>
+
+#include "protocol.h"
+#include "socket.h"
+
+namespace ordo::node {
+namespace {
+
+// Redirects a write follows before giving up with kFailed.
+constexpr int kMaxHops = 5;
+
+Reply failed(std::string message) {
+  Reply r;
+  r.code = Reply::Code::kFailed;
+  r.message = std::move(message);
+  return r;
+}
+
+Reply from_wire(WireReply w, const std::string& node) {
+  Reply r;
+  switch (w.code) {
+    case ReplyCode::kOk: r.code = Reply::Code::kOk; break;
+    case ReplyCode::kNotFound: r.code = Reply::Code::kNotFound; break;
+    case ReplyCode::kUnknown: r.code = Reply::Code::kUnknown; break;
+    default: r.code = Reply::Code::kFailed; break;
+  }
+  r.message = std::move(w.message);
+  r.index = w.index;
+  r.value = std::move(w.value);
+  r.entries = std::move(w.entries);
+  r.node = node;
+  return r;
+}
+
+}  // namespace
+
+struct Client::Impl {
+  std::vector<std::string> nodes;
+  std::chrono::milliseconds timeout;
+  std::string current;  // the node connected to (or to connect to first)
+  int fd = -1;
+
+  void disconnect() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+
+  // Connects to `node` unless already connected to it with a live connection.
+  Status connect(const std::string& node, Deadline deadline) {
+    if (fd >= 0 && node == current && !peer_closed(fd)) return Status::ok();
+    disconnect();
+    current = node;
+    ORDO_ASSIGN_OR_RETURN(fd, ::ordo::node::connect_to(node, deadline));
+    return Status::ok();
+  }
+
+  // The order to try nodes in: the current one first, then the list.
+  std::vector<std::string> candidates() const {
+    std::vector<std::string> out;
+    if (!current.empty()) out.push_back(current);
+    for (const auto& n : nodes) {
+      if (n != current) out.push_back(n);
+    }
+    return out;
+  }
+
+  // One exchange with the connected node. `sent` tells whether the request
+  // left (then a failure is "unknown" for writes).
+  Result<WireReply> exchange(const std::string& body, Deadline deadline, bool& sent) {
+    sent = false;
+    Status s = write_frame(fd, body, deadline);
+    if (!s.is_ok()) {
+      // Bytes may have left before the failure.
+      sent = true;
+      disconnect();
+      return s;
+    }
+    sent = true;
+    auto reply_body = read_frame(fd, deadline);
+    if (!reply_body.is_ok()) {
+      disconnect();
+      return reply_body.status();
+    }
+    auto reply = decode_reply(*reply_body);
+    if (!reply.is_ok()) disconnect();
+    return reply;
+  }
+
+  // Sends `request`; `is_write` makes a broken exchange kUnknown and lets
+  // not-leader replies redirect. Reads follow redirects too (a
+  // linearizable read asked of a follower).
+  Reply call(const Request& request, bool is_write) {
+    const std::string body = encode_request(request);
+    if (body.size() > kMaxFrameBody) {
+      return failed("request of " + std::to_string(body.size()) + " bytes is over the frame limit");
+    }
+    Deadline deadline = std::chrono::steady_clock::now() + timeout;
+    std::vector<std::string> order = candidates();
+    size_t next = 0;
+    int hops = 0;
+    std::string last_error = "no node given";
+    std::string target;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (target.empty()) {
+        if (next >= order.size()) break;
+        target = order[next++];
+      }
+      Status c = connect(target, deadline);
+      if (!c.is_ok()) {
+        last_error = c.message();
+        target.clear();
+        continue;  // refused or unreachable before sending: the next node
+      }
+      bool sent = false;
+      auto reply = exchange(body, deadline, sent);
+      if (!reply.is_ok()) {
+        if (is_write && sent) {
+          Reply r;
+          r.code = Reply::Code::kUnknown;
+          r.message = "connection to " + target + " broke after the request was sent: " +
+                      reply.status().message();
+          r.node = target;
+          return r;
+        }
+        last_error = target + ": " + reply.status().message();
+        target.clear();
+        continue;
+      }
+      if (reply->code != ReplyCode::kNotLeader) return from_wire(std::move(*reply), target);
+      last_error = target + ": not the leader" +
+                   (reply->message.empty() ? std::string() : " (" + reply->message + ")");
+      if (++hops > kMaxHops) break;
+      if (!reply->leader.empty() && reply->leader != target) {
+        target = reply->leader;
+      } else {
+        // No leader known there (an election): a moment, then the next node.
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        target.clear();
+        if (next >= order.size()) next = 0;
+      }
+    }
+    return failed(last_error);
+  }
+};
+
+Client::Client(std::vector<std::string> nodes, std::chrono::milliseconds timeout)
+    : impl_(new Impl{std::move(nodes), timeout, {}, -1}) {
+  if (!impl_->nodes.empty()) impl_->current = impl_->nodes.front();
+}
+
+Client::~Client() {
+  impl_->disconnect();
+  delete impl_;
+}
+
+Reply Client::put(std::string_view tree, std::string_view key, std::string_view value) {
+  Request r;
+  r.op = Op::kPut;
+  r.tree = tree;
+  r.key = key;
+  r.value = value;
+  return impl_->call(r, true);
+}
+
+Reply Client::del(std::string_view tree, std::string_view key) {
+  Request r;
+  r.op = Op::kDel;
+  r.tree = tree;
+  r.key = key;
+  return impl_->call(r, true);
+}
+
+Reply Client::batch(const replica::WriteBatch& batch) {
+  Request r;
+  r.op = Op::kBatch;
+  r.batch = batch.encode();
+  return impl_->call(r, true);
+}
+
+Reply Client::put_new_id(std::string_view tree, std::string_view value) {
+  Request r;
+  r.op = Op::kPutNewId;
+  r.tree = tree;
+  r.value = value;
+  return impl_->call(r, true);
+}
+
+Reply Client::get(std::string_view tree, std::string_view key, replica::ReadMode mode) {
+  Request r;
+  r.op = Op::kGet;
+  r.mode = mode;
+  r.tree = tree;
+  r.key = key;
+  return impl_->call(r, false);
+}
+
+Reply Client::scan(std::string_view tree, std::string_view from, uint32_t limit,
+                   replica::ReadMode mode) {
+  Request r;
+  r.op = Op::kScan;
+  r.mode = mode;
+  r.tree = tree;
+  r.key = from;
+  r.limit = limit;
+  return impl_->call(r, false);
+}
+
+Reply Client::status() {
+  Request r;
+  r.op = Op::kStatus;
+  return impl_->call(r, false);
+}
+
+Reply Client::add_member(uint64_t id, std::string_view address) {
+  Request r;
+  r.op = Op::kAddMember;
+  r.id = id;
+  r.address = address;
+  return impl_->call(r, true);
+}
+
+Reply Client::remove_member(uint64_t id) {
+  Request r;
+  r.op = Op::kRemoveMember;
+  r.id = id;
+  return impl_->call(r, true);
+}
+
+void Client::connect_to(std::string node) {
+  if (node != impl_->current) impl_->disconnect();
+  impl_->current = std::move(node);
+}
+
+}  // namespace ordo::node

@@ -1,0 +1,62 @@
+// ordo-node: with --id/--data/--listen a server (server.h); with a
+// subcommand (put, get, del, scan, batch, status, add, remove) a client
+// (client_commands.h). docs/NODE.md.
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "CLI/CLI.hpp"
+#include "client_commands.h"
+#include "server.h"
+
+int main(int argc, char** argv) {
+  using namespace ordo::node;
+  CLI::App app{"ordo-node: a replicated ordo server (no subcommand) and its client (subcommands)"};
+  app.require_subcommand(0, 1);
+  ServerOptions so;
+  std::string peers;
+  app.add_option("--id", so.id, "this node's member id (> 0)");
+  app.add_option("--data", so.data_dir, "data directory (created when missing)");
+  app.add_option("--listen", so.listen, "client address IPv4:P (Raft on P+1, snapshots on P+2)");
+  app.add_option("--peers", peers, "first members ID=IPv4:P,... (client addresses)");
+  app.add_flag("--join", so.join, "start without bootstrap, to be added by `add`");
+  app.add_option("--snapshot-threshold", so.snapshot_threshold, "entries between snapshots")
+      ->capture_default_str();
+  app.add_option("--snapshot-trailing", so.snapshot_trailing, "entries kept behind a snapshot")
+      ->capture_default_str();
+  app.add_option("--election-timeout-ms", so.election_timeout_ms)->capture_default_str();
+  app.add_option("--heartbeat-timeout-ms", so.heartbeat_timeout_ms)->capture_default_str();
+  uint32_t request_timeout_ms = 5000;
+  app.add_option("--request-timeout-ms", request_timeout_ms, "a write's wait for its commit")
+      ->capture_default_str();
+
+  ClientArgs client_args;
+  add_client_commands(app, client_args);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "failed: {}\n", e.what());
+    return 2;
+  }
+
+  if (!app.get_subcommands().empty()) {
+    return run_client_command(app.get_subcommands().front()->get_name(), client_args, std::cin);
+  }
+  if (so.id == 0 && so.data_dir.empty() && so.listen.empty()) {
+    fmt::print(stderr, "{}", app.help());
+    return 2;
+  }
+  if (!peers.empty()) {
+    auto parsed = parse_peers(peers);
+    if (!parsed.is_ok()) {
+      fmt::print(stderr, "ordo-node: --peers: {}\n", parsed.status().message());
+      return 1;
+    }
+    so.peers = std::move(*parsed);
+  }
+  so.request_timeout = std::chrono::milliseconds(request_timeout_ms);
+  return run_server(so);
+}

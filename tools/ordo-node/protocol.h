@@ -1,0 +1,96 @@
+// The ordo-node wire protocol: request and reply frames over TCP.
+//
+// A frame is a u32 little-endian body length, then the body. A body is at
+// most kMaxFrameBody bytes. Request body: the op byte (Op), then the op's
+// fields. Reply body: the reply code byte (ReplyCode), then message, index,
+// value, leader and entries. Strings are a varint (LEB128) byte count then
+// the bytes; integers are varints. One request, one reply, in order, on a
+// connection.
+//
+// Decoding reads bytes from the network: every malformed body (truncated,
+// trailing bytes, unknown op or code, a length past the end) is an
+// InvalidArgument naming the problem, never a crash. Thread-safety: free
+// functions without shared state.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ordo/replica.h"
+#include "ordo/status.h"
+#include "socket.h"
+
+namespace ordo::node {
+
+// 64 MiB of payload plus room for the fields around it.
+inline constexpr uint32_t kMaxFrameBody = (64u << 20) + 4096;
+
+enum class Op : uint8_t {
+  kPut = 1,           // tree, key, value
+  kDel = 2,           // tree, key
+  kBatch = 3,         // batch: WriteBatch::encode bytes
+  kPutNewId = 4,      // tree, value; the key is minted by the leader
+  kGet = 5,           // mode byte, tree, key
+  kScan = 6,          // mode byte, tree, key (the first key), limit
+  kStatus = 7,        // no fields
+  kAddMember = 8,     // id, address (the new member's client address)
+  kRemoveMember = 9,  // id
+};
+const char* op_name(Op op);  // "put", "del", ...
+
+struct Request {
+  Op op = Op::kStatus;
+  replica::ReadMode mode = replica::ReadMode::kLocal;
+  std::string tree;
+  std::string key;     // put, del, get; scan: the first key to return (inclusive)
+  std::string value;   // put, put_new_id
+  std::string batch;   // batch: the encoded WriteBatch
+  uint32_t limit = 0;  // scan: most entries to return; 0 = the server's default
+  uint64_t id = 0;        // add/remove member
+  std::string address;    // add member: client address
+};
+
+// Reply codes on the wire. The client turns kNotLeader into a redirect.
+enum class ReplyCode : uint8_t {
+  kOk = 0,         // done
+  kNotFound = 1,   // a read of a missing key or tree
+  kFailed = 2,     // certainly not done (message says why)
+  kUnknown = 3,    // a write that may or may not be done
+  kNotLeader = 4,  // this node is not the leader; `leader` is the leader's
+                   // client address, or "" when none is known
+};
+const char* reply_code_wire_name(ReplyCode code);
+
+struct WireReply {
+  ReplyCode code = ReplyCode::kFailed;
+  std::string message;
+  uint64_t index = 0;
+  std::string value;
+  std::string leader;
+  std::vector<std::pair<std::string, std::string>> entries;
+};
+
+// Bodies (without the length prefix). encode_* never fail.
+std::string encode_request(const Request& request);
+Result<Request> decode_request(std::string_view body);
+std::string encode_reply(const WireReply& reply);
+Result<WireReply> decode_reply(std::string_view body);
+
+// The frame around a body: the 4-byte length, then the body.
+// REQUIRES body.size() <= kMaxFrameBody (asserted by the callers' sizes:
+// frame() of a longer body still encodes, read_frame() rejects it).
+std::string frame(std::string_view body);
+
+// Blocking frame I/O on a connected socket, bounded by `deadline`
+// (steady clock). write_frame: IOError on a broken connection or timeout
+// ("timed out"). read_frame: the body; IOError("connection closed") on EOF
+// before any byte, IOError on a broken connection or timeout,
+// InvalidArgument for a length over kMaxFrameBody.
+Status write_frame(int fd, std::string_view body, Deadline deadline);
+Result<std::string> read_frame(int fd, Deadline deadline);
+
+}  // namespace ordo::node

@@ -1,0 +1,226 @@
+#include "request_handler.h"
+
+#include "client.h"
+
+namespace ordo::node {
+namespace {
+
+WireReply failed(std::string message) {
+  WireReply r;
+  r.code = ReplyCode::kFailed;
+  r.message = std::move(message);
+  return r;
+}
+
+std::string big_endian(uint64_t v) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  return out;
+}
+
+}  // namespace
+
+RequestHandler::RequestHandler(replica::Replica& replica, const ServerOptions& options)
+    : replica_(replica), options_(options) {}
+
+WireReply RequestHandler::handle(const Request& r) {
+  replica::WriteBatch batch;
+  switch (r.op) {
+    case Op::kPut:
+      batch.put(r.tree, r.key, r.value);
+      return write(batch);
+    case Op::kDel:
+      batch.del(r.tree, r.key);
+      return write(batch);
+    case Op::kBatch: {
+      auto decoded = replica::WriteBatch::decode(r.batch);
+      if (!decoded.is_ok()) return failed("batch: " + decoded.status().message());
+      return write(*decoded);
+    }
+    case Op::kPutNewId: {
+      // Mint only on the leader: a follower's answer is a redirect anyway.
+      replica::ReplicaStatus st = replica_.status();
+      if (st.role != replica::Role::kLeader) {
+        return not_leader(st.leader_id, st.leader_address, "put_new_id");
+      }
+      std::string key = big_endian(replica_.next_id64().value);
+      batch.put(r.tree, key, r.value);
+      WireReply reply = write(batch);
+      if (reply.code == ReplyCode::kOk) reply.value = key;
+      return reply;
+    }
+    case Op::kGet:
+      return get(r);
+    case Op::kScan:
+      return scan(r);
+    case Op::kStatus:
+      return status();
+    case Op::kAddMember:
+    case Op::kRemoveMember:
+      return membership(r);
+  }
+  return failed("unknown op");
+}
+
+WireReply RequestHandler::not_leader(uint64_t leader_id, const std::string& leader_raft_address,
+                                     const std::string& why) {
+  WireReply r;
+  if (leader_id == 0 || leader_raft_address.empty() || leader_id == options_.id) {
+    r.code = ReplyCode::kNotLeader;  // the client tries another node
+    r.message = "no leader known (" + why + ")";
+    return r;
+  }
+  r.code = ReplyCode::kNotLeader;
+  r.leader = client_address_of(leader_raft_address);
+  r.message = "the leader is node " + std::to_string(leader_id) + " at " + r.leader;
+  return r;
+}
+
+WireReply RequestHandler::write(const replica::WriteBatch& batch) {
+  replica::WriteResult w = replica_.write(batch, options_.request_timeout);
+  WireReply r;
+  switch (w.outcome) {
+    case replica::Outcome::kApplied:
+      r.code = ReplyCode::kOk;
+      r.index = w.index;
+      return r;
+    case replica::Outcome::kFailed:
+      if (w.status.is_busy()) return not_leader(w.leader_id, w.leader_address, w.status.message());
+      r.code = ReplyCode::kFailed;
+      r.message = w.status.to_string();
+      return r;
+    case replica::Outcome::kUnknown:
+      r.code = ReplyCode::kUnknown;
+      r.message = w.status.to_string();
+      return r;
+  }
+  return failed("unknown outcome");
+}
+
+WireReply RequestHandler::get(const Request& req) {
+  auto view = replica_.read(req.mode, options_.request_timeout);
+  if (!view.is_ok()) {
+    if (view.status().is_busy()) {
+      replica::ReplicaStatus st = replica_.status();
+      return not_leader(st.leader_id, st.leader_address, view.status().message());
+    }
+    return failed(view.status().to_string());
+  }
+  WireReply r;
+  r.index = view->applied_index();
+  auto value = view->get(req.tree, req.key);
+  if (value.is_ok()) {
+    r.code = ReplyCode::kOk;
+    r.value = std::move(*value);
+  } else if (value.status().is_not_found()) {
+    r.code = ReplyCode::kNotFound;
+    r.message = value.status().message();
+  } else {
+    r.code = ReplyCode::kFailed;
+    r.message = value.status().to_string();
+  }
+  return r;
+}
+
+WireReply RequestHandler::scan(const Request& req) {
+  if (req.tree == replica::kSystemTree) {
+    return failed("scan: the tree '" + std::string(replica::kSystemTree) + "' is the replica's own");
+  }
+  auto view = replica_.read(req.mode, options_.request_timeout);
+  if (!view.is_ok()) {
+    if (view.status().is_busy()) {
+      replica::ReplicaStatus st = replica_.status();
+      return not_leader(st.leader_id, st.leader_address, view.status().message());
+    }
+    return failed(view.status().to_string());
+  }
+  WireReply r;
+  r.index = view->applied_index();
+  ReadTxn& txn = view->txn();
+  Tree tree = txn.default_tree();
+  if (!req.tree.empty()) {
+    auto opened = txn.open_tree(req.tree);
+    if (!opened.is_ok()) {
+      r.code = opened.status().is_not_found() ? ReplyCode::kNotFound : ReplyCode::kFailed;
+      r.message = opened.status().to_string();
+      return r;
+    }
+    tree = *opened;
+  }
+  uint32_t limit = req.limit == 0 || req.limit > kMaxScanEntries ? kMaxScanEntries : req.limit;
+  size_t bytes = 0;
+  Status s = txn.scan(tree, KeyRange::starting_at(req.key), [&](ByteView k, ByteView v) {
+    r.entries.emplace_back(k.str(), v.str());
+    bytes += k.size() + v.size();
+    return r.entries.size() < limit && bytes < kMaxScanBytes;
+  });
+  if (!s.is_ok()) return failed(s.to_string());
+  r.code = ReplyCode::kOk;
+  return r;
+}
+
+WireReply RequestHandler::status() {
+  replica::ReplicaStatus st = replica_.status();
+  WireReply r;
+  r.code = ReplyCode::kOk;
+  r.index = st.applied_index;
+  auto add = [&](const char* name, std::string value) { r.entries.emplace_back(name, std::move(value)); };
+  add("id", std::to_string(st.id));
+  add("address", options_.listen);
+  add("raft_address", st.address);
+  add("role", replica::role_name(st.role));
+  add("term", std::to_string(st.term));
+  add("leader_id", std::to_string(st.leader_id));
+  add("leader", st.leader_address.empty() ? std::string() : client_address_of(st.leader_address));
+  add("last_log_index", std::to_string(st.last_log_index));
+  add("applied_index", std::to_string(st.applied_index));
+  add("snapshot_index", std::to_string(st.snapshot_index));
+  add("snapshots_taken", std::to_string(st.snapshots_taken));
+  add("snapshots_installed", std::to_string(st.snapshots_installed));
+  std::string members;
+  for (const auto& m : st.members) {
+    if (!members.empty()) members += ",";
+    members += std::to_string(m.id) + "=" + client_address_of(m.address) + (m.voter ? "" : "(non-voter)");
+  }
+  add("members", members);
+  for (const auto& [k, v] : r.entries) r.value += k + ": " + v + "\n";
+  return r;
+}
+
+WireReply RequestHandler::membership(const Request& req) {
+  replica::ReplicaStatus st = replica_.status();
+  if (st.role != replica::Role::kLeader) {
+    return not_leader(st.leader_id, st.leader_address, "membership changes go to the leader");
+  }
+  Status s;
+  if (req.op == Op::kAddMember) {
+    std::string raft = raft_address_of(req.address);
+    if (req.id == 0 || raft.empty()) {
+      return failed("add: need an id > 0 and a client address IPv4:port (got id " +
+                    std::to_string(req.id) + ", address '" + req.address + "')");
+    }
+    s = replica_.add_member({req.id, raft, true}, options_.request_timeout * 4);
+  } else {
+    s = replica_.remove_member(req.id, options_.request_timeout * 4);
+  }
+  WireReply r;
+  if (s.is_ok()) {
+    r.code = ReplyCode::kOk;
+    return r;
+  }
+  if (s.is_busy()) {
+    st = replica_.status();
+    if (st.role != replica::Role::kLeader) {
+      return not_leader(st.leader_id, st.leader_address, s.message());
+    }
+  }
+  // A timed-out change may still complete.
+  r.code = s.is_io_error() ? ReplyCode::kUnknown : ReplyCode::kFailed;
+  r.message = s.to_string();
+  return r;
+}
+
+}  // namespace ordo::node

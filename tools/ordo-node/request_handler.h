@@ -1,0 +1,37 @@
+// Turns one decoded request into calls on the replica and one reply.
+// Thread-safety: handle() may be called from many connection threads at
+// once (the Replica is thread-safe); the handler outlives none of them.
+#pragma once
+
+#include "ordo/replica.h"
+#include "protocol.h"
+#include "server.h"
+
+namespace ordo::node {
+
+// Most entries one scan reply carries (a larger or zero limit is cut to it),
+// and about the most bytes of keys and values.
+inline constexpr uint32_t kMaxScanEntries = 10000;
+inline constexpr size_t kMaxScanBytes = 32u << 20;
+
+class RequestHandler {
+ public:
+  RequestHandler(replica::Replica& replica, const ServerOptions& options);
+  WireReply handle(const Request& request);
+
+ private:
+  WireReply write(const replica::WriteBatch& batch);
+  WireReply get(const Request& request);
+  WireReply scan(const Request& request);
+  WireReply status();
+  WireReply membership(const Request& request);
+  // kNotLeader with the leader's client address, or kFailed "no leader
+  // known" when there is none.
+  WireReply not_leader(uint64_t leader_id, const std::string& leader_raft_address,
+                       const std::string& why);
+
+  replica::Replica& replica_;
+  const ServerOptions& options_;
+};
+
+}  // namespace ordo::node

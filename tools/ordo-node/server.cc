@@ -1,0 +1,220 @@
+#include "server.h"
+
+#include <atomic>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <poll.h>
+#include <set>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+#include "client.h"
+#include "protocol.h"
+#include "request_handler.h"
+#include "socket.h"
+
+namespace ordo::node {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+// How often blocked threads look at g_stop.
+constexpr auto kStopPoll = std::chrono::milliseconds(200);
+// A connection idle this long between requests is closed.
+constexpr auto kIdleLimit = std::chrono::minutes(10);
+
+void serve_connection(int fd, RequestHandler& handler) {
+  auto idle_since = std::chrono::steady_clock::now();
+  while (!g_stop.load()) {
+    pollfd p{fd, POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(kStopPoll.count()));
+    if (n == 0) {
+      if (std::chrono::steady_clock::now() - idle_since > kIdleLimit) break;
+      continue;
+    }
+    if (n < 0) continue;  // EINTR
+    // A request has begun: it gets the request timeout plus slack to arrive.
+    Deadline deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    auto body = read_frame(fd, deadline);
+    if (!body.is_ok()) {
+      if (body.status().is_invalid_argument()) {
+        WireReply r;
+        r.code = ReplyCode::kFailed;
+        r.message = body.status().message();
+        (void)write_frame(fd, encode_reply(r), deadline);
+      }
+      break;
+    }
+    WireReply reply;
+    auto request = decode_request(*body);
+    if (!request.is_ok()) {
+      reply.code = ReplyCode::kFailed;
+      reply.message = request.status().message();
+    } else {
+      reply = handler.handle(*request);
+    }
+    if (!write_frame(fd, encode_reply(reply), std::chrono::steady_clock::now() + std::chrono::seconds(30))
+             .is_ok()) {
+      break;
+    }
+    idle_since = std::chrono::steady_clock::now();
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+Result<std::vector<Peer>> parse_peers(std::string_view text) {
+  std::vector<Peer> peers;
+  std::set<uint64_t> ids;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Status::invalid_argument("peer '" + std::string(item) + "' is not ID=IPv4:port");
+    }
+    uint64_t id = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + eq, id);
+    if (ec != std::errc() || end != item.data() + eq || id == 0) {
+      return Status::invalid_argument("peer '" + std::string(item) + "': the id is not a number > 0");
+    }
+    std::string address(item.substr(eq + 1));
+    auto hp = parse_address(address);
+    if (!hp.is_ok()) return Status::invalid_argument("peer '" + std::string(item) + "': " + hp.status().message());
+    if (!ids.insert(id).second) {
+      return Status::invalid_argument("peer id " + std::to_string(id) + " is given twice");
+    }
+    peers.push_back({id, address});
+  }
+  return peers;
+}
+
+Status check_server_options(const ServerOptions& o) {
+  if (o.id == 0) return Status::invalid_argument("--id must be > 0");
+  if (o.data_dir.empty()) return Status::invalid_argument("--data is required");
+  auto hp = parse_address(o.listen);
+  if (!hp.is_ok()) return Status::invalid_argument("--listen: " + hp.status().message());
+  if (hp->port > 65533) {
+    return Status::invalid_argument("--listen port " + std::to_string(hp->port) +
+                                    ": ports P+1 (Raft) and P+2 (snapshots) must be <= 65535");
+  }
+  if (!o.join) {
+    const Peer* self = nullptr;
+    for (const auto& p : o.peers) {
+      if (p.id == o.id) self = &p;
+      if (parse_address(p.address)->port > 65533) {
+        return Status::invalid_argument("peer " + std::to_string(p.id) + ": port over 65533");
+      }
+    }
+    if (self == nullptr) {
+      return Status::invalid_argument("--peers must list this node (id " + std::to_string(o.id) +
+                                      "), or start it with --join");
+    }
+    if (self->address != o.listen) {
+      return Status::invalid_argument("--peers gives node " + std::to_string(o.id) + " the address " +
+                                      self->address + ", --listen says " + o.listen);
+    }
+  }
+  if (o.heartbeat_timeout_ms == 0 || o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
+    return Status::invalid_argument("--election-timeout-ms must be at least twice --heartbeat-timeout-ms (> 0)");
+  }
+  return Status::ok();
+}
+
+int run_server(const ServerOptions& o) {
+  Status valid = check_server_options(o);
+  if (!valid.is_ok()) {
+    std::fprintf(stderr, "ordo-node: %s\n", valid.message().c_str());
+    return 1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  // The client port first: a port in use fails before any Raft state is made.
+  auto listener = listen_on(o.listen, 128);
+  if (!listener.is_ok()) {
+    std::fprintf(stderr, "ordo-node: %s\n", listener.status().to_string().c_str());
+    return 1;
+  }
+  int listen_fd = *listener;
+
+  replica::ReplicaOptions ro;
+  ro.id = o.id;
+  ro.address = raft_address_of(o.listen);
+  ro.dir = o.data_dir;
+  if (!o.join) {
+    for (const auto& p : o.peers) ro.bootstrap.push_back({p.id, raft_address_of(p.address), true});
+  }
+  ro.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
+  ro.election_timeout_ms = o.election_timeout_ms;
+  ro.snapshot_threshold = o.snapshot_threshold;
+  ro.snapshot_trailing = o.snapshot_trailing;
+  auto opened = replica::Replica::open(ro);
+  if (!opened.is_ok()) {
+    ::close(listen_fd);
+    std::fprintf(stderr, "ordo-node: cannot open the replica in %s: %s\n", o.data_dir.c_str(),
+                 opened.status().to_string().c_str());
+    return 1;
+  }
+  std::unique_ptr<replica::Replica> rep = std::move(*opened);
+  RequestHandler handler(*rep, o);
+
+  std::printf("ordo-node %llu listening on %s\n", static_cast<unsigned long long>(o.id), o.listen.c_str());
+  std::fflush(stdout);
+
+  struct Conn {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::list<Conn> conns;
+  while (!g_stop.load()) {
+    pollfd p{listen_fd, POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(kStopPoll.count()));
+    // Reap finished connection threads.
+    for (auto it = conns.begin(); it != conns.end();) {
+      if (it->done->load()) {
+        it->thread.join();
+        it = conns.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (n <= 0) continue;
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    if (conns.size() >= o.max_connections) {
+      WireReply r;
+      r.code = ReplyCode::kFailed;
+      r.message = "too many connections (" + std::to_string(o.max_connections) + ")";
+      (void)write_frame(fd, encode_reply(r), std::chrono::steady_clock::now() + std::chrono::seconds(1));
+      ::close(fd);
+      continue;
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    conns.push_back({std::thread([fd, &handler, done] {
+                       serve_connection(fd, handler);
+                       done->store(true);
+                     }),
+                     done});
+  }
+  ::close(listen_fd);
+  for (auto& c : conns) c.thread.join();
+  rep.reset();
+  std::fprintf(stderr, "ordo-node %llu: stopped\n", static_cast<unsigned long long>(o.id));
+  return 0;
+}
+
+}  // namespace ordo::node

@@ -1,0 +1,50 @@
+// The ordo-node server: one replica (ordo::replica::Replica) served to
+// clients over the protocol of protocol.h on the --listen address.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ordo/status.h"
+
+namespace ordo::node {
+
+struct Peer {
+  uint64_t id = 0;
+  std::string address;  // client address; its Raft address is raft_address_of()
+};
+
+struct ServerOptions {
+  uint64_t id = 0;
+  std::string data_dir;
+  std::string listen;        // client address "IPv4:port"
+  std::vector<Peer> peers;   // the first members (this node among them) when bootstrapping
+  bool join = false;         // no bootstrap: wait to be added by `add`
+  uint32_t snapshot_threshold = 8192;
+  uint32_t snapshot_trailing = 4096;
+  uint32_t election_timeout_ms = 1000;
+  uint32_t heartbeat_timeout_ms = 100;
+  std::chrono::milliseconds request_timeout{5000};  // a write's or a barrier's wait
+  uint32_t max_connections = 256;
+};
+
+// "1=127.0.0.1:7001,2=127.0.0.1:7011" -> peers. InvalidArgument naming the
+// bad item (no '=', an id that is 0 or not a number, a bad address, a
+// repeated id).
+Result<std::vector<Peer>> parse_peers(std::string_view text);
+
+// Checks `options` (InvalidArgument naming the problem): id > 0, the listen
+// address IPv4:port with port + 2 <= 65535, without --join this node among
+// the peers at its --listen address.
+Status check_server_options(const ServerOptions& options);
+
+// Opens the replica, listens and serves until SIGTERM or SIGINT; then
+// closes the listener, lets the requests in progress end and closes the
+// replica. Prints "ordo-node N listening on ADDR" to stdout when ready.
+// Returns 0 after an orderly shutdown; on an error at start prints it to
+// stderr and returns 1.
+int run_server(const ServerOptions& options);
+
+}  // namespace ordo::node
