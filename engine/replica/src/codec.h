@@ -46,13 +46,15 @@ class Reader {
     v = static_cast<uint8_t>(in_[pos_++]);
     return true;
   }
-  // At most 10 bytes; the tenth may only hold the top bit.
+  // At most 10 bytes; the tenth may only hold the top bit. Only the shortest
+  // form is accepted (no trailing zero byte), so each value has one encoding.
   bool get_varint(uint64_t& v) {
     v = 0;
     for (int i = 0; i < 10; ++i) {
       uint8_t b = 0;
       if (!get_u8(b)) return false;
       if (i == 9 && b > 1) return false;
+      if (i > 0 && b == 0) return false;
       v |= uint64_t{b & 0x7fu} << (7 * i);
       if ((b & 0x80) == 0) return true;
     }

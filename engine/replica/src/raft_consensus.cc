@@ -5,9 +5,12 @@
 // under mu_ and handed to the loop with uv_async_send; every raft_* call,
 // every StateMachine call and every completion happens on the loop thread.
 // A 20 ms timer copies Raft's state into status_ for status().
+#include <uv.h>
+// raft.h declares its API without extern "C".
+extern "C" {
 #include <raft.h>
 #include <raft/uv.h>
-#include <uv.h>
+}
 
 #include <cstring>
 #include <deque>

@@ -1,0 +1,384 @@
+// Replicas in one process over 127.0.0.1: replication, follower writes,
+// linearizable reads, failover, restart replay, snapshot install and
+// membership.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "cluster.h"
+
+namespace ordo::replica {
+namespace {
+
+using namespace testing_cluster;
+
+uint64_t other_than(Cluster& c, uint64_t leader) {
+  for (uint64_t id : c.open_ids()) {
+    if (id != leader) return id;
+  }
+  return 0;
+}
+
+TEST(ReplicaOpen, RejectsBadOptions) {
+  ordo::testing::TempDir tmp;
+  ReplicaOptions o;
+  o.id = 0;
+  o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  o.dir = tmp.file("d");
+  EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());
+  o.id = 1;
+  o.address = "nowhere:1";
+  EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());
+  o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  o.bootstrap = {Member{2, "127.0.0.1:9", true}};
+  Result<std::unique_ptr<Replica>> r = Replica::open(o);
+  ASSERT_TRUE(r.status().is_invalid_argument());
+  EXPECT_NE(r.status().message().find("does not hold replica 1"), std::string::npos);
+  o.bootstrap.clear();
+  o.dir = "";
+  EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());
+  o.dir = tmp.file("d");
+  o.election_timeout_ms = 10;
+  EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());
+}
+
+TEST(ReplicaOpen, DirectoryOfAnotherIdAndBusyPort) {
+  ordo::testing::TempDir tmp;
+  ReplicaOptions o;
+  o.id = 1;
+  o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  o.dir = tmp.file("d");
+  o.bootstrap = {Member{1, o.address, true}};
+  {
+    auto r = Replica::open(o);
+    ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+    // The same ports while it runs: the snapshot port is taken.
+    ReplicaOptions twin = o;
+    twin.dir = tmp.file("twin");
+    auto busy = Replica::open(twin);
+    EXPECT_TRUE(busy.status().is_io_error()) << busy.status().to_string();
+  }
+  o.id = 2;
+  o.bootstrap = {Member{2, o.address, true}};
+  auto other = Replica::open(o);
+  ASSERT_TRUE(other.status().is_invalid_argument());
+  EXPECT_NE(other.status().message().find("belongs to replica 1"), std::string::npos);
+}
+
+TEST(ReplicaCluster, SingleMemberWritesAndRejectsBadBatches) {
+  Cluster c(1);
+  c.open_all();
+  ASSERT_EQ(c.wait_leader(), 1u);
+  Replica& r = c.at(1);
+  WriteBatch empty;
+  WriteResult w = r.write(empty, 1s);
+  EXPECT_EQ(w.outcome, Outcome::kFailed);
+  EXPECT_TRUE(w.status.is_invalid_argument());
+  WriteBatch system;
+  system.put(kSystemTree, "applied_index", "x");
+  w = r.write(system, 1s);
+  EXPECT_EQ(w.outcome, Outcome::kFailed);
+  EXPECT_TRUE(w.status.is_invalid_argument());
+  WriteBatch big_key;
+  big_key.put("", std::string(5000, 'k'), "v");
+  EXPECT_TRUE(r.write(big_key, 1s).status.is_invalid_argument());
+
+  WriteBatch ok;
+  ok.put("", "a", "1");
+  ok.put("t", "b", "2");
+  w = r.write(ok, 5s);
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  EXPECT_TRUE(w.status.is_ok());
+  auto view = r.read(ReadMode::kLinearizable, 5s);
+  ASSERT_TRUE(view.is_ok()) << view.status().to_string();
+  EXPECT_EQ(*view->get("", "a"), "1");
+  EXPECT_EQ(*view->get("t", "b"), "2");
+  EXPECT_TRUE(view->get("t", "zz").status().is_not_found());
+  EXPECT_TRUE(view->get("nope", "b").status().is_not_found());
+}
+
+TEST(ReplicaCluster, ThreeReplicasReplicateAndOnlyTheLeaderWrites) {
+  Cluster c(3);
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  Replica& l = c.at(leader);
+
+  uint64_t last_index = 0;
+  std::set<uint64_t> ids;
+  for (int i = 0; i < 30; ++i) {
+    Id64 id = l.next_id64();
+    EXPECT_EQ(id.node(), leader % 1024);
+    EXPECT_TRUE(ids.insert(id.value).second);
+    EXPECT_EQ(id.value, *ids.rbegin());  // increasing
+    WriteBatch b;
+    std::string key(8, '\0');
+    for (int k = 0; k < 8; ++k) key[k] = static_cast<char>(id.value >> (56 - 8 * k));
+    b.put("nodes", key, "n" + std::to_string(i));
+    b.put("", "last", std::to_string(i));
+    WriteResult w = l.write(b, 10s);
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+    EXPECT_GT(w.index, last_index);
+    last_index = w.index;
+  }
+
+  // A follower refuses writes and names the leader.
+  const uint64_t follower = other_than(c, leader);
+  WriteBatch b;
+  b.put("", "from-follower", "x");
+  WriteResult w = c.at(follower).write(b, 5s);
+  EXPECT_EQ(w.outcome, Outcome::kFailed);
+  EXPECT_TRUE(w.status.is_busy()) << w.status.to_string();
+  EXPECT_EQ(w.leader_id, leader);
+  EXPECT_EQ(w.leader_address, c.options(leader).address);
+  auto follower_read = c.at(follower).read(ReadMode::kLinearizable, 2s);
+  EXPECT_TRUE(follower_read.status().is_busy());
+
+  // The leader's linearizable read sees the last acknowledged write.
+  {
+    auto view = l.read(ReadMode::kLinearizable, 5s);
+    ASSERT_TRUE(view.is_ok()) << view.status().to_string();
+    EXPECT_EQ(*view->get("", "last"), "29");
+    EXPECT_GE(view->applied_index(), last_index);
+  }
+
+  // Every replica applies everything; local reads agree.
+  for (uint64_t id : c.open_ids()) {
+    ASSERT_TRUE(c.wait_applied(id, last_index)) << "replica " << id;
+    EXPECT_TRUE(c.at(id).wait_ready(10s).is_ok());
+    auto view = c.at(id).read(ReadMode::kLocal, 1s);
+    ASSERT_TRUE(view.is_ok());
+    EXPECT_EQ(*view->get("", "last"), "29") << "replica " << id;
+    EXPECT_TRUE(view->get("", "from-follower").status().is_not_found());
+  }
+  Contents expected = contents_of(l);
+  EXPECT_EQ(expected["nodes"].size(), 30u);
+  for (uint64_t id : c.open_ids()) EXPECT_EQ(contents_of(c.at(id)), expected) << "replica " << id;
+
+  ReplicaStatus s = l.status();
+  EXPECT_EQ(s.role, Role::kLeader);
+  EXPECT_EQ(s.members.size(), 3u);
+  EXPECT_GE(s.last_log_index, last_index);
+  EXPECT_GE(s.term, 1u);
+}
+
+// The applied index written into the file is the entry's log index, also
+// with barrier entries (which advance Raft's applied index without an
+// apply) between the writes.
+TEST(ReplicaCluster, AppliedIndexIsTheEntryIndexAcrossBarriers) {
+  Cluster c(3);
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  Replica& l = c.at(leader);
+  uint64_t previous = 0;
+  for (int i = 0; i < 5; ++i) {
+    WriteBatch b;
+    b.put("", "k", std::to_string(i));
+    WriteResult w = l.write(b, 10s);
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+    if (previous != 0) {
+      EXPECT_EQ(w.index, previous + 2) << "one barrier between writes";
+    }
+    previous = w.index;
+    auto view = l.read(ReadMode::kLinearizable, 10s);  // a barrier entry
+    ASSERT_TRUE(view.is_ok()) << view.status().to_string();
+    EXPECT_EQ(view->applied_index(), w.index);
+    EXPECT_EQ(l.status().applied_index, w.index);
+  }
+  for (uint64_t id : c.open_ids()) {
+    ASSERT_TRUE(c.wait_applied(id, previous));
+    auto view = c.at(id).read(ReadMode::kLocal, 1s);
+    ASSERT_TRUE(view.is_ok());
+    EXPECT_EQ(view->applied_index(), previous) << "replica " << id;
+  }
+}
+
+TEST(ReplicaCluster, FailoverAndTheOldLeaderCatchesUpWithoutDoubleApplies) {
+  Cluster c(3);
+  c.open_all();
+  const uint64_t first = c.wait_leader();
+  ASSERT_NE(first, 0u);
+  int acknowledged = 0;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(c.put("", "k" + std::to_string(acknowledged), "v").outcome, Outcome::kApplied);
+    ++acknowledged;
+  }
+  c.close(first);
+  const uint64_t second = c.wait_leader();
+  ASSERT_NE(second, 0u);
+  ASSERT_NE(second, first);
+  for (int i = 0; i < 20; ++i) {
+    WriteResult w = c.put("", "k" + std::to_string(acknowledged), "v");
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+    ++acknowledged;
+    WriteResult counter = c.put("", "counter", std::to_string(acknowledged));
+    ASSERT_EQ(counter.outcome, Outcome::kApplied);
+  }
+  c.open(first);
+  ASSERT_NE(c.wait_leader(), 0u);
+  const uint64_t leader = c.wait_leader();
+  auto leader_view = c.at(leader).read(ReadMode::kLinearizable, 10s);
+  ASSERT_TRUE(leader_view.is_ok()) << leader_view.status().to_string();
+  const uint64_t target = leader_view->applied_index();
+  leader_view = Status::busy("released");  // end the view
+  ASSERT_TRUE(c.wait_applied(first, target));
+
+  // Each applied entry is one ordo commit: equal txn ids mean no replica
+  // applied an entry twice (or skipped one).
+  const uint64_t txn = txn_id_of(c.at(leader));
+  Contents expected = contents_of(c.at(leader));
+  EXPECT_EQ(expected[""].size(), static_cast<size_t>(acknowledged) + 1);  // + "counter"
+  EXPECT_EQ(expected[""]["counter"], std::to_string(acknowledged));
+  for (uint64_t id : c.open_ids()) {
+    ASSERT_TRUE(c.wait_applied(id, target));
+    EXPECT_EQ(c.at(id).status().applied_index, target) << "replica " << id;
+    EXPECT_EQ(txn_id_of(c.at(id)), txn) << "replica " << id;
+    EXPECT_EQ(contents_of(c.at(id)), expected) << "replica " << id;
+  }
+}
+
+TEST(ReplicaCluster, RestartReplaysNothingTwice) {
+  Cluster c(3);
+  c.open_all();
+  ASSERT_NE(c.wait_leader(), 0u);
+  uint64_t last = 0;
+  for (int i = 0; i < 25; ++i) {
+    WriteResult w = c.put("t", "k" + std::to_string(i), std::to_string(i));
+    ASSERT_EQ(w.outcome, Outcome::kApplied);
+    last = w.index;
+  }
+  std::map<uint64_t, uint64_t> txn_before;
+  std::map<uint64_t, Contents> before;
+  for (uint64_t id : c.open_ids()) {
+    ASSERT_TRUE(c.wait_applied(id, last));
+    txn_before[id] = txn_id_of(c.at(id));
+    before[id] = contents_of(c.at(id));
+  }
+  for (uint64_t id : std::vector<uint64_t>{1, 2, 3}) c.close(id);
+  c.open_all();
+  for (uint64_t id : c.open_ids()) {
+    EXPECT_EQ(c.at(id).status().applied_index, last) << "replica " << id;
+  }
+  ASSERT_NE(c.wait_leader(), 0u);
+  for (uint64_t id : c.open_ids()) {
+    ASSERT_TRUE(c.at(id).wait_ready(10s).is_ok());
+    EXPECT_EQ(c.at(id).status().applied_index, last) << "replica " << id;
+    EXPECT_EQ(txn_id_of(c.at(id)), txn_before[id]) << "replica " << id << " re-applied entries";
+    EXPECT_EQ(contents_of(c.at(id)), before[id]);
+  }
+  WriteResult w = c.put("t", "after", "restart");
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  EXPECT_GT(w.index, last);
+}
+
+TEST(ReplicaCluster, LaggingReplicaInstallsASnapshot) {
+  Cluster c(3, [](ReplicaOptions& o) {
+    o.snapshot_threshold = 256;
+    o.snapshot_trailing = 64;
+  });
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  const uint64_t lagging = other_than(c, leader);
+  c.close(lagging);
+
+  // Writers in parallel so that Raft batches the appends.
+  std::atomic<int> applied{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        WriteBatch b;
+        b.put("bulk", "w" + std::to_string(t) + "-" + std::to_string(i), std::string(200, 'x'));
+        if (i % 50 == 0) b.put("other", "t" + std::to_string(t), std::to_string(i));
+        if (c.at(leader).write(b, 10s).outcome == Outcome::kApplied) applied.fetch_add(1);
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  ASSERT_EQ(applied.load(), 1200);
+  EXPECT_GE(c.at(leader).status().snapshots_taken, 1u);
+
+  c.open(lagging);
+  auto view = c.at(leader).read(ReadMode::kLinearizable, 10s);
+  ASSERT_TRUE(view.is_ok());
+  const uint64_t target = view->applied_index();
+  view = Status::busy("released");
+  ASSERT_TRUE(c.wait_applied(lagging, target, 30s));
+  ReplicaStatus s = c.at(lagging).status();
+  EXPECT_GE(s.snapshots_installed, 1u);
+  EXPECT_GT(s.snapshot_index, 0u);
+  Contents expected = contents_of(c.at(leader));
+  EXPECT_EQ(expected["bulk"].size(), 1200u);
+  EXPECT_EQ(contents_of(c.at(lagging)), expected);
+
+  // Its installed copy is kept in its copies directory.
+  bool has_copy = false;
+  for (const auto& e : std::filesystem::directory_iterator(c.options(lagging).dir + "/copies")) {
+    if (e.path().filename().string().rfind("copy-", 0) == 0 &&
+        e.path().extension() == ".ordo") {
+      has_copy = true;
+    }
+  }
+  EXPECT_TRUE(has_copy);
+
+  // Writes go on, and it follows them.
+  WriteResult w = c.put("bulk", "after", "install");
+  ASSERT_EQ(w.outcome, Outcome::kApplied);
+  ASSERT_TRUE(c.wait_applied(lagging, w.index));
+  auto lv = c.at(lagging).read(ReadMode::kLocal, 1s);
+  ASSERT_TRUE(lv.is_ok());
+  EXPECT_EQ(*lv->get("bulk", "after"), "install");
+}
+
+TEST(ReplicaCluster, AddAndRemoveAMember) {
+  Cluster c(3);
+  c.open_all();
+  uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(c.put("", "k" + std::to_string(i), "v").outcome, Outcome::kApplied);
+
+  const uint64_t added = c.add_slot(4);
+  c.open(added);  // no bootstrap list: waits to be added
+  Member m{added, c.options(added).address, true};
+  // Not on a follower.
+  EXPECT_TRUE(c.at(other_than(c, leader)).add_member(m, 5s).is_busy());
+  Status s = c.at(leader).add_member(m, 20s);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  EXPECT_TRUE(c.at(leader).add_member(m, 5s).is_invalid_argument());
+
+  ReplicaStatus st = c.at(leader).status();
+  // The status is refreshed every few ms by the Raft thread.
+  for (int i = 0; i < 100 && st.members.size() != 4; ++i) {
+    std::this_thread::sleep_for(20ms);
+    st = c.at(leader).status();
+  }
+  ASSERT_EQ(st.members.size(), 4u);
+  for (const Member& member : st.members) EXPECT_TRUE(member.voter) << member.id;
+
+  WriteResult w = c.put("", "with-four", "yes");
+  ASSERT_EQ(w.outcome, Outcome::kApplied);
+  ASSERT_TRUE(c.wait_applied(added, w.index));
+  EXPECT_EQ(contents_of(c.at(added)), contents_of(c.at(leader)));
+
+  // Remove it again: writes go on with three.
+  leader = c.wait_leader();
+  s = c.at(leader).remove_member(added, 20s);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  EXPECT_TRUE(c.at(leader).remove_member(99, 5s).is_invalid_argument());
+  c.close(added);
+  w = c.put("", "with-three", "yes");
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  st = c.at(c.wait_leader()).status();
+  for (int i = 0; i < 100 && st.members.size() != 3; ++i) {
+    std::this_thread::sleep_for(20ms);
+    st = c.at(c.wait_leader()).status();
+  }
+  EXPECT_EQ(st.members.size(), 3u);
+}
+
+}  // namespace
+}  // namespace ordo::replica
