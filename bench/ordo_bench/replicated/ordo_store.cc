@@ -58,7 +58,8 @@ class OrdoStore final : public ReplicatedStore {
     return std::make_unique<OrdoPutClient>(cluster_.addresses(), first, timeout);
   }
   std::vector<std::string> settings() const override {
-    return {"store: ordo-node, defaults (Raft log durable; ordo file sync_commits=false)",
+    return {"store: ordo-node, defaults: Raft log fsynced per append, ordo file sync_commits=false, "
+            "heartbeat 100 ms, election timeout 1000 ms",
             "client: ordo::node::Client, one TCP connection, put in the default tree"};
   }
 
