@@ -104,7 +104,7 @@ Status run_failover(ReplicatedStore& store, int phase, const ReplicatedConfig& c
                     nlohmann::ordered_json& figures, nlohmann::ordered_json& counts) {
   const int leader = store.leader(kLeaderTimeout);
   if (leader == 0) return Status::io_error("no leader before the failover", 0);
-  std::unique_ptr<PutClient> client = store.client(leader, config.timeout);
+  std::unique_ptr<PutClient> client = store.client(leader, config.failover_timeout);
   std::atomic<int64_t> kill_ns{0};  // steady-clock ns of the kill; 0: not yet
   std::atomic<bool> give_up{false};
   Clock::time_point acked{};

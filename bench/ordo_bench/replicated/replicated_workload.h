@@ -21,6 +21,10 @@ struct ReplicatedConfig {
   std::vector<int> clients = {1, 16};
   bool failover = true;
   std::chrono::milliseconds timeout{1000};  // per put
+  // Per put in the failover phase: a put that hangs on a node without a
+  // leader is given up after this and sent to the next node, so the figure
+  // is not a multiple of the longer timeout.
+  std::chrono::milliseconds failover_timeout{200};
   std::chrono::milliseconds retry_pause{5};  // after a put that failed
   std::chrono::milliseconds steady_before_kill{1000};
   std::chrono::milliseconds failover_limit{30000};  // no acknowledged put by then: an error
