@@ -2,7 +2,10 @@
 // a fresh cluster of N members with free client and peer ports, data
 // directories under a root, etcd's default durable settings (its WAL is
 // fsynced before a write is answered). Kills (SIGKILL) members, and every
-// member still running in its destructor. Thread-safety: one thread at a time.
+// member still running in its destructor; a member also gets SIGKILL when
+// the thread that started it ends (PR_SET_PDEATHSIG), so none outlives a
+// crashed benchmark. Member logs: root/mN.log. Thread-safety: one thread at
+// a time.
 #pragma once
 
 #include <sys/types.h>

@@ -1,9 +1,8 @@
 #include "replicated_command.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "bench_dir.h"
