@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 
 namespace ordo::replica::testing_ports {
 
@@ -24,19 +26,30 @@ inline int bind_loopback(uint16_t port) {
   return fd;
 }
 
-// A port P with P and P + 1 both free on 127.0.0.1 (the kernel picks P).
+// A port P with P and P + 1 both free on 127.0.0.1 (the kernel picks P),
+// neither of them handed out before by this process (a replica listens on
+// both only once it opens, so the kernel could offer one of them again).
 inline uint16_t free_port_pair() {
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  static std::mutex mu;
+  static std::set<uint16_t> given;
+  std::lock_guard lock(mu);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
     int fd = bind_loopback(0);
     if (fd < 0) continue;
     sockaddr_in sa{};
     socklen_t len = sizeof sa;
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
     uint16_t port = ntohs(sa.sin_port);
+    if (given.count(port) != 0 || given.count(static_cast<uint16_t>(port + 1)) != 0) {
+      ::close(fd);
+      continue;
+    }
     int next = port < 65534 ? bind_loopback(static_cast<uint16_t>(port + 1)) : -1;
     ::close(fd);
     if (next >= 0) {
       ::close(next);
+      given.insert(port);
+      given.insert(static_cast<uint16_t>(port + 1));
       return port;
     }
   }

@@ -12,6 +12,10 @@ extern "C" {
 #include <raft/uv.h>
 }
 
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -33,6 +37,32 @@ Role role_of(int state) {
     case RAFT_LEADER: return Role::kLeader;
     default: return Role::kUnavailable;
   }
+}
+
+// libraft 0.15's TCP transport sends entry payloads as they are but the
+// receiver steps over each one rounded up to 8 bytes, so a payload must be a
+// multiple of 8 bytes long. Each entry is framed: its length as 8 big-endian
+// bytes, the bytes, zeros up to the next multiple of 8.
+constexpr size_t kFrameHeader = 8;
+
+size_t framed_size(size_t n) { return kFrameHeader + (n + 7) / 8 * 8; }
+
+void frame(const std::string& entry, char* out) {
+  uint64_t n = entry.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(n >> (56 - 8 * i));
+  std::memcpy(out + kFrameHeader, entry.data(), entry.size());
+  std::memset(out + kFrameHeader + entry.size(), 0, framed_size(entry.size()) - kFrameHeader - entry.size());
+}
+
+// The entry inside a frame; an empty view (which no batch decodes from)
+// for a frame that does not hold together.
+ByteView unframe(const raft_buffer& buf) {
+  if (buf.len < kFrameHeader) return ByteView();
+  const auto* p = static_cast<const unsigned char*>(buf.base);
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n = (n << 8) | p[i];
+  if (n > buf.len - kFrameHeader) return ByteView();
+  return ByteView(p + kFrameHeader, static_cast<size_t>(n));
 }
 
 WriteResult unknown(const std::string& why) {
@@ -135,6 +165,8 @@ class RaftConsensus final : public Consensus {
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
+  // The last failed restore, so that a start that fails in it says why.
+  Status last_restore_status_;
   // Requests inside Raft, each with how to end it as unknown should Raft
   // never call back.
   std::unordered_map<void*, std::function<void()>> outstanding_;
@@ -214,10 +246,16 @@ Status RaftConsensus::start() {
     raft_set_election_timeout(&raft_, options_.election_timeout_ms);
     raft_set_snapshot_threshold(&raft_, options_.snapshot_threshold);
     raft_set_snapshot_trailing(&raft_, options_.snapshot_trailing);
+    // The leader sends a snapshot to a follower again only after this long
+    // (libraft's default is 30 s): a send to a follower that was down waits
+    // that long before the next try.
+    raft_set_install_snapshot_timeout(&raft_, 5 * options_.election_timeout_ms);
     // A replica coming back after a partition does not disrupt the leader.
     raft_set_pre_vote(&raft_, true);
     rv = raft_start(&raft_);
-    if (rv != 0) {
+    if (rv != 0 && !last_restore_status_.is_ok()) {
+      failed = last_restore_status_.with_context("restoring the newest snapshot");
+    } else if (rv != 0) {
       std::string msg = raft_errmsg(&raft_);
       if (rv == RAFT_NOCONNECTION || msg.find("address") != std::string::npos ||
           msg.find("listen") != std::string::npos || msg.find("bind") != std::string::npos) {
@@ -241,6 +279,14 @@ Status RaftConsensus::start() {
     accepting_ = true;
   }
   thread_ = std::thread([this] {
+    // libuv writes to peers with write(2): a peer that went away would
+    // raise SIGPIPE and end the host process. Blocked on this thread, the
+    // write fails with EPIPE instead, and the host's signal handling stays
+    // as it is.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     uv_run(&loop_, UV_RUN_DEFAULT);
   });
   return Status::ok();
@@ -324,13 +370,13 @@ void RaftConsensus::propose(std::string entry, WriteDone done) {
   post(
       [this, entry = std::move(entry), shared_done] {
         raft_buffer buf;
-        buf.len = entry.size();
-        buf.base = raft_malloc(entry.size() == 0 ? 1 : entry.size());
+        buf.len = framed_size(entry.size());
+        buf.base = raft_malloc(buf.len);
         if (buf.base == nullptr) {
           (*shared_done)(unknown("out of memory"));
           return;
         }
-        std::memcpy(buf.base, entry.data(), entry.size());
+        frame(entry, static_cast<char*>(buf.base));
         auto* req = new ApplyRequest;
         req->self = this;
         req->done = std::move(*shared_done);
@@ -506,7 +552,7 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
   ApplyOutcome outcome =
-      self->machine_.apply(index, ByteView(buf->base, buf->len));
+      self->machine_.apply(index, unframe(*buf));
   if (outcome.retry) return RAFT_IOERR;
   self->last_apply_status_ = std::move(outcome.status);
   return 0;
@@ -549,7 +595,10 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   raft_leader(&self->raft_, &leader_id, &leader_address);
   Status s = self->machine_.restore(ByteView(buf->base, buf->len),
                                     leader_address != nullptr ? leader_address : "");
+  self->last_restore_status_ = s;
   if (!s.is_ok()) {
+    // Raft only learns "failed" and retries later; this line is the one
+    // place the reason shows.
     std::fprintf(stderr, "ordo replica %llu: snapshot restore failed: %s\n",
                  static_cast<unsigned long long>(self->options_.id), s.to_string().c_str());
     return RAFT_IOERR;

@@ -132,8 +132,8 @@ std::string ReplicaStateMachine::copies_dir() const {
 
 Status ReplicaStateMachine::open_database() {
   ORDO_ASSIGN_OR_RETURN(db_, Database::open(db_path_, options_.db_options));
-  max_key_bytes_ = db_->max_key_bytes();
-  max_value_bytes_ = db_->max_value_bytes();
+  max_key_bytes_.store(db_->max_key_bytes());
+  max_value_bytes_.store(db_->max_value_bytes());
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
   ORDO_ASSIGN_OR_RETURN(uint64_t applied, read_applied_index(txn));
   applied_index_.store(applied);
@@ -232,6 +232,15 @@ Status ReplicaStateMachine::obtain_copy(const SnapshotRecord& record,
 Status ReplicaStateMachine::install(const std::string& copy_path, uint64_t applied_index) {
   // Every ReadView ends before the file is replaced.
   std::unique_lock lock(install_mu_);
+  Status s = replace_database(copy_path, applied_index);
+  // A failed install leaves the file in place as it was (the rename is the
+  // one step that changes it): reopen it, so the replica goes on serving
+  // reads and Raft retries the snapshot.
+  if (!s.is_ok() && db_ == nullptr) (void)open_database();
+  return s;
+}
+
+Status ReplicaStateMachine::replace_database(const std::string& copy_path, uint64_t applied_index) {
   db_.reset();
   const std::string tmp = db_path_ + ".tmp";
   ORDO_RETURN_IF_ERROR(copy_file_synced(copy_path, tmp));

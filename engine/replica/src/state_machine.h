@@ -47,8 +47,8 @@ class ReplicaStateMachine final : public StateMachine {
   uint64_t snapshots_taken() const { return snapshots_taken_.load(); }
   uint64_t snapshots_installed() const { return snapshots_installed_.load(); }
   // Database limits (fixed for the file's page size).
-  uint32_t max_key_bytes() const { return max_key_bytes_; }
-  uint64_t max_value_bytes() const { return max_value_bytes_; }
+  uint32_t max_key_bytes() const { return max_key_bytes_.load(); }
+  uint64_t max_value_bytes() const { return max_value_bytes_.load(); }
 
   std::string copies_dir() const;
 
@@ -57,6 +57,8 @@ class ReplicaStateMachine final : public StateMachine {
   Status open_database();
   // Installs the verified copy at `copy_path` as the live file.
   Status install(const std::string& copy_path, uint64_t applied_index);
+  // install()'s steps, with install_mu_ held: close, copy over, reopen.
+  Status replace_database(const std::string& copy_path, uint64_t applied_index);
   // Makes sure dir/copies/<name> holds the copy the record names, fetching
   // it from `leader_address` when missing or damaged.
   Status obtain_copy(const SnapshotRecord& record, const std::string& leader_address);
@@ -70,8 +72,9 @@ class ReplicaStateMachine final : public StateMachine {
   std::atomic<uint64_t> snapshot_index_{0};
   std::atomic<uint64_t> snapshots_taken_{0};
   std::atomic<uint64_t> snapshots_installed_{0};
-  uint32_t max_key_bytes_ = 0;
-  uint64_t max_value_bytes_ = 0;
+  // Set at each open of the file (an install reopens it); read by writers.
+  std::atomic<uint32_t> max_key_bytes_{0};
+  std::atomic<uint64_t> max_value_bytes_{0};
 };
 
 }  // namespace ordo::replica

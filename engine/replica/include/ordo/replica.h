@@ -21,7 +21,10 @@
 // it.
 //
 // Thread-safety: every Replica member may be called from any thread at once.
-// Raft, the applies and snapshots run on the replica's own thread.
+// Raft, the applies, snapshots and snapshot installs run on the replica's own
+// thread (which blocks SIGPIPE for itself: a peer that went away fails a
+// send with EPIPE; the host's signal handling is left as it is). Copies are
+// served by a second thread of its own.
 #pragma once
 
 #include <chrono>
@@ -73,10 +76,14 @@ class WriteBatch {
   size_t encoded_bytes() const { return encoded_bytes_; }
 
   // The log entry's bytes: version byte 1, op count (varint), then per op its
-  // kind byte and varint-length-prefixed tree, key and value as its kind has.
+  // kind byte and varint-length-prefixed tree, key and value as its kind has
+  // (kPut: tree, key, value; kDel: tree, key; kCreateTree, kDropTree: tree).
+  // Varints are LEB128, shortest form.
   std::string encode() const;
   // InvalidArgument naming the problem for bytes encode() did not make
-  // (a truncated or over-long entry, an unknown version or op kind).
+  // (a truncated or over-long entry, an unknown version or op kind, a
+  // varint not in its shortest form). Never reads past `bytes`; safe on
+  // bytes from the network.
   static Result<WriteBatch> decode(ByteView bytes);
 
  private:
@@ -192,25 +199,41 @@ class ReplicaImpl;
 
 class Replica {
  public:
-  // Opens (or creates) the replica in options.dir and starts Raft.
+  // Opens (or creates) the replica in options.dir and starts Raft: listens
+  // on options.address (Raft) and its port + 1 (snapshot copies), replays
+  // the Raft log past the file's applied index. Returns once Raft runs; a
+  // leader may not be known yet (wait_ready).
   // Returns:
-  //   InvalidArgument  a bad option (id 0, address not "IPv4:port", an empty
-  //                    dir, a bootstrap list without this replica), or a
-  //                    data directory of another replica id
-  //   IOError          a port in use, a directory that cannot be made
+  //   InvalidArgument  a bad option (id 0, address not "IPv4:port", port
+  //                    65535, an empty dir, an election timeout below twice
+  //                    the heartbeat, snapshot_threshold 0, a bootstrap list
+  //                    without this replica or naming it at another
+  //                    address), or a data directory of another replica id
+  //                    (dir/replica-id)
+  //   IOError          a port in use, a directory that cannot be made, Raft
+  //                    state that cannot be loaded
+  //   NotFound         the newest Raft snapshot names a copy that is neither
+  //                    covered by the file nor present in dir/copies
   //   Corruption, NotOrdoFile, VersionMismatch  from the ordo file
   static Result<std::unique_ptr<Replica>> open(const ReplicaOptions& options);
 
-  // Stops Raft (in-flight writes end kUnknown) and closes the file.
+  // Stops Raft (entries still in flight are ended as kUnknown), the
+  // snapshot server and closes the file. Waits for a snapshot install in
+  // progress. As for any object, no other thread may be inside a call on
+  // it meanwhile, and every ReadView must be gone.
   ~Replica();
 
   // Proposes `batch` as one log entry and waits until this replica applied it
   // or `timeout` ran out. Only the leader accepts writes: on any other
   // replica the result is kFailed with leader_id/leader_address set.
   // kFailed statuses: InvalidArgument (an empty or invalid batch, the system
-  // tree named, a key or value over the ordo limits), Busy (not the leader),
-  // or the apply's own error. kUnknown statuses: IOError("leadership lost" /
-  // "timed out" / "replica closing").
+  // tree named, creating or dropping the default tree, a tree name, key or
+  // value over the ordo limits), Busy (not the leader), IOError (Raft
+  // refused the entry before appending it), or the apply's own error (e.g.
+  // InvalidArgument; the entry then changed nothing but the applied index).
+  // kUnknown statuses: IOError("leadership lost" / "timed out" / "replica
+  // closing"). The batch is proposed as one log entry (about
+  // encoded_bytes() + 16 bytes).
   WriteResult write(const WriteBatch& batch, std::chrono::milliseconds timeout);
 
   // A new time-ordered 64-bit ID (node number: the member id mod 1024), for
@@ -234,6 +257,9 @@ class Replica {
 
   // Waits until a leader is known and this replica applied every entry up to
   // the leader's commit index at the time of the call (or `timeout`: IOError).
+  // On the leader: a barrier. On a follower: the commit index it holds two
+  // heartbeats after a leader is known (the leader sends its commit index
+  // with every heartbeat).
   Status wait_ready(std::chrono::milliseconds timeout);
 
  private:
