@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <csignal>
@@ -142,6 +143,17 @@ TEST_F(NodeCliTest, ServerRejectsBadOptions) {
   CliRun bad_peer = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1");
   EXPECT_EQ(bad_peer.code, 1);
   EXPECT_NE(bad_peer.err.find("not IPv4:port"), std::string::npos) << bad_peer.err;
+  CliRun twice = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001,1=127.0.0.1:7011");
+  EXPECT_EQ(twice.code, 1);
+  EXPECT_NE(twice.err.find("given twice"), std::string::npos) << twice.err;
+  CliRun high = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:65534 --peers 1=127.0.0.1:65534");
+  EXPECT_EQ(high.code, 1);
+  EXPECT_NE(high.err.find("65535"), std::string::npos) << high.err;
+  CliRun timeouts = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
+                        " --election-timeout-ms 100 --heartbeat-timeout-ms 80");
+  EXPECT_EQ(timeouts.code, 1);
+  EXPECT_NE(timeouts.err.find("twice"), std::string::npos) << timeouts.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("x"))) << "nothing is made for a bad command line";
   // The client port of a running node is taken.
   CliRun in_use = run("--id 1 --data " + dir_.file("y") + " --listen " + node_ + " --peers 1=" + node_);
   EXPECT_EQ(in_use.code, 1);

@@ -9,8 +9,12 @@
 namespace ordo::node {
 namespace {
 
-// Redirects a write follows before giving up with kFailed.
+// Redirects followed in one pass over the nodes (a loop of stale leaders
+// ends the pass); the pause between passes while no leader is known; how
+// long nodes that all refuse connections are retried (they may be starting).
 constexpr int kMaxHops = 5;
+constexpr auto kRetryPause = std::chrono::milliseconds(100);
+constexpr auto kUnreachableGrace = std::chrono::milliseconds(1000);
 
 Reply failed(std::string message) {
   Reply r;
@@ -97,18 +101,32 @@ struct Client::Impl {
     if (body.size() > kMaxFrameBody) {
       return failed("request of " + std::to_string(body.size()) + " bytes is over the frame limit");
     }
-    Deadline deadline = std::chrono::steady_clock::now() + timeout;
+    const auto start = std::chrono::steady_clock::now();
+    const Deadline deadline = start + timeout;
     std::vector<std::string> order = candidates();
     size_t next = 0;
-    int hops = 0;
+    int hops = 0;            // redirects followed in this pass over the nodes
+    bool answered = false;   // some node answered since the call began
     std::string last_error = "no node given";
     std::string target;
     while (std::chrono::steady_clock::now() < deadline) {
       if (target.empty()) {
-        if (next >= order.size()) break;
+        if (next >= order.size()) {
+          // A pass over every node without an answer to return. Nodes that
+          // all refuse stay a failure after a short grace (they may be
+          // starting); nodes in an election get until the deadline.
+          if (order.empty() || (!answered && std::chrono::steady_clock::now() - start >= kUnreachableGrace)) {
+            break;
+          }
+          std::this_thread::sleep_for(kRetryPause);
+          next = 0;
+          hops = 0;
+          continue;
+        }
         target = order[next++];
       }
       Status c = connect(target, deadline);
+      if (c.is_invalid_argument()) return failed(c.message());  // not an address: no retry helps
       if (!c.is_ok()) {
         last_error = c.message();
         target.clear();
@@ -129,17 +147,15 @@ struct Client::Impl {
         target.clear();
         continue;
       }
+      answered = true;
       if (reply->code != ReplyCode::kNotLeader) return from_wire(std::move(*reply), target);
       last_error = target + ": not the leader" +
                    (reply->message.empty() ? std::string() : " (" + reply->message + ")");
-      if (++hops > kMaxHops) break;
-      if (!reply->leader.empty() && reply->leader != target) {
+      if (!reply->leader.empty() && reply->leader != target && hops < kMaxHops) {
+        ++hops;
         target = reply->leader;
       } else {
-        // No leader known there (an election): a moment, then the next node.
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        target.clear();
-        if (next >= order.size()) next = 0;
+        target.clear();  // no leader known there (an election): the next node
       }
     }
     return failed(last_error);

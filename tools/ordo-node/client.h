@@ -2,6 +2,12 @@
 // request/response frames (protocol.h). Writes follow "not the leader"
 // replies to the leader; reads go to the node connected to.
 //
+// A request tries the node in use, then the others in order. A node that
+// refuses the connection is skipped; when all refuse, they are tried again
+// for one second (they may be starting), then the reply is kFailed. While no
+// leader is known (an election), every node is asked again each 100 ms until
+// the timeout, then kFailed. Redirects are followed up to 5 times per pass.
+//
 // Addresses are client addresses "IPv4:port" (the port given to
 // `ordo-node --listen`). Thread-safety: one thread at a time per Client;
 // use one Client per thread.

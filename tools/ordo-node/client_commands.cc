@@ -72,7 +72,8 @@ bool parse_batch_line(const std::string& line, const std::string& tree, replica:
 void add_client_commands(CLI::App& app, ClientArgs& a) {
   auto common = [&](CLI::App* sub) {
     sub->add_option("--node", a.nodes, "client addresses IPv4:port, comma-separated")->required();
-    sub->add_option("--timeout-ms", a.timeout_ms, "per request, connect included")->capture_default_str();
+    sub->add_option("--timeout-ms", a.timeout_ms,
+                    "per request, connect included (default 5000; add/remove 30000)");
   };
   auto* put = app.add_subcommand("put", "put KEY VALUE (through the leader)");
   common(put);
@@ -121,7 +122,8 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
     fmt::print(stderr, "failed: --node names no address\n");
     return 2;
   }
-  Client client(nodes, std::chrono::milliseconds(a.timeout_ms));
+  uint32_t timeout_ms = a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
+  Client client(nodes, std::chrono::milliseconds(timeout_ms));
   replica::ReadMode mode = a.linearizable ? replica::ReadMode::kLinearizable : replica::ReadMode::kLocal;
   Reply r;
   if (name == "put") {

@@ -22,7 +22,7 @@ struct ClientArgs {
   bool linearizable = false;
   uint64_t id = 0;
   std::string address;
-  uint32_t timeout_ms = 5000;
+  uint32_t timeout_ms = 0;  // 0: 5000, and 30000 for add/remove
 };
 
 // Adds the subcommands to `app`; each stores into `args`.

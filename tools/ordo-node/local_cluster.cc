@@ -61,7 +61,7 @@ uint16_t pick_port(const std::vector<uint16_t>& taken) {
   static std::mt19937 rng(static_cast<uint32_t>(::getpid()) * 2654435761u ^
                           static_cast<uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   for (int attempt = 0; attempt < 1000; ++attempt) {
-    uint16_t p = static_cast<uint16_t>(20000 + 10 * (rng() % 3500));
+    uint16_t p = static_cast<uint16_t>(15000 + 10 * (rng() % 1775));  // below the ephemeral range
     bool clash = false;
     for (uint16_t t : taken) clash |= (p + 2 >= t && p <= t + 2);
     if (!clash && port_free(p) && port_free(static_cast<uint16_t>(p + 1)) &&

@@ -2,6 +2,15 @@
 // cluster, kills (SIGKILL), stops (SIGSTOP) and resumes (SIGCONT) nodes, and
 // restarts them on their data directories. Every process it starts is killed
 // by the destructor. Thread-safety: one thread at a time.
+//
+// Node i has member id i, data directory root/ni and its stdout and stderr
+// appended to root/ni.log (errors quote its tail). With base_port 0 each
+// node gets a port P with P, P+1 and P+2 free at start (15000..32740,
+// multiples of 10, below Linux's ephemeral ports). Errors: InvalidArgument
+// for a node index out of range or a node in the wrong state (kill, stop or
+// resume of a node not running, restart of a running one); IOError naming
+// the node when it exits at start, does not answer within start_timeout, or
+// a membership change is refused.
 #pragma once
 
 #include <chrono>
