@@ -29,6 +29,18 @@
 //                    A/A control of ordo against itself; round 0 dropped. Writes
 //                    DIR/compare.csv, DIR/compare.json, DIR/runs/ (each child's JSON) and
 //                    PNG plots through gnuplot (compare_command.h).
+//   ordo-bench replicated-run [--engine ordo|etcd] [--seconds S] [--warmup W]
+//                    [--clients 1,16] [--no-failover] [--etcd PATH] [--ordo-node PATH]
+//                    [--path DIR] [--keep] [--json]
+//                    A fresh 3-node cluster on 127.0.0.1 (ordo-node or etcd), durable
+//                    puts of 16-byte keys and 100-byte values with 1 then 16 clients,
+//                    then the leader killed: puts/s, p50/p99 us, failover ms
+//                    (bench/ordo_bench/replicated/replicated_workload.h).
+//   ordo-bench replicated [--rounds R] [--seconds S] [--warmup W] [--out DIR] [--seed S]
+//                    The study of ordo against etcd on compare's machinery: ABBA rounds of
+//                    replicated-run, A/A control ordo/ordo, bootstrap 95% intervals of
+//                    the ratios ordo/etcd and the targets' verdicts (DIR/targets.csv).
+//                    Each run ~2 x (S + W) + ~3 s; R rounds = 4 R runs.
 //
 // --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
 // cannot append is put plainly and counted), rocksdb, leveldb, sqlite; each
@@ -94,6 +106,7 @@
 #include "nodes_command.h"
 #include "reads_command.h"
 #include "redb_command.h"
+#include "replicated_command.h"
 #include "trees_command.h"
 
 namespace {
@@ -410,6 +423,46 @@ void add_linkbench_options(CLI::App& linkbench, ordo::bench::LinkbenchCommand& c
   add_output_options(linkbench, command.output.dir, command.output.keep, command.output.json);
 }
 
+void add_replicated_run_options(CLI::App& sub, ordo::bench::ReplicatedRunCommand& command) {
+  ordo::bench::ReplicatedConfig& config = command.config;
+  sub.add_option("--engine", command.engine, "Store: ordo (ordo-node) or etcd")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ordo", "etcd"}));
+  sub.add_option("--seconds", config.seconds, "Measured seconds per client count")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--warmup", config.warmup_seconds, "Seconds before each measured window")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--clients", config.clients, "Client counts, comma-separated (1-99)")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(1, 99));
+  sub.add_flag("--no-failover", [&config](int64_t) { config.failover = false; },
+               "Do not kill the leader at the end");
+  sub.add_option("--etcd", command.etcd_binary, "The etcd binary")->capture_default_str();
+  sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary")
+      ->capture_default_str();
+  add_output_options(sub, command.output.dir, command.output.keep, command.output.json);
+}
+
+void add_replicated_options(CLI::App& sub, ordo::bench::ReplicatedCommand& command) {
+  sub.add_option("--rounds", command.rounds, "Rounds, round 0 included and dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  sub.add_option("--seconds", command.seconds, "Measured seconds per client count per run")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--warmup", command.warmup_seconds, "Seconds before each measured window")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--out", command.out, "Directory for the results")->capture_default_str();
+  sub.add_option("--seed", command.seed, "Seed of the bootstrap resampling")
+      ->capture_default_str();
+  sub.add_option("--etcd", command.etcd_binary, "The etcd binary (default /usr/bin/etcd)");
+  sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary (default: built here)");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ordo benchmark driver (docs/BENCHMARKS.md workloads)", "ordo-bench"};
   app.require_subcommand(1);
@@ -447,6 +500,14 @@ int run(int argc, char** argv) {
   CLI::App* redb = app.add_subcommand(
       "redb", "redb's benchmark phases: loads, writes, reads, range reads, removals, compaction");
   add_redb_options(*redb, redb_command);
+  ordo::bench::ReplicatedRunCommand replicated_run_command;
+  CLI::App* replicated_run = app.add_subcommand(
+      "replicated-run", "One run: a fresh 3-node ordo-node or etcd cluster, puts, failover");
+  add_replicated_run_options(*replicated_run, replicated_run_command);
+  ordo::bench::ReplicatedCommand replicated_command;
+  CLI::App* replicated = app.add_subcommand(
+      "replicated", "Interleaved study of replicated ordo (ordo-node) against etcd");
+  add_replicated_options(*replicated, replicated_command);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
@@ -464,6 +525,13 @@ int run(int argc, char** argv) {
     }
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (replicated_run->parsed()) {
+    return ordo::bench::run_replicated_run_command(replicated_run_command);
+  }
+  if (replicated->parsed()) {
+    replicated_command.command.assign(argv, argv + argc);
+    return ordo::bench::run_replicated_command(replicated_command);
   }
   if (churn->parsed()) {
     churn_command.config.commits = churn_commit.settings();

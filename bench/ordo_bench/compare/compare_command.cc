@@ -123,43 +123,38 @@ WorkloadStudy run_study(const CompareCommand& command, const std::string& runner
 
 }  // namespace
 
-int run_compare_command(const CompareCommand& command) {
+Result<CompareReport> run_compare_studies(const CompareCommand& command) {
   const std::string runner = command.runner.empty() ? own_binary() : command.runner;
-  Result<std::vector<WorkloadSpec>> specs = expand_workloads(command.workloads);
-  if (!specs.is_ok()) {
-    report_failure("compare setup", runner, specs.status());
-    return kExitError;
-  }
-  Result<std::vector<std::string>> peers = resolve_peers(command, runner, specs->front());
-  if (!peers.is_ok()) {
-    report_failure("compare setup", runner, peers.status());
-    return kExitError;
-  }
+  ORDO_ASSIGN_OR_RETURN(const std::vector<WorkloadSpec> specs,
+                        expand_workloads(command.workloads));
+  ORDO_ASSIGN_OR_RETURN(const std::vector<std::string> peers,
+                        resolve_peers(command, runner, specs.front()));
   const std::string raw_dir = command.out + "/runs";
   std::error_code ec;
   fs::create_directories(raw_dir, ec);
-  if (ec) {
-    report_failure("compare setup", raw_dir, Status::io_error("cannot create", ec.value()));
-    return kExitError;
-  }
+  if (ec) return Status::io_error("cannot create " + raw_dir, ec.value());
   CompareReport report;
   report.command = command.command;
   report.runner = runner;
-  report.peers = *peers;
+  report.peers = peers;
   report.rounds = command.rounds;
   report.interval = command.interval;
-  const StudyPairs pairs{*peers};
-  for (const WorkloadSpec& spec : *specs) {
+  const StudyPairs pairs{peers};
+  for (const WorkloadSpec& spec : specs) {
     report.studies.push_back(run_study(command, runner, pairs, spec, raw_dir));
   }
+  return report;
+}
+
+int write_compare_outputs(const CompareCommand& command, CompareReport& report) {
   const Status plotted = write_plots(command.out, report);
   Status written = write_text_file(command.out + "/compare.csv", compare_csv(report));
   if (written.is_ok()) {
     written = write_text_file(command.out + "/compare.json", compare_json(report));
   }
   print_compare_text(report);
-  fmt::print("\nwrote {0}/compare.csv, {0}/compare.json; the child outputs in {1}\n", command.out,
-             raw_dir);
+  fmt::print("\nwrote {0}/compare.csv, {0}/compare.json; the child outputs in {0}/runs\n",
+             command.out);
   for (const std::string& png : report.plots) fmt::print("plot: {}\n", png);
   if (!report.plot_note.empty()) fmt::print("plots: {}\n", report.plot_note);
   for (const Status& s : {plotted, written}) {
@@ -170,6 +165,15 @@ int run_compare_command(const CompareCommand& command) {
   }
   if (report.failed_runs() > 0) return kExitError;
   return report.aa_ok() ? 0 : kExitNoisy;
+}
+
+int run_compare_command(const CompareCommand& command) {
+  Result<CompareReport> report = run_compare_studies(command);
+  if (!report.is_ok()) {
+    report_failure("compare setup", command.out, report.status());
+    return kExitError;
+  }
+  return write_compare_outputs(command, *report);
 }
 
 }  // namespace ordo::bench

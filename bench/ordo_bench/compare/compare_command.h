@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "compare_report.h"
 #include "compare_stats.h"
+#include "ordo/status.h"
 
 namespace ordo::bench {
 
@@ -34,5 +36,14 @@ inline constexpr int kExitNoisy = 3;
 // (files still written); kExitNoisy when every run succeeded but an A/A
 // interval excludes 1.0.
 int run_compare_command(const CompareCommand& command);
+
+// The two halves of run_compare_command, for commands built on the study
+// (`ordo-bench replicated`). run_compare_studies runs every child (progress
+// on stderr) and analyzes them; InvalidArgument for an unknown workload,
+// IOError when the output directory or the child's --help cannot be had.
+// write_compare_outputs prints the table, writes the plots, compare.csv and
+// compare.json and returns the exit code as run_compare_command does.
+Result<CompareReport> run_compare_studies(const CompareCommand& command);
+int write_compare_outputs(const CompareCommand& command, CompareReport& report);
 
 }  // namespace ordo::bench

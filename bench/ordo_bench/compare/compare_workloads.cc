@@ -32,10 +32,14 @@ Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string
       add_once(specs, {name, name, {}});
       continue;
     }
+    if (name == "replicated") {
+      add_once(specs, {name, "replicated-run", {}});
+      continue;
+    }
     return Status::invalid_argument(
         "unknown workload '" + name +
-        "': nodes, nodes-seq, nodes-random, nodes-edges, commit, reads, trees, linkbench or "
-        "redb");
+        "': nodes, nodes-seq, nodes-random, nodes-edges, commit, reads, trees, linkbench, "
+        "redb or replicated");
   }
   if (specs.empty()) return Status::invalid_argument("no workload given");
   return specs;

@@ -20,7 +20,8 @@ struct WorkloadSpec {
 // Expands the --workload names: "nodes" is nodes-seq then nodes-random
 // (child `nodes --ids seq|random`); nodes-edges is `nodes --ids edges`, in no
 // group; nodes-seq, nodes-random, commit, reads,
-// trees, linkbench and redb map to the subcommand of that name. Duplicates are
+// trees, linkbench and redb map to the subcommand of that name; replicated to
+// `replicated-run` (a cluster per run: ordo-node or etcd). Duplicates are
 // kept once. InvalidArgument for any other name or an empty list.
 Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string>& names);
 
