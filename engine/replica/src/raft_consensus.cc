@@ -15,6 +15,7 @@ extern "C" {
 #include <pthread.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -128,6 +129,10 @@ class RaftConsensus final : public Consensus {
   WriteResult not_leader(int rv);
   Status change_status(int rv, const char* what);
   void begin_close();
+  // Raft addresses to fetch a pending install from: the leader, then the
+  // other members (this replica may lead itself).
+  std::vector<std::string> install_sources();
+  void report(const char* what, const Status& s);
   void close_without_loop_thread();
 
   static void on_async(uv_async_t* handle);
@@ -167,6 +172,7 @@ class RaftConsensus final : public Consensus {
   Status last_apply_status_;
   // The last failed restore, so that a start that fails in it says why.
   Status last_restore_status_;
+  std::chrono::steady_clock::time_point last_report_{};
   // Requests inside Raft, each with how to end it as unknown should Raft
   // never call back.
   std::unordered_map<void*, std::function<void()>> outstanding_;
@@ -551,6 +557,13 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
   // Raft sets last_applied to the entry's index right after this returns;
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
+  if (self->machine_.install_pending()) {
+    Status s = self->machine_.finish_install(self->install_sources());
+    if (!s.is_ok()) {
+      self->report("snapshot install failed", s);
+      return RAFT_IOERR;
+    }
+  }
   ApplyOutcome outcome =
       self->machine_.apply(index, unframe(*buf));
   if (outcome.retry) return RAFT_IOERR;
@@ -561,7 +574,12 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
 int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
   Result<std::string> record = self->machine_.snapshot();
-  if (!record.is_ok()) return RAFT_IOERR;
+  if (!record.is_ok()) {
+    // Busy: an install is pending; Raft takes the snapshot at a later apply.
+    if (record.status().is_busy()) return RAFT_BUSY;
+    self->report("snapshot failed", record.status());
+    return RAFT_IOERR;
+  }
   auto* array = static_cast<raft_buffer*>(raft_malloc(sizeof(raft_buffer)));
   if (array == nullptr) return RAFT_NOMEM;
   array[0].len = record->size();
@@ -593,18 +611,41 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   raft_id leader_id = 0;
   const char* leader_address = nullptr;
   raft_leader(&self->raft_, &leader_id, &leader_address);
+  // Itself as leader (a single member): nobody to fetch from, as at startup.
+  if (leader_id == self->options_.id) leader_address = nullptr;
   Status s = self->machine_.restore(ByteView(buf->base, buf->len),
                                     leader_address != nullptr ? leader_address : "");
   self->last_restore_status_ = s;
   if (!s.is_ok()) {
-    // Raft only learns "failed" and retries later; this line is the one
-    // place the reason shows.
-    std::fprintf(stderr, "ordo replica %llu: snapshot restore failed: %s\n",
-                 static_cast<unsigned long long>(self->options_.id), s.to_string().c_str());
+    self->report("snapshot restore failed", s);
     return RAFT_IOERR;
   }
   raft_free(buf->base);
   return 0;
+}
+
+std::vector<std::string> RaftConsensus::install_sources() {
+  std::vector<std::string> sources;
+  raft_id leader_id = 0;
+  const char* leader_address = nullptr;
+  raft_leader(&raft_, &leader_id, &leader_address);
+  if (leader_address != nullptr && leader_id != options_.id) sources.push_back(leader_address);
+  for (unsigned i = 0; i < raft_.configuration.n; ++i) {
+    const raft_server& server = raft_.configuration.servers[i];
+    if (server.id != options_.id && server.id != leader_id) sources.push_back(server.address);
+  }
+  return sources;
+}
+
+// Raft only learns "failed" and retries later; this line is the one place
+// the reason shows. At most one a second: the retries come with every
+// heartbeat.
+void RaftConsensus::report(const char* what, const Status& s) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_report_ < std::chrono::seconds(1)) return;
+  last_report_ = now;
+  std::fprintf(stderr, "ordo replica %llu: %s: %s\n", static_cast<unsigned long long>(options_.id),
+               what, s.to_string().c_str());
 }
 
 void RaftConsensus::begin_close() {
