@@ -174,7 +174,8 @@ Status ReplicaStateMachine::restore(ByteView record_bytes, const std::string& le
   }
   ORDO_RETURN_IF_ERROR(fetch_and_install(leader_address, record.applied_index));
   snapshot_index_.store(record.applied_index);
-  pending_index_.store(0);
+  // The install may also settle one left pending at startup.
+  if (applied_index_.load() >= pending_index_.load()) pending_index_.store(0);
   return Status::ok();
 }
 
