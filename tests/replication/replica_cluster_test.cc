@@ -324,15 +324,10 @@ TEST(ReplicaCluster, LaggingReplicaInstallsASnapshot) {
   EXPECT_EQ(expected["bulk"].size(), 1200u);
   EXPECT_EQ(contents_of(c.at(lagging)), expected);
 
-  // Its installed copy is kept in its copies directory.
-  bool has_copy = false;
-  for (const auto& e : std::filesystem::directory_iterator(c.options(lagging).dir + "/copies")) {
-    if (e.path().filename().string().rfind("copy-", 0) == 0 &&
-        e.path().extension() == ".ordo") {
-      has_copy = true;
-    }
+  // Nothing stays in the copies directories: copies exist only in transit.
+  for (uint64_t id : c.open_ids()) {
+    EXPECT_TRUE(std::filesystem::is_empty(c.options(id).dir + "/copies")) << "replica " << id;
   }
-  EXPECT_TRUE(has_copy);
 
   // Writes go on, and it follows them.
   WriteResult w = c.put("bulk", "after", "install");
@@ -459,42 +454,41 @@ TEST(ReplicaCluster, NoMajorityMeansUnknownAndCloseEndsTheEntryInFlight) {
   c.close(leader);
 }
 
-// The file lost (or behind) and its snapshot copy gone: open says so rather
-// than serve a state that skips entries; with the copy back, open installs
-// it and replays the log after it.
-TEST(ReplicaCluster, OpenNeedsTheNewestSnapshotsCopy) {
-  Cluster c(1, [](ReplicaOptions& o) {
+// A follower whose file is behind its newest snapshot at open (here: lost
+// altogether, as after a crash during a snapshot install) opens, fetches a
+// copy from the leader before it applies any entry, and then follows.
+TEST(ReplicaCluster, FileBehindItsSnapshotAtOpenIsInstalledFromTheLeader) {
+  Cluster c(3, [](ReplicaOptions& o) {
     o.snapshot_threshold = 16;
     o.snapshot_trailing = 4;
   });
   c.open_all();
-  ASSERT_EQ(c.wait_leader(), 1u);
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
   uint64_t last = 0;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 60; ++i) {
     WriteResult w = c.put("", "k" + std::to_string(i), std::to_string(i));
-    ASSERT_EQ(w.outcome, Outcome::kApplied);
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
     last = w.index;
   }
-  ASSERT_GE(c.at(1).status().snapshots_taken, 1u);
-  Contents before = contents_of(c.at(1));
-  c.close(1);
+  const uint64_t follower = other_than(c, leader);
+  ASSERT_TRUE(c.wait_applied(follower, last));
+  ASSERT_GE(c.at(follower).status().snapshots_taken, 1u);
+  c.close(follower);
+  std::filesystem::remove(c.options(follower).dir + "/data.ordo");
 
-  const std::string dir = c.options(1).dir;
-  const std::string aside = dir + "/../copies-aside";
-  std::filesystem::rename(dir + "/copies", aside);
-  std::filesystem::create_directory(dir + "/copies");
-  std::filesystem::remove(dir + "/data.ordo");
-  auto r = Replica::open(c.options(1));
-  ASSERT_FALSE(r.is_ok());
-  EXPECT_TRUE(r.status().is_not_found()) << r.status().to_string();
-
-  std::filesystem::remove_all(dir + "/copies");
-  std::filesystem::rename(aside, dir + "/copies");
-  std::filesystem::remove(dir + "/data.ordo");
-  c.open(1);
-  ASSERT_EQ(c.wait_leader(), 1u);
-  ASSERT_TRUE(c.wait_applied(1, last));
-  EXPECT_EQ(contents_of(c.at(1)), before);
+  c.open(follower);
+  // The write makes every replica apply; the follower installs first.
+  WriteResult w = c.put("", "after", "reopen");
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  ASSERT_TRUE(c.wait_applied(follower, w.index));
+  ReplicaStatus s = c.at(follower).status();
+  EXPECT_EQ(s.snapshots_installed, 1u);
+  const uint64_t leader_now = c.wait_leader();
+  ASSERT_NE(leader_now, 0u);
+  Contents expected = contents_of(c.at(leader_now));
+  EXPECT_EQ(expected[""].size(), 61u);
+  EXPECT_EQ(contents_of(c.at(follower)), expected);
 }
 
 }  // namespace

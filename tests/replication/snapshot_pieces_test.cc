@@ -1,5 +1,6 @@
 // The snapshot pieces alone: the record codec, copy digests and checks, the
-// snapshot server and fetch, and a restore that must refuse a damaged copy.
+// snapshot server and fetch, a restore that must refuse a damaged or old
+// copy, and the install left pending at startup.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -9,8 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
+#include <functional>
 
+#include "address.h"
 #include "applied_index.h"
 #include "copy_verify.h"
 #include "ordo/replica.h"
@@ -56,34 +58,75 @@ std::unique_ptr<ReplicaStateMachine> filled_machine(const std::string& dir, int 
   return std::move(*sm);
 }
 
+// A copy of `sm`'s database in the file `path`; its applied index.
+uint64_t copy_into(ReplicaStateMachine& sm, const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  EXPECT_GE(fd, 0);
+  Result<uint64_t> applied = sm.make_copy(fd);
+  ::close(fd);
+  EXPECT_TRUE(applied.is_ok()) << applied.status().to_string();
+  return applied.is_ok() ? *applied : 0;
+}
+
+// Files in `dir` (copies in transit must not stay behind).
+size_t files_in(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+// A snapshot server on a free port pair (Raft port P, copies on P + 1)
+// serving `sm`'s database, optionally through `tamper` (applied to each copy
+// after it is made).
+struct ServedMachine {
+  std::unique_ptr<SnapshotServer> server;
+  std::string raft_address;
+};
+ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {}) {
+  const uint16_t port = testing_ports::free_port_pair();
+  ServedMachine out;
+  out.raft_address = "127.0.0.1:" + std::to_string(port);
+  auto server = SnapshotServer::start(HostPort{"127.0.0.1", static_cast<uint16_t>(port + 1)},
+                                      sm.copies_dir(), [&sm, tamper](int fd) -> Result<uint64_t> {
+                                        Result<uint64_t> applied = sm.make_copy(fd);
+                                        if (applied.is_ok() && tamper) tamper(fd);
+                                        return applied;
+                                      });
+  EXPECT_TRUE(server.is_ok()) << server.status().to_string();
+  if (server.is_ok()) out.server = std::move(*server);
+  return out;
+}
+
+// Flips one byte of the open file at `offset`.
+void damage_fd(int fd, uint64_t offset) {
+  char c = 0;
+  ASSERT_EQ(::pread(fd, &c, 1, static_cast<off_t>(offset)), 1);
+  c = static_cast<char>(c ^ 0x5a);
+  ASSERT_EQ(::pwrite(fd, &c, 1, static_cast<off_t>(offset)), 1);
+}
+
 TEST(SnapshotRecord, RoundTripAndRejects) {
-  SnapshotRecord r{1234, copy_name_for(1234), 8192, 0xdeadbeefcafef00dull};
+  SnapshotRecord r{1234};
   std::string bytes = r.encode();
+  EXPECT_EQ(bytes.size(), 8u + 4u + 8u);
   Result<SnapshotRecord> d = SnapshotRecord::decode(bytes);
   ASSERT_TRUE(d.is_ok()) << d.status().to_string();
   EXPECT_EQ(d->applied_index, 1234u);
-  EXPECT_EQ(d->copy_name, "copy-00000000000000001234.ordo");
-  EXPECT_EQ(d->size_bytes, 8192u);
-  EXPECT_EQ(d->xxh3, 0xdeadbeefcafef00dull);
   for (size_t n = 0; n < bytes.size(); ++n) {
     EXPECT_TRUE(SnapshotRecord::decode(std::string_view(bytes.data(), n)).status().is_invalid_argument()) << n;
   }
   EXPECT_TRUE(SnapshotRecord::decode(bytes + "x").status().is_invalid_argument());
-  SnapshotRecord evil = r;
-  evil.copy_name = "../../etc/passwd";
-  EXPECT_TRUE(SnapshotRecord::decode(evil.encode()).status().is_invalid_argument());
+  // Version 1 (a record naming a kept copy) is not read.
+  std::string v1 = bytes;
+  v1[11] = 1;
+  EXPECT_TRUE(SnapshotRecord::decode(v1).status().is_invalid_argument());
 }
 
-TEST(SnapshotRecord, CopyNames) {
-  EXPECT_TRUE(is_copy_name(copy_name_for(0)));
-  EXPECT_TRUE(is_copy_name(copy_name_for(~uint64_t{0})));
-  EXPECT_FALSE(is_copy_name("copy-0000000000000000123a.ordo"));
-  EXPECT_FALSE(is_copy_name("copy-../0000000000000001.ordo"));
-  EXPECT_FALSE(is_copy_name("data.ordo"));
-  EXPECT_FALSE(is_copy_name(""));
-}
-
-TEST(CopyVerify, DamagedCopyIsRejected) {
+// A snapshot is the record of the file's applied index; it copies nothing.
+TEST(StateMachine, SnapshotRecordsTheAppliedIndexAndCopiesNothing) {
   TempDir tmp;
   auto sm = filled_machine(tmp.path(), 30);
   Result<std::string> rec_bytes = sm->snapshot();
@@ -91,89 +134,99 @@ TEST(CopyVerify, DamagedCopyIsRejected) {
   Result<SnapshotRecord> rec = SnapshotRecord::decode(*rec_bytes);
   ASSERT_TRUE(rec.is_ok());
   EXPECT_EQ(rec->applied_index, 30u);
-  const std::string path = sm->copies_dir() + "/" + rec->copy_name;
-  ASSERT_TRUE(verify_copy(path, rec->size_bytes, rec->xxh3).is_ok());
+  EXPECT_EQ(sm->snapshot_index(), 30u);
+  EXPECT_EQ(sm->snapshots_taken(), 1u);
+  EXPECT_EQ(files_in(sm->copies_dir()), 0u);
+}
+
+TEST(CopyVerify, DamagedCopyIsRejected) {
+  TempDir tmp;
+  auto sm = filled_machine(tmp.path(), 30);
+  const std::string path = tmp.file("copy.ordo");
+  EXPECT_EQ(copy_into(*sm, path), 30u);
+  Result<FileDigest> digest = digest_file(path);
+  ASSERT_TRUE(digest.is_ok());
+  ASSERT_TRUE(verify_copy(path, digest->size_bytes, digest->xxh3).is_ok());
   ASSERT_TRUE(check_copy(path).is_ok());
 
-  EXPECT_TRUE(verify_copy(path, rec->size_bytes + 1, rec->xxh3).is_corruption());
+  EXPECT_TRUE(verify_copy(path, digest->size_bytes + 1, digest->xxh3).is_corruption());
   // A damaged page inside the copy: the digest and the page check both see it.
   damage(path, 3 * 4096 + 100);
-  EXPECT_TRUE(verify_copy(path, rec->size_bytes, rec->xxh3).is_corruption());
-  Status checked = check_copy(path);
-  EXPECT_FALSE(checked.is_ok());
+  EXPECT_TRUE(verify_copy(path, digest->size_bytes, digest->xxh3).is_corruption());
+  EXPECT_FALSE(check_copy(path).is_ok());
   EXPECT_TRUE(verify_copy(tmp.file("missing"), 1, 1).is_not_found());
 }
 
-TEST(SnapshotServer, ServesCopiesAndNothingElse) {
+TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {
   TempDir tmp;
   auto sm = filled_machine(tmp.path(), 5);
-  Result<std::string> rec_bytes = sm->snapshot();
-  ASSERT_TRUE(rec_bytes.is_ok());
-  SnapshotRecord rec = *SnapshotRecord::decode(*rec_bytes);
-  std::ofstream(tmp.file("secret")) << "not a copy";
-
-  const uint16_t port = testing_ports::free_port_pair();
-  auto server = SnapshotServer::start(HostPort{"127.0.0.1", port}, sm->copies_dir());
-  ASSERT_TRUE(server.is_ok()) << server.status().to_string();
-  const HostPort at{"127.0.0.1", port};
+  ServedMachine served = serve(*sm);
+  ASSERT_NE(served.server, nullptr);
+  Result<std::string> snap = snapshot_address(served.raft_address);
+  ASSERT_TRUE(snap.is_ok());
+  const HostPort at = *parse_address(*snap);
   const auto timeout = std::chrono::milliseconds(5000);
 
-  ASSERT_TRUE(fetch_copy(at, rec.copy_name, tmp.file("fetched"), timeout).is_ok());
-  EXPECT_TRUE(verify_copy(tmp.file("fetched"), rec.size_bytes, rec.xxh3).is_ok());
-  EXPECT_TRUE(fetch_copy(at, copy_name_for(999), tmp.file("x"), timeout).is_not_found());
-  EXPECT_FALSE(std::filesystem::exists(tmp.file("x")));
-  EXPECT_TRUE(fetch_copy(at, "../secret", tmp.file("y"), timeout).is_invalid_argument());
+  Result<FetchedCopy> first = fetch_copy(at, tmp.file("fetched"), timeout);
+  ASSERT_TRUE(first.is_ok()) << first.status().to_string();
+  EXPECT_EQ(first->applied_index, 5u);
+  EXPECT_TRUE(verify_copy(tmp.file("fetched"), first->size_bytes, first->xxh3).is_ok());
+  EXPECT_TRUE(check_copy(tmp.file("fetched")).is_ok());
 
-  // A raw request for a path outside the copies is answered "no copy".
+  // Entries applied since: the next fetch copies them too.
+  WriteBatch b;
+  b.put("t", "later", "v");
+  ASSERT_TRUE(sm->apply(6, b.encode()).status.is_ok());
+  Result<FetchedCopy> second = fetch_copy(at, tmp.file("fetched2"), timeout);
+  ASSERT_TRUE(second.is_ok()) << second.status().to_string();
+  EXPECT_EQ(second->applied_index, 6u);
+  EXPECT_TRUE(verify_copy(tmp.file("fetched2"), second->size_bytes, second->xxh3).is_ok());
+  EXPECT_EQ(served.server->copies_served(), 2u);
+  EXPECT_EQ(files_in(sm->copies_dir()), 0u);
+
+  // A request it does not know is answered "no copy".
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
+  sa.sin_port = htons(at.port);
   ::inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
   ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
   const char req[] = "../secret\n";
   ASSERT_EQ(::send(fd, req, sizeof req - 1, 0), static_cast<ssize_t>(sizeof req - 1));
   unsigned char header[8];
   ASSERT_EQ(::recv(fd, header, 8, MSG_WAITALL), 8);
-  for (unsigned char b : header) EXPECT_EQ(b, 0xff);
+  for (unsigned char c : header) EXPECT_EQ(c, 0xff);
   ::close(fd);
+  EXPECT_EQ(served.server->copies_served(), 2u);
 }
 
-TEST(SnapshotRestore, DamagedCopyOnTheLeaderIsNotInstalled) {
+TEST(SnapshotRestore, DamagedCopyIsNotInstalled) {
   TempDir leader_dir, follower_dir;
   auto leader = filled_machine(leader_dir.path(), 40);
   Result<std::string> rec_bytes = leader->snapshot();
   ASSERT_TRUE(rec_bytes.is_ok());
-  SnapshotRecord rec = *SnapshotRecord::decode(*rec_bytes);
-
-  const uint16_t port = testing_ports::free_port_pair();  // Raft port; +1 serves copies
-  auto server = SnapshotServer::start(HostPort{"127.0.0.1", static_cast<uint16_t>(port + 1)},
-                                      leader->copies_dir());
-  ASSERT_TRUE(server.is_ok());
-  const std::string leader_raft = "127.0.0.1:" + std::to_string(port);
-
   auto follower = filled_machine(follower_dir.path(), 3);
-  damage(leader->copies_dir() + "/" + rec.copy_name, 2 * 4096 + 10);
-  Status s = follower->restore(*rec_bytes, leader_raft);
-  EXPECT_TRUE(s.is_corruption()) << s.to_string();
+  {
+    ServedMachine bad = serve(*leader, [](int fd) { damage_fd(fd, 3 * 4096 + 100); });
+    Status s = follower->restore(*rec_bytes, bad.raft_address);
+    EXPECT_TRUE(s.is_corruption()) << s.to_string();
+  }
   EXPECT_EQ(follower->applied_index(), 3u);
   EXPECT_EQ(follower->snapshots_installed(), 0u);
-  EXPECT_FALSE(std::filesystem::exists(follower->copies_dir() + "/" + rec.copy_name));
-  EXPECT_FALSE(std::filesystem::exists(follower->copies_dir() + "/" + rec.copy_name + ".tmp"));
+  EXPECT_EQ(files_in(follower->copies_dir()), 0u);
   {
     auto view = follower->begin_view();
     ASSERT_TRUE(view.is_ok());
     EXPECT_EQ(view->applied_index, 3u);
   }
 
-  // Repaired on the leader (a fresh copy), the same record installs.
-  std::filesystem::remove(leader->copies_dir() + "/" + rec.copy_name);
-  Result<std::string> again = leader->snapshot();
-  ASSERT_TRUE(again.is_ok());
-  s = follower->restore(*again, leader_raft);
+  // An honest server: the same record installs.
+  ServedMachine good = serve(*leader);
+  Status s = follower->restore(*rec_bytes, good.raft_address);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
   EXPECT_EQ(follower->applied_index(), 40u);
   EXPECT_EQ(follower->snapshots_installed(), 1u);
+  EXPECT_EQ(files_in(follower->copies_dir()), 0u);
   {
     auto view = follower->begin_view();
     ASSERT_TRUE(view.is_ok());
@@ -196,29 +249,60 @@ TEST(SnapshotRestore, DamagedCopyOnTheLeaderIsNotInstalled) {
   EXPECT_TRUE(view->txn.get(*tree, "late").status().is_not_found());
 }
 
-// A file behind its own newest snapshot (e.g. ordo commits lost to a power
-// cut): the copy in dir/copies is installed without any leader.
-TEST(SnapshotRestore, FileBehindItsOwnCopyInstallsItLocally) {
-  TempDir a_dir, b_dir;
-  auto a = filled_machine(a_dir.path(), 25);
-  Result<std::string> rec_bytes = a->snapshot();
-  ASSERT_TRUE(rec_bytes.is_ok());
-  SnapshotRecord rec = *SnapshotRecord::decode(*rec_bytes);
-  auto b = filled_machine(b_dir.path(), 0);
-  std::filesystem::copy_file(a->copies_dir() + "/" + rec.copy_name, b->copies_dir() + "/" + rec.copy_name);
-  Status s = b->restore(*rec_bytes, "");
+// A copy older than the record (its server is behind it) is refused.
+TEST(SnapshotRestore, CopyBehindTheRecordIsRefused) {
+  TempDir leader_dir, follower_dir;
+  auto leader = filled_machine(leader_dir.path(), 20);
+  auto follower = filled_machine(follower_dir.path(), 2);
+  ServedMachine served = serve(*leader);
+  Status s = follower->restore(SnapshotRecord{25}.encode(), served.raft_address);
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.to_string().find("applied index 20"), std::string::npos) << s.to_string();
+  EXPECT_EQ(follower->applied_index(), 2u);
+  EXPECT_EQ(follower->snapshots_installed(), 0u);
+  EXPECT_TRUE(follower->restore("garbage", served.raft_address).is_invalid_argument());
+}
+
+// At startup (no leader known) a file behind the record is no error: the
+// install is pending, and finished from the first source that serves a copy
+// at or past the record, before any apply.
+TEST(SnapshotRestore, FileBehindAtStartupInstallsBeforeTheNextApply) {
+  TempDir leader_dir, follower_dir;
+  auto leader = filled_machine(leader_dir.path(), 25);
+  auto follower = filled_machine(follower_dir.path(), 4);
+  ASSERT_TRUE(follower->restore(SnapshotRecord{20}.encode(), "").is_ok());
+  EXPECT_TRUE(follower->install_pending());
+  // Until then: the file's own applied index, no snapshot, no apply.
+  EXPECT_EQ(follower->applied_index(), 4u);
+  EXPECT_EQ(follower->begin_view()->applied_index, 4u);
+  EXPECT_TRUE(follower->snapshot().status().is_busy());
+  WriteBatch b;
+  b.put("t", "next", "v");
+  ApplyOutcome held = follower->apply(21, b.encode());
+  EXPECT_TRUE(held.retry);
+  EXPECT_EQ(follower->applied_index(), 4u);
+  EXPECT_TRUE(follower->finish_install({}).is_not_found());
+  EXPECT_TRUE(follower->install_pending());
+
+  // A member that does not answer, then one that does.
+  ServedMachine served = serve(*leader);
+  const std::string nobody = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  Status s = follower->finish_install({nobody, served.raft_address});
   ASSERT_TRUE(s.is_ok()) << s.to_string();
-  EXPECT_EQ(b->applied_index(), 25u);
-  // Already at the record: nothing to do, even with no copy and no leader.
-  std::filesystem::remove(b->copies_dir() + "/" + rec.copy_name);
-  EXPECT_TRUE(b->restore(*rec_bytes, "").is_ok());
-  // Behind a record whose copy is missing, with no leader known: NotFound.
-  SnapshotRecord ahead = rec;
-  ahead.applied_index = 99;
-  ahead.copy_name = copy_name_for(99);
-  EXPECT_TRUE(b->restore(ahead.encode(), "").is_not_found());
-  EXPECT_EQ(b->applied_index(), 25u);
-  EXPECT_TRUE(b->restore("garbage", "").is_invalid_argument());
+  EXPECT_FALSE(follower->install_pending());
+  EXPECT_EQ(follower->applied_index(), 25u);
+  EXPECT_EQ(follower->snapshots_installed(), 1u);
+  EXPECT_TRUE(follower->finish_install({}).is_ok());
+  // Entries the copy holds are skipped; the next one applies.
+  EXPECT_FALSE(follower->apply(21, b.encode()).retry);
+  EXPECT_EQ(follower->applied_index(), 25u);
+  ApplyOutcome next = follower->apply(26, b.encode());
+  EXPECT_FALSE(next.retry);
+  EXPECT_TRUE(next.status.is_ok());
+  EXPECT_EQ(follower->applied_index(), 26u);
+  Result<std::string> rec = follower->snapshot();
+  ASSERT_TRUE(rec.is_ok());
+  EXPECT_EQ(SnapshotRecord::decode(*rec)->applied_index, 26u);
 }
 
 TEST(StateMachine, DeterministicFailureCommitsTheIndexOnly) {

@@ -35,12 +35,22 @@ class StateMachine {
   // Applies the command entry at log `index` (entries come in index order;
   // an index at or below the applied index is skipped as done).
   virtual ApplyOutcome apply(uint64_t index, ByteView entry) = 0;
-  // A snapshot of the applied state as a small record (the Raft payload).
+  // A snapshot of the applied state as a small record (the Raft payload),
+  // durable before it returns. Busy when none can be taken now (an install
+  // is pending): the Raft side tries again at the next threshold.
   virtual Result<std::string> snapshot() = 0;
   // Brings the state to the snapshot `record`. `leader_address` is the Raft
   // address of the replica to fetch missing data from ("" when none is
-  // known, e.g. at startup).
+  // known, e.g. at startup: a state behind the record then makes the
+  // install pending, see install_pending).
   virtual Status restore(ByteView record, const std::string& leader_address) = 0;
+  // Whether an install is pending: it must be finished (finish_install)
+  // before the next apply.
+  virtual bool install_pending() const = 0;
+  // Fetches the state from the first of `sources` (Raft addresses, tried in
+  // order) that serves one at or past the pending record, and installs it.
+  // Ok at once when nothing is pending.
+  virtual Status finish_install(const std::vector<std::string>& sources) = 0;
 };
 
 // Raft-side view of the cluster, refreshed by the Raft thread.

@@ -15,6 +15,7 @@ extern "C" {
 #include <pthread.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -70,6 +71,108 @@ WriteResult unknown(const std::string& why) {
   r.outcome = Outcome::kUnknown;
   r.status = Status::io_error(why, 0);
   return r;
+}
+
+// libraft 0.15's TCP transport leaves Nagle's algorithm on: a small
+// AppendEntries (or its result) written while an earlier one is unacknowledged
+// waits for the peer's delayed ACK (up to 40 ms on Linux). This transport
+// forwards every call to the one raft_uv_tcp_init made and turns Nagle off
+// (TCP_NODELAY) on each connection it hands to Raft, outgoing or accepted.
+struct NoDelayTransport {
+  raft_uv_transport outer{};     // what raft_uv_init is given
+  raft_uv_transport* inner = nullptr;  // the TCP transport; inner->data points here
+  raft_uv_accept_cb accept_cb = nullptr;
+  raft_uv_transport_close_cb close_cb = nullptr;
+};
+
+// A connect in flight: the TCP transport's request, and Raft's.
+struct NoDelayConnect {
+  raft_uv_connect req{};
+  raft_uv_connect* outer = nullptr;
+  raft_uv_connect_cb outer_cb = nullptr;
+};
+
+void set_nodelay(uv_stream_t* stream) {
+  if (stream != nullptr && stream->type == UV_TCP) {
+    (void)uv_tcp_nodelay(reinterpret_cast<uv_tcp_t*>(stream), 1);
+  }
+}
+
+NoDelayTransport* nodelay_of(raft_uv_transport* outer) {
+  return static_cast<NoDelayTransport*>(outer->impl);
+}
+
+void copy_errmsg(raft_uv_transport* to, const raft_uv_transport* from) {
+  std::memcpy(to->errmsg, from->errmsg, sizeof to->errmsg);
+}
+
+int nodelay_init(raft_uv_transport* t, raft_id id, const char* address) {
+  raft_uv_transport* inner = nodelay_of(t)->inner;
+  int rv = inner->init(inner, id, address);
+  if (rv != 0) copy_errmsg(t, inner);
+  return rv;
+}
+
+void nodelay_accepted(raft_uv_transport* inner, raft_id id, const char* address, uv_stream_t* stream) {
+  auto* self = static_cast<NoDelayTransport*>(inner->data);
+  set_nodelay(stream);
+  self->accept_cb(&self->outer, id, address, stream);
+}
+
+int nodelay_listen(raft_uv_transport* t, raft_uv_accept_cb cb) {
+  NoDelayTransport* self = nodelay_of(t);
+  self->accept_cb = cb;
+  int rv = self->inner->listen(self->inner, &nodelay_accepted);
+  if (rv != 0) copy_errmsg(t, self->inner);
+  return rv;
+}
+
+void nodelay_connected(raft_uv_connect* req, uv_stream_t* stream, int status) {
+  auto* c = static_cast<NoDelayConnect*>(req->data);
+  if (status == 0) set_nodelay(stream);
+  raft_uv_connect* outer = c->outer;
+  raft_uv_connect_cb cb = c->outer_cb;
+  delete c;
+  cb(outer, stream, status);
+}
+
+int nodelay_connect(raft_uv_transport* t, raft_uv_connect* req, raft_id id, const char* address,
+                    raft_uv_connect_cb cb) {
+  NoDelayTransport* self = nodelay_of(t);
+  auto* c = new NoDelayConnect;
+  c->outer = req;
+  c->outer_cb = cb;
+  c->req.data = c;
+  req->cb = cb;
+  int rv = self->inner->connect(self->inner, &c->req, id, address, &nodelay_connected);
+  if (rv != 0) {
+    delete c;
+    copy_errmsg(t, self->inner);
+  }
+  return rv;
+}
+
+void nodelay_closed(raft_uv_transport* inner) {
+  auto* self = static_cast<NoDelayTransport*>(inner->data);
+  if (self->close_cb != nullptr) self->close_cb(&self->outer);
+}
+
+void nodelay_close(raft_uv_transport* t, raft_uv_transport_close_cb cb) {
+  NoDelayTransport* self = nodelay_of(t);
+  self->close_cb = cb;
+  self->inner->close(self->inner, &nodelay_closed);
+}
+
+// Wraps `inner` (made by raft_uv_tcp_init) into `self->outer`.
+void nodelay_wrap(NoDelayTransport* self, raft_uv_transport* inner) {
+  self->inner = inner;
+  inner->data = self;
+  self->outer.data = nullptr;
+  self->outer.impl = self;
+  self->outer.init = &nodelay_init;
+  self->outer.listen = &nodelay_listen;
+  self->outer.connect = &nodelay_connect;
+  self->outer.close = &nodelay_close;
 }
 
 class RaftConsensus;
@@ -128,6 +231,10 @@ class RaftConsensus final : public Consensus {
   WriteResult not_leader(int rv);
   Status change_status(int rv, const char* what);
   void begin_close();
+  // Raft addresses to fetch a pending install from: the leader, then the
+  // other members (this replica may lead itself).
+  std::vector<std::string> install_sources();
+  void report(const char* what, const Status& s);
   void close_without_loop_thread();
 
   static void on_async(uv_async_t* handle);
@@ -147,7 +254,8 @@ class RaftConsensus final : public Consensus {
   uv_loop_t loop_{};
   uv_async_t async_{};
   uv_timer_t timer_{};
-  raft_uv_transport transport_{};
+  raft_uv_transport transport_{};  // libraft's TCP transport
+  NoDelayTransport nodelay_{};      // wraps transport_; given to raft_uv_init
   raft_io io_{};
   raft_fsm fsm_{};
   struct raft raft_{};
@@ -167,6 +275,7 @@ class RaftConsensus final : public Consensus {
   Status last_apply_status_;
   // The last failed restore, so that a start that fails in it says why.
   Status last_restore_status_;
+  std::chrono::steady_clock::time_point last_report_{};
   // Requests inside Raft, each with how to end it as unknown should Raft
   // never call back.
   std::unordered_map<void*, std::function<void()>> outstanding_;
@@ -188,7 +297,8 @@ Status RaftConsensus::start() {
     close_without_loop_thread();
     return Status::io_error(std::string("raft_uv_tcp_init: ") + raft_strerror(rv), 0);
   }
-  rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), &transport_);
+  nodelay_wrap(&nodelay_, &transport_);
+  rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), &nodelay_.outer);
   if (rv != 0) {
     std::string why = std::string("raft_uv_init ") + options_.raft_dir + ": " + io_.errmsg;
     raft_uv_tcp_close(&transport_);
@@ -551,6 +661,13 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
   // Raft sets last_applied to the entry's index right after this returns;
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
+  if (self->machine_.install_pending()) {
+    Status s = self->machine_.finish_install(self->install_sources());
+    if (!s.is_ok()) {
+      self->report("snapshot install failed", s);
+      return RAFT_IOERR;
+    }
+  }
   ApplyOutcome outcome =
       self->machine_.apply(index, unframe(*buf));
   if (outcome.retry) return RAFT_IOERR;
@@ -561,7 +678,12 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
 int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
   Result<std::string> record = self->machine_.snapshot();
-  if (!record.is_ok()) return RAFT_IOERR;
+  if (!record.is_ok()) {
+    // Busy: an install is pending; Raft takes the snapshot at a later apply.
+    if (record.status().is_busy()) return RAFT_BUSY;
+    self->report("snapshot failed", record.status());
+    return RAFT_IOERR;
+  }
   auto* array = static_cast<raft_buffer*>(raft_malloc(sizeof(raft_buffer)));
   if (array == nullptr) return RAFT_NOMEM;
   array[0].len = record->size();
@@ -593,18 +715,41 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   raft_id leader_id = 0;
   const char* leader_address = nullptr;
   raft_leader(&self->raft_, &leader_id, &leader_address);
+  // Itself as leader (a single member): nobody to fetch from, as at startup.
+  if (leader_id == self->options_.id) leader_address = nullptr;
   Status s = self->machine_.restore(ByteView(buf->base, buf->len),
                                     leader_address != nullptr ? leader_address : "");
   self->last_restore_status_ = s;
   if (!s.is_ok()) {
-    // Raft only learns "failed" and retries later; this line is the one
-    // place the reason shows.
-    std::fprintf(stderr, "ordo replica %llu: snapshot restore failed: %s\n",
-                 static_cast<unsigned long long>(self->options_.id), s.to_string().c_str());
+    self->report("snapshot restore failed", s);
     return RAFT_IOERR;
   }
   raft_free(buf->base);
   return 0;
+}
+
+std::vector<std::string> RaftConsensus::install_sources() {
+  std::vector<std::string> sources;
+  raft_id leader_id = 0;
+  const char* leader_address = nullptr;
+  raft_leader(&raft_, &leader_id, &leader_address);
+  if (leader_address != nullptr && leader_id != options_.id) sources.push_back(leader_address);
+  for (unsigned i = 0; i < raft_.configuration.n; ++i) {
+    const raft_server& server = raft_.configuration.servers[i];
+    if (server.id != options_.id && server.id != leader_id) sources.push_back(server.address);
+  }
+  return sources;
+}
+
+// Raft only learns "failed" and retries later; this line is the one place
+// the reason shows. At most one a second: the retries come with every
+// heartbeat.
+void RaftConsensus::report(const char* what, const Status& s) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_report_ < std::chrono::seconds(1)) return;
+  last_report_ = now;
+  std::fprintf(stderr, "ordo replica %llu: %s: %s\n", static_cast<unsigned long long>(options_.id),
+               what, s.to_string().c_str());
 }
 
 void RaftConsensus::begin_close() {

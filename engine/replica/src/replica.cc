@@ -125,12 +125,13 @@ class ReplicaImpl {
     StateMachineOptions sm_options;
     sm_options.dir = options_.dir;
     sm_options.db_options = options_.db_options;
-    sm_options.copies_kept = options_.copies_kept;
     ORDO_ASSIGN_OR_RETURN(machine_, ReplicaStateMachine::open(sm_options));
 
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
     ORDO_ASSIGN_OR_RETURN(HostPort snap_at, parse_address(snap));
-    ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(snap_at, machine_->copies_dir()));
+    ReplicaStateMachine* machine = machine_.get();
+    ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(snap_at, machine_->copies_dir(),
+                                                         [machine](int fd) { return machine->make_copy(fd); }));
 
     ConsensusOptions c;
     c.id = options_.id;

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "codec.h"
-#include "snapshot_record.h"
 #include "snapshot_server.h"
 #include "socket_io.h"
 
@@ -39,38 +38,46 @@ Status receive_into(int sock, int file, uint64_t size) {
 
 }  // namespace
 
-Status fetch_copy(const HostPort& from, const std::string& name, const std::string& dest,
-                  std::chrono::milliseconds timeout) {
-  if (!is_copy_name(name)) return Status::invalid_argument("not a copy name: \"" + name + "\"");
+Result<FetchedCopy> fetch_copy(const HostPort& from, const std::string& dest,
+                               std::chrono::milliseconds timeout) {
+  const std::string server = from.host + ":" + std::to_string(from.port);
   ORDO_ASSIGN_OR_RETURN(int sock, connect_to(from, timeout));
-  const std::string request = name + "\n";
+  const std::string request = std::string(kCopyRequest) + "\n";
   Status s = write_all(sock, request.data(), request.size());
-  char header[8];
-  if (s.is_ok()) s = read_exact(sock, header, sizeof header);
+  char first[8];
+  if (s.is_ok()) s = read_exact(sock, first, sizeof first);
   if (!s.is_ok()) {
     ::close(sock);
-    return s.with_context("fetch " + name);
+    return s.with_context("fetch a copy from " + server);
   }
-  const uint64_t size = codec::load_u64_be(std::string_view(header, sizeof header));
-  if (size == kNoCopy) {
+  FetchedCopy copy;
+  copy.size_bytes = codec::load_u64_be(std::string_view(first, sizeof first));
+  if (copy.size_bytes == kNoCopy) {
     ::close(sock);
-    return Status::not_found("snapshot server " + from.host + ":" + std::to_string(from.port) +
-                             " has no copy " + name);
+    return Status::not_found("snapshot server " + server + " made no copy");
   }
+  char rest[16];
+  s = read_exact(sock, rest, sizeof rest);
+  if (!s.is_ok()) {
+    ::close(sock);
+    return s.with_context("fetch a copy from " + server);
+  }
+  copy.xxh3 = codec::load_u64_be(std::string_view(rest, 8));
+  copy.applied_index = codec::load_u64_be(std::string_view(rest + 8, 8));
   int file = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file < 0) {
     int err = errno;
     ::close(sock);
     return Status::io_error("create " + dest, err);
   }
-  s = receive_into(sock, file, size);
+  s = receive_into(sock, file, copy.size_bytes);
   ::close(sock);
   ::close(file);
   if (!s.is_ok()) {
     ::unlink(dest.c_str());
-    return s.with_context("fetch " + name);
+    return s.with_context("fetch a copy from " + server);
   }
-  return Status::ok();
+  return copy;
 }
 
 }  // namespace ordo::replica

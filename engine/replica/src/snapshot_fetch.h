@@ -1,7 +1,8 @@
-// Fetches a snapshot copy from another replica's snapshot server.
+// Fetches a copy of another replica's database from its snapshot server.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "address.h"
@@ -9,12 +10,19 @@
 
 namespace ordo::replica {
 
-// Asks the server at `from` for copy `name` and writes it to `dest` (fsynced,
+// What the server said of the copy it sent.
+struct FetchedCopy {
+  uint64_t size_bytes = 0;
+  uint64_t xxh3 = 0;           // XXH3-64 of the copy's bytes
+  uint64_t applied_index = 0;  // the applied index the copy holds
+};
+
+// Asks the server at `from` for a copy and writes it to `dest` (fsynced,
 // replacing any file there). Each socket read/write waits at most `timeout`.
-// Returns NotFound when the server has no such copy, InvalidArgument for a
-// name that is not a copy name, IOError for connection or file failures
-// (dest is removed then). Does not verify the bytes: see copy_verify.h.
-Status fetch_copy(const HostPort& from, const std::string& name, const std::string& dest,
-                  std::chrono::milliseconds timeout);
+// Returns NotFound when the server made no copy, IOError for connection or
+// file failures (dest is removed then). Does not verify the bytes against
+// the size and digest returned: see copy_verify.h.
+Result<FetchedCopy> fetch_copy(const HostPort& from, const std::string& dest,
+                               std::chrono::milliseconds timeout);
 
 }  // namespace ordo::replica

@@ -1,5 +1,7 @@
-// The Raft snapshot's payload: a small record naming a copy of the ordo
-// file in dir/copies, not the copy itself.
+// The Raft snapshot's payload: a small record of the applied index the ordo
+// file held, durably, when the snapshot was taken. It names no copy: a
+// follower that needs the state fetches a fresh copy of the leader's live
+// database (snapshot_server.h).
 #pragma once
 
 #include <cstdint>
@@ -11,22 +13,16 @@
 namespace ordo::replica {
 
 struct SnapshotRecord {
-  uint64_t applied_index = 0;  // the applied index recorded in the copy
-  std::string copy_name;       // file name in dir/copies (copy_name_for)
-  uint64_t size_bytes = 0;     // the copy's length
-  uint64_t xxh3 = 0;           // XXH3-64 of the copy's bytes
+  // The ordo file's applied index when the snapshot was taken (<= the Raft
+  // snapshot's index: entries after it are barriers or configuration
+  // changes, or were applied while the snapshot was taken).
+  uint64_t applied_index = 0;
 
-  // magic "ORDOSNAP", version u32, applied index u64, size u64, xxh3 u64,
-  // name length u32 and name; integers big-endian.
+  // magic "ORDOSNAP", version u32 (2), applied index u64; big-endian.
   std::string encode() const;
   // InvalidArgument for bytes encode() did not make (wrong magic or version,
-  // truncated, trailing bytes, a name that is_copy_name rejects).
+  // truncated, trailing bytes).
   static Result<SnapshotRecord> decode(ByteView bytes);
 };
-
-// "copy-<applied index, 20 digits>.ordo": the only names the snapshot
-// server serves and the fetcher writes.
-std::string copy_name_for(uint64_t applied_index);
-bool is_copy_name(std::string_view name);
 
 }  // namespace ordo::replica

@@ -2,32 +2,71 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "codec.h"
-#include "snapshot_record.h"
 #include "socket_io.h"
 
 namespace ordo::replica {
 
 namespace {
+
 constexpr auto kIoTimeout = std::chrono::seconds(10);
+
+// An empty file in `dir` that no name reaches: it goes away with its last
+// descriptor, also when the process dies.
+Result<int> anonymous_file(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  // Filesystems without O_TMPFILE: a unique name, unlinked at once.
+  std::string pattern = dir + "/serving-XXXXXX";
+  fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+  if (fd < 0) return Status::io_error("create a copy in " + dir, errno);
+  ::unlink(pattern.c_str());
+  return fd;
 }
+
+struct Digest {
+  uint64_t size = 0;
+  uint64_t xxh3 = 0;
+};
+
+Result<Digest> digest_fd(int fd, std::vector<char>& buf) {
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                 &XXH3_freeState);
+  XXH3_64bits_reset(state.get());
+  Digest d;
+  for (;;) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(d.size));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::io_error("read copy", errno);
+    if (n == 0) break;
+    XXH3_64bits_update(state.get(), buf.data(), static_cast<size_t>(n));
+    d.size += static_cast<uint64_t>(n);
+  }
+  d.xxh3 = XXH3_64bits_digest(state.get());
+  return d;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(const HostPort& at,
-                                                              std::string copies_dir) {
+                                                              std::string copies_dir,
+                                                              CopyMaker make_copy) {
   ORDO_ASSIGN_OR_RETURN(int fd, listen_on(at));
-  return std::unique_ptr<SnapshotServer>(new SnapshotServer(fd, std::move(copies_dir)));
+  return std::unique_ptr<SnapshotServer>(
+      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy)));
 }
 
-SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir)
-    : listen_fd_(listen_fd), copies_dir_(std::move(copies_dir)) {
+SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy)
+    : listen_fd_(listen_fd), copies_dir_(std::move(copies_dir)), make_copy_(std::move(make_copy)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -55,33 +94,41 @@ void SnapshotServer::run() {
 }
 
 void SnapshotServer::serve(int fd) {
-  Result<std::string> name = read_line(fd, 64);
-  if (!name.is_ok()) return;
-  std::string header;
-  int file = -1;
-  struct stat st{};
-  if (is_copy_name(*name)) {
-    file = ::open((copies_dir_ + "/" + *name).c_str(), O_RDONLY | O_CLOEXEC);
-    if (file >= 0 && ::fstat(file, &st) != 0) {
-      ::close(file);
-      file = -1;
-    }
-  }
-  codec::put_u64_be(header, file < 0 ? kNoCopy : static_cast<uint64_t>(st.st_size));
-  if (!write_all(fd, header.data(), header.size()).is_ok() || file < 0) {
-    if (file >= 0) ::close(file);
-    return;
-  }
+  Result<std::string> request = read_line(fd, 64);
+  if (!request.is_ok()) return;
+  auto refuse = [&](const Status& why) {
+    if (!why.is_ok()) std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
+    std::string header;
+    codec::put_u64_be(header, kNoCopy);
+    (void)write_all(fd, header.data(), header.size());
+  };
+  if (*request != kCopyRequest) return refuse(Status::ok());
+
+  Result<int> file = anonymous_file(copies_dir_);
+  if (!file.is_ok()) return refuse(file.status());
   std::vector<char> buf(1 << 20);
-  uint64_t left = static_cast<uint64_t>(st.st_size);
-  while (left > 0) {
-    ssize_t n = ::read(file, buf.data(), buf.size() < left ? buf.size() : left);
+  Status s;
+  Result<uint64_t> applied = make_copy_(*file);
+  Result<Digest> digest = applied.is_ok() ? digest_fd(*file, buf) : Result<Digest>(applied.status());
+  if (!digest.is_ok()) {
+    ::close(*file);
+    return refuse(digest.status());
+  }
+  std::string header;
+  codec::put_u64_be(header, digest->size);
+  codec::put_u64_be(header, digest->xxh3);
+  codec::put_u64_be(header, *applied);
+  s = write_all(fd, header.data(), header.size());
+  uint64_t sent = 0;
+  while (s.is_ok() && sent < digest->size) {
+    ssize_t n = ::pread(*file, buf.data(), buf.size(), static_cast<off_t>(sent));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the client sees a short copy and rejects it
-    if (!write_all(fd, buf.data(), static_cast<size_t>(n)).is_ok()) break;
-    left -= static_cast<uint64_t>(n);
+    s = write_all(fd, buf.data(), static_cast<size_t>(n));
+    sent += static_cast<uint64_t>(n);
   }
-  ::close(file);
+  ::close(*file);
+  if (s.is_ok() && sent == digest->size) copies_served_.fetch_add(1);
 }
 
 }  // namespace ordo::replica

@@ -1,12 +1,21 @@
-// Serves the copies in dir/copies to replicas installing a snapshot.
+// Serves copies of the live database to replicas installing a snapshot.
 // Protocol on the snapshot port (Raft port + 1), one request per connection:
-// the client sends a copy name and '\n'; the server answers the copy's size
-// as 8 big-endian bytes and then its bytes, or kNoCopy alone when the name
-// is not a copy name (snapshot_record.h) or no such copy is here.
+// the client sends kCopyRequest and '\n'; the server takes a fresh copy of
+// the database (a consistent snapshot of its last commit), then answers the
+// copy's size, its XXH3-64 and the applied index it holds, each 8 big-endian
+// bytes, and then its bytes. A request it does not know, or a copy it could
+// not make, is answered with kNoCopy alone.
+//
+// Each copy is a file of its own in the copies directory, unlinked as soon as
+// it is made (the open descriptor keeps it until sent), so a crash leaves no
+// copy behind. Copies cost the database's size in disk space and I/O while
+// they are being served; nothing is kept between fetches.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -15,23 +24,36 @@
 
 namespace ordo::replica {
 
+inline constexpr std::string_view kCopyRequest = "ORDOCOPY 2";
 inline constexpr uint64_t kNoCopy = ~uint64_t{0};
+
+// Writes a consistent copy of the live database to the open, empty regular
+// file `fd` and returns the applied index the copy holds. Called on the
+// server's thread.
+using CopyMaker = std::function<Result<uint64_t>(int fd)>;
 
 class SnapshotServer {
  public:
   // Listens on `at` at once (IOError when the port is taken) and serves
-  // `copies_dir` on a thread of its own until destroyed.
-  static Result<std::unique_ptr<SnapshotServer>> start(const HostPort& at, std::string copies_dir);
+  // copies made by `make_copy` in `copies_dir`, on a thread of its own,
+  // one request at a time, until destroyed.
+  static Result<std::unique_ptr<SnapshotServer>> start(const HostPort& at, std::string copies_dir,
+                                                       CopyMaker make_copy);
   ~SnapshotServer();  // stops accepting and joins the thread
 
+  // Copies sent whole since start (from any thread).
+  uint64_t copies_served() const { return copies_served_.load(); }
+
  private:
-  SnapshotServer(int listen_fd, std::string copies_dir);
+  SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy);
   void run();
   void serve(int fd);
 
   int listen_fd_;
   std::string copies_dir_;
+  CopyMaker make_copy_;
   std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> copies_served_{0};
   std::thread thread_;
 };
 

@@ -3,11 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <vector>
 
 #include "address.h"
 #include "applied_index.h"
@@ -68,51 +66,14 @@ Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
   return Status::ok();
 }
 
-// Copies `from` to `to` (replacing it) and fsyncs `to`.
-Status copy_file_synced(const std::string& from, const std::string& to) {
-  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return Status::io_error("open " + from, errno);
-  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) {
-    int err = errno;
-    ::close(in);
-    return Status::io_error("create " + to, err);
-  }
-  std::vector<char> buf(1 << 20);
-  Status s;
-  for (;;) {
-    ssize_t n = ::read(in, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      s = Status::io_error("read " + from, errno);
-      break;
-    }
-    if (n == 0) break;
-    ssize_t done = 0;
-    while (done < n) {
-      ssize_t w = ::write(out, buf.data() + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        s = errno == ENOSPC ? Status::full("write " + to) : Status::io_error("write " + to, errno);
-        break;
-      }
-      done += w;
-    }
-    if (!s.is_ok()) break;
-  }
-  if (s.is_ok() && ::fsync(out) != 0) s = Status::io_error("fsync " + to, errno);
-  ::close(in);
-  ::close(out);
-  if (!s.is_ok()) ::unlink(to.c_str());
-  return s;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ReplicaStateMachine>> ReplicaStateMachine::open(
     const StateMachineOptions& options) {
   std::unique_ptr<ReplicaStateMachine> sm(new ReplicaStateMachine(options));
   std::error_code ec;
+  // Whatever is there was in transit when the process stopped.
+  fs::remove_all(sm->copies_dir(), ec);
   fs::create_directories(sm->copies_dir(), ec);
   if (ec) return Status::io_error("create " + sm->copies_dir() + ": " + ec.message(), ec.value());
   ORDO_RETURN_IF_ERROR(sm->open_database());
@@ -126,12 +87,21 @@ ReplicaStateMachine::ReplicaStateMachine(StateMachineOptions options)
   options_.db_options.create_if_missing = true;
 }
 
+ReplicaStateMachine::~ReplicaStateMachine() { close_database(); }
+
 std::string ReplicaStateMachine::copies_dir() const {
   return options_.dir + "/" + std::string(kCopiesDir);
 }
 
 Status ReplicaStateMachine::open_database() {
   ORDO_ASSIGN_OR_RETURN(db_, Database::open(db_path_, options_.db_options));
+  // fdatasync syncs the file's data whichever descriptor names it.
+  sync_fd_ = ::open(db_path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (sync_fd_ < 0) {
+    int err = errno;
+    db_.reset();
+    return Status::io_error("open " + db_path_ + " for fdatasync", err);
+  }
   max_key_bytes_.store(db_->max_key_bytes());
   max_value_bytes_.store(db_->max_value_bytes());
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
@@ -140,10 +110,17 @@ Status ReplicaStateMachine::open_database() {
   return Status::ok();
 }
 
+void ReplicaStateMachine::close_database() {
+  if (sync_fd_ >= 0) ::close(sync_fd_);
+  sync_fd_ = -1;
+  db_.reset();
+}
+
 ApplyOutcome ReplicaStateMachine::apply(uint64_t index, ByteView entry) {
   // Replay after a restart: the ordo file already holds this entry.
   if (index <= applied_index_.load()) return ApplyOutcome{false, Status::ok()};
   if (db_ == nullptr) return ApplyOutcome{true, Status::io_error("database not open", 0)};
+  if (install_pending()) return ApplyOutcome{true, Status::busy("a snapshot install is pending")};
 
   Result<WriteBatch> batch = WriteBatch::decode(entry);
   Status outcome = batch.status();
@@ -167,27 +144,15 @@ ApplyOutcome ReplicaStateMachine::apply(uint64_t index, ByteView entry) {
 }
 
 Result<std::string> ReplicaStateMachine::snapshot() {
+  if (install_pending()) return Status::busy("a snapshot install is pending");
   if (db_ == nullptr) return Status::io_error("database not open", 0);
-  ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
-  ORDO_ASSIGN_OR_RETURN(uint64_t applied, read_applied_index(txn));
+  // Raft drops the log entries the snapshot covers once it returns: the
+  // commits that applied them (made without fdatasync) become durable here.
   SnapshotRecord record;
-  record.applied_index = applied;
-  record.copy_name = copy_name_for(applied);
-  const std::string path = copies_dir() + "/" + record.copy_name;
-  // A copy of this applied index exists already (an earlier snapshot or an
-  // installed copy): the same state, reused. Only finished copies carry the
-  // final name (copy_to and the fetch both rename into place).
-  if (!fs::exists(path)) {
-    Result<CopyResult> copied = txn.copy_to(path);
-    if (!copied.is_ok()) return copied.status().with_context("snapshot copy");
-  }
-  txn.abort();
-  ORDO_ASSIGN_OR_RETURN(FileDigest digest, digest_file(path));
-  record.size_bytes = digest.size_bytes;
-  record.xxh3 = digest.xxh3;
-  snapshot_index_.store(applied);
+  record.applied_index = applied_index_.load();
+  if (::fdatasync(sync_fd_) != 0) return Status::io_error("fdatasync " + db_path_, errno);
+  snapshot_index_.store(record.applied_index);
   snapshots_taken_.fetch_add(1);
-  prune_copies();
   return record.encode();
 }
 
@@ -198,79 +163,84 @@ Status ReplicaStateMachine::restore(ByteView record_bytes, const std::string& le
     if (record.applied_index > snapshot_index_.load()) snapshot_index_.store(record.applied_index);
     return Status::ok();
   }
-  ORDO_RETURN_IF_ERROR(obtain_copy(record, leader_address));
-  ORDO_RETURN_IF_ERROR(install(copies_dir() + "/" + record.copy_name, record.applied_index));
+  if (leader_address.empty()) {
+    // At startup (no leader known yet) with the file behind its newest
+    // snapshot: a crash during an install, or commits lost with the page
+    // cache. Raft will not apply the entries the record covers again, so a
+    // copy is fetched before the first apply.
+    pending_index_.store(record.applied_index);
+    snapshot_index_.store(record.applied_index);
+    return Status::ok();
+  }
+  ORDO_RETURN_IF_ERROR(fetch_and_install(leader_address, record.applied_index));
   snapshot_index_.store(record.applied_index);
-  snapshots_installed_.fetch_add(1);
-  prune_copies();
+  // The install may also settle one left pending at startup.
+  if (applied_index_.load() >= pending_index_.load()) pending_index_.store(0);
   return Status::ok();
 }
 
-Status ReplicaStateMachine::obtain_copy(const SnapshotRecord& record,
-                                        const std::string& leader_address) {
-  const std::string path = copies_dir() + "/" + record.copy_name;
-  if (verify_copy(path, record.size_bytes, record.xxh3).is_ok()) return Status::ok();
-  if (leader_address.empty()) {
-    return Status::not_found("copy " + record.copy_name + " is not here and no leader is known");
+Status ReplicaStateMachine::finish_install(const std::vector<std::string>& sources) {
+  const uint64_t min_index = pending_index_.load();
+  if (min_index == 0) return Status::ok();
+  Status last = Status::not_found("no other member to fetch a snapshot copy from");
+  for (const std::string& source : sources) {
+    last = fetch_and_install(source, min_index);
+    if (last.is_ok()) {
+      pending_index_.store(0);
+      return Status::ok();
+    }
   }
-  ORDO_ASSIGN_OR_RETURN(std::string from, snapshot_address(leader_address));
-  ORDO_ASSIGN_OR_RETURN(HostPort hp, parse_address(from));
-  const std::string tmp = path + ".tmp";
-  Status s = fetch_copy(hp, record.copy_name, tmp, options_.fetch_timeout);
-  if (s.is_ok()) s = verify_copy(tmp, record.size_bytes, record.xxh3);
-  if (s.is_ok()) s = check_copy(tmp);
-  if (s.is_ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    s = Status::io_error("rename " + tmp, errno);
-  }
-  if (!s.is_ok()) {
-    ::unlink(tmp.c_str());
-    return s.with_context("fetch snapshot copy from " + from);
-  }
-  return sync_dir(copies_dir());
+  return last.with_context("pending install of snapshot " + std::to_string(min_index));
 }
 
-Status ReplicaStateMachine::install(const std::string& copy_path, uint64_t applied_index) {
-  // Every ReadView ends before the file is replaced.
-  std::unique_lock lock(install_mu_);
-  Status s = replace_database(copy_path, applied_index);
-  // A failed install leaves the file in place as it was (the rename is the
-  // one step that changes it): reopen it, so the replica goes on serving
-  // reads and Raft retries the snapshot.
-  if (!s.is_ok() && db_ == nullptr) (void)open_database();
-  return s;
+Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_t min_index) {
+  ORDO_ASSIGN_OR_RETURN(std::string from, snapshot_address(source));
+  ORDO_ASSIGN_OR_RETURN(HostPort hp, parse_address(from));
+  // One install at a time (Raft thread): a fixed name.
+  const std::string path = copies_dir() + "/install.ordo";
+  Result<FetchedCopy> copy = fetch_copy(hp, path, options_.fetch_timeout);
+  Status s = copy.status();
+  if (s.is_ok() && copy->applied_index < min_index) {
+    s = Status::busy("the copy holds applied index " + std::to_string(copy->applied_index) +
+                     ", the snapshot needs " + std::to_string(min_index));
+  }
+  if (s.is_ok()) s = verify_copy(path, copy->size_bytes, copy->xxh3);
+  if (s.is_ok()) s = check_copy(path);
+  if (s.is_ok()) {
+    // Every ReadView and copy being served ends before the file is replaced.
+    std::unique_lock lock(install_mu_);
+    s = replace_database(path, copy->applied_index);
+    // A failed install leaves the file as it was unless the rename happened:
+    // reopen whichever is in place, so the replica goes on serving reads and
+    // Raft retries the snapshot.
+    if (!s.is_ok() && db_ == nullptr) (void)open_database();
+  }
+  ::unlink(path.c_str());
+  if (!s.is_ok()) return s.with_context("install a snapshot copy from " + from);
+  snapshots_installed_.fetch_add(1);
+  return Status::ok();
 }
 
 Status ReplicaStateMachine::replace_database(const std::string& copy_path, uint64_t applied_index) {
-  db_.reset();
-  const std::string tmp = db_path_ + ".tmp";
-  ORDO_RETURN_IF_ERROR(copy_file_synced(copy_path, tmp));
-  if (::rename(tmp.c_str(), db_path_.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return Status::io_error("rename " + tmp, err);
+  close_database();
+  // The copy is fsynced and lies on the same filesystem: a rename installs it.
+  if (::rename(copy_path.c_str(), db_path_.c_str()) != 0) {
+    return Status::io_error("rename " + copy_path, errno);
   }
   ORDO_RETURN_IF_ERROR(sync_dir(options_.dir));
   ORDO_RETURN_IF_ERROR(open_database());
   if (applied_index_.load() != applied_index) {
     return Status::corruption("installed copy holds applied index " +
-                              std::to_string(applied_index_.load()) + ", its record says " +
+                              std::to_string(applied_index_.load()) + ", its server said " +
                               std::to_string(applied_index));
   }
   return Status::ok();
 }
 
-void ReplicaStateMachine::prune_copies() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(copies_dir(), ec)) {
-    std::string name = e.path().filename().string();
-    if (is_copy_name(name)) names.push_back(std::move(name));
-  }
-  std::sort(names.begin(), names.end());  // fixed-width digits: index order
-  const size_t keep = static_cast<size_t>(options_.copies_kept) + 1;
-  for (size_t i = 0; i + keep < names.size(); ++i) {
-    fs::remove(copies_dir() + "/" + names[i], ec);
-  }
+Result<uint64_t> ReplicaStateMachine::make_copy(int fd) {
+  ORDO_ASSIGN_OR_RETURN(View view, begin_view());
+  ORDO_RETURN_IF_ERROR(view.txn.copy_to_fd(fd).status().with_context("copy the database"));
+  return view.applied_index;
 }
 
 Result<ReplicaStateMachine::View> ReplicaStateMachine::begin_view() {

@@ -1,5 +1,6 @@
 // The replicated state: the ordo file, the entries applied to it, its
-// snapshots (copies in dir/copies) and their install.
+// snapshots (an fdatasync and a record of the applied index) and their
+// install (a copy fetched from another replica).
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <vector>
 
 #include "consensus.h"
 #include "ordo/database.h"
@@ -17,22 +19,31 @@
 namespace ordo::replica {
 
 struct StateMachineOptions {
-  std::string dir;           // the replica's data directory
-  Options db_options;        // sync_commits is forced off
-  uint32_t copies_kept = 2;  // copies kept besides the newest
+  std::string dir;     // the replica's data directory
+  Options db_options;  // sync_commits is forced off
   std::chrono::milliseconds fetch_timeout{10000};
 };
 
-// Thread-safety: apply, snapshot and restore run on the Raft thread only;
-// begin_view, applied_index and the counters from any thread.
+// Thread-safety: apply, snapshot, restore and finish_install run on the Raft
+// thread only; begin_view, make_copy, applied_index and the counters from
+// any thread.
 class ReplicaStateMachine final : public StateMachine {
  public:
-  // Opens (creates) dir/data.ordo and dir/copies.
+  // Opens (creates) dir/data.ordo and dir/copies (emptied: it holds only
+  // copies in transit).
   static Result<std::unique_ptr<ReplicaStateMachine>> open(const StateMachineOptions& options);
+  ~ReplicaStateMachine() override;
 
   ApplyOutcome apply(uint64_t index, ByteView entry) override;
   Result<std::string> snapshot() override;
   Status restore(ByteView record, const std::string& leader_address) override;
+  bool install_pending() const override { return pending_index_.load() != 0; }
+  Status finish_install(const std::vector<std::string>& sources) override;
+
+  // A consistent copy of the last commit written to `fd` (see CopyMaker in
+  // snapshot_server.h); returns the applied index it holds. Holds off an
+  // install meanwhile.
+  Result<uint64_t> make_copy(int fd);
 
   // A read txn with the shared lock that keeps an install out.
   struct View {
@@ -55,21 +66,23 @@ class ReplicaStateMachine final : public StateMachine {
  private:
   explicit ReplicaStateMachine(StateMachineOptions options);
   Status open_database();
-  // Installs the verified copy at `copy_path` as the live file.
-  Status install(const std::string& copy_path, uint64_t applied_index);
-  // install()'s steps, with install_mu_ held: close, copy over, reopen.
+  void close_database();
+  // Fetches a copy from the snapshot server of the replica at Raft address
+  // `source`, requires its applied index >= `min_index`, verifies it and
+  // installs it as the live file.
+  Status fetch_and_install(const std::string& source, uint64_t min_index);
+  // The install's steps, with install_mu_ held: close, rename over, reopen.
   Status replace_database(const std::string& copy_path, uint64_t applied_index);
-  // Makes sure dir/copies/<name> holds the copy the record names, fetching
-  // it from `leader_address` when missing or damaged.
-  Status obtain_copy(const SnapshotRecord& record, const std::string& leader_address);
-  void prune_copies();
 
   StateMachineOptions options_;
   std::string db_path_;
-  std::shared_mutex install_mu_;  // shared: views; exclusive: install
+  std::shared_mutex install_mu_;  // shared: views and copies; exclusive: install
   std::unique_ptr<Database> db_;  // replaced only under install_mu_ held exclusively
+  int sync_fd_ = -1;              // read-only descriptor of the file, for fdatasync
   std::atomic<uint64_t> applied_index_{0};
   std::atomic<uint64_t> snapshot_index_{0};
+  // The record index an install must reach before the next apply; 0: none.
+  std::atomic<uint64_t> pending_index_{0};
   std::atomic<uint64_t> snapshots_taken_{0};
   std::atomic<uint64_t> snapshots_installed_{0};
   // Set at each open of the file (an install reopens it); read by writers.

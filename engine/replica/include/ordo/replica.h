@@ -8,12 +8,14 @@
 // are complete before proposing (IDs are minted by the proposer, not at apply
 // time), so every replica writes identical bytes.
 //
-// A Raft snapshot is small: the applied index plus the name, size and XXH3-64
-// checksum of a consistent copy of the ordo file (ReadTxn::copy_to) kept in the
-// data directory. A follower too far behind for the leader's log receives that
-// record, fetches the copy from the leader over the snapshot port (the Raft
-// port + 1), verifies size, checksum and every page (ordo check) and only then
-// replaces its own file.
+// A Raft snapshot costs the same whatever the database's size: an fdatasync
+// of the ordo file (commits are made without one; the Raft log is the
+// durable record until then) and a record of the applied index. No copy is
+// kept. A follower too far behind for the leader's log receives that record
+// and asks the leader's snapshot port (the Raft port + 1) for a copy: the
+// leader then copies its live database (ReadTxn::copy_to_fd) and sends it
+// with its size, XXH3-64 and applied index; the follower verifies size,
+// checksum and every page (ordo check) and only then replaces its own file.
 //
 // Consensus: the canonical Raft C library (libraft 0.15, libuv I/O and TCP
 // transport), bound in one source file behind the Consensus interface
@@ -24,7 +26,7 @@
 // Raft, the applies, snapshots and snapshot installs run on the replica's own
 // thread (which blocks SIGPIPE for itself: a peer that went away fails a
 // send with EPIPE; the host's signal handling is left as it is). Copies are
-// served by a second thread of its own.
+// made and served by a second thread of its own.
 #pragma once
 
 #include <chrono>
@@ -50,7 +52,7 @@ inline constexpr std::string_view kSystemTree = "ordo.replica";
 // The file names inside ReplicaOptions::dir.
 inline constexpr std::string_view kDatabaseFile = "data.ordo";  // the live database
 inline constexpr std::string_view kRaftDir = "raft";            // Raft log, term, vote, snapshots
-inline constexpr std::string_view kCopiesDir = "copies";        // database copies for snapshots
+inline constexpr std::string_view kCopiesDir = "copies";        // copies in transit (emptied at open)
 
 // A replicated change: applied whole on every replica, or not at all.
 // A tree is named by its name; "" is the default tree. put() into a named
@@ -130,8 +132,8 @@ struct ReplicaStatus {
   std::string leader_address;
   uint64_t last_log_index = 0;  // last entry in this replica's log
   uint64_t applied_index = 0;   // last entry applied to the ordo file
-  uint64_t snapshot_index = 0;  // last entry covered by this replica's newest snapshot
-  uint64_t snapshots_taken = 0;      // copies made by this replica since open
+  uint64_t snapshot_index = 0;  // applied index of this replica's newest snapshot record
+  uint64_t snapshots_taken = 0;      // snapshot records taken by this replica since open
   uint64_t snapshots_installed = 0;  // copies fetched and installed since open
   std::vector<Member> members;  // the newest configuration this replica knows
 };
@@ -149,18 +151,15 @@ struct ReplicaOptions {
 
   uint32_t heartbeat_timeout_ms = 100;
   uint32_t election_timeout_ms = 1000;  // at least 2x the heartbeat timeout
-  // Take a snapshot (a copy of the file) every this many applied entries,
-  // and keep this many entries in the log behind it for followers that are
-  // only a little behind.
+  // Take a snapshot (an fdatasync of the file and a record of its applied
+  // index) every this many applied entries, and keep this many entries in
+  // the log behind it for followers that are only a little behind.
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
-  // Copies kept in dir/copies besides the newest (for snapshots still being
-  // fetched).
-  uint32_t copies_kept = 2;
 
   // Options of the ordo file. sync_commits is ignored (set to false): the
-  // Raft log is the durable record, and each snapshot copy is fsynced before
-  // Raft drops the entries it covers.
+  // Raft log is the durable record, and each snapshot fdatasyncs the file
+  // before Raft drops the entries it covers.
   Options db_options;
 };
 
@@ -212,9 +211,12 @@ class Replica {
   //                    (dir/replica-id)
   //   IOError          a port in use, a directory that cannot be made, Raft
   //                    state that cannot be loaded
-  //   NotFound         the newest Raft snapshot names a copy that is neither
-  //                    covered by the file nor present in dir/copies
   //   Corruption, NotOrdoFile, VersionMismatch  from the ordo file
+  // A file behind the newest Raft snapshot (a crash during a snapshot
+  // install, commits lost with the page cache) is no error: the replica
+  // fetches a copy from the leader (or another member) before it applies
+  // any entry, and until then reports and reads the file's own, lower,
+  // applied index.
   static Result<std::unique_ptr<Replica>> open(const ReplicaOptions& options);
 
   // Stops Raft (entries still in flight are ended as kUnknown), the
