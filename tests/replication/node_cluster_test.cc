@@ -3,7 +3,9 @@
 // a restarted node catching up, and a malformed frame sent to a server.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <thread>
+#include <vector>
 #include <unistd.h>
 
 #include "client.h"
@@ -262,6 +264,45 @@ TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
   EXPECT_NE(reply2->message.find("over the limit"), std::string::npos) << reply2->message;
   ::close(*fd);
 
+  Client c({cluster_->address(1)}, 2s);
+  EXPECT_TRUE(c.status().ok());
+}
+
+
+// VmRSS of a process in KiB (0 when unreadable).
+long rss_kib(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  long kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return kib;
+}
+
+TEST_F(NodeClusterTest, DeclaredFrameLengthIsNotAllocatedBeforeItsBytesArrive) {
+  auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
+  pid_t pid = cluster_->pid(1);
+  long before = rss_kib(pid);
+  ASSERT_GT(before, 0);
+  // Ten connections each declare a 60 MiB body and send 4 bytes of it.
+  std::vector<int> fds;
+  const uint32_t n = 60u << 20;
+  std::string head{static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
+                   static_cast<char>((n >> 16) & 0xff), static_cast<char>(n >> 24)};
+  for (int i = 0; i < 10; ++i) {
+    auto fd = connect_to(cluster_->address(1), deadline());
+    ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+    ASSERT_TRUE(send_all(*fd, head + std::string("\x01", 1) + "abc", deadline()).is_ok());
+    fds.push_back(*fd);
+  }
+  std::this_thread::sleep_for(500ms);
+  long after = rss_kib(pid);
+  for (int fd : fds) ::close(fd);
+  std::printf("node RSS %ld KiB -> %ld KiB\n", before, after);
+  EXPECT_LT(after - before, 32 * 1024) << "RSS grew from " << before << " to " << after << " KiB";
   Client c({cluster_->address(1)}, 2s);
   EXPECT_TRUE(c.status().ok());
 }

@@ -1,5 +1,6 @@
 #include "protocol.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ordo::node {
@@ -279,9 +280,15 @@ Result<std::string> read_frame(int fd, Deadline deadline) {
     return Status::invalid_argument("frame length " + std::to_string(n) +
                                     " is over the limit of " + std::to_string(kMaxFrameBody));
   }
-  std::string body(n, '\0');
-  if (n > 0) {
-    Status s = recv_exact(fd, body.data(), n, deadline);
+  // The buffer grows as bytes arrive, a step at a time: a declared length
+  // alone never allocates more than one step.
+  constexpr size_t kStep = size_t{1} << 20;
+  std::string body;
+  while (body.size() < n) {
+    size_t have = body.size();
+    size_t take = std::min<size_t>(kStep, n - have);
+    body.resize(have + take);
+    Status s = recv_exact(fd, body.data() + have, take, deadline);
     if (!s.is_ok()) {
       if (s.message() == "connection closed") return Status::io_error("connection closed mid-frame", 0);
       return s;

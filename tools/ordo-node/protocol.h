@@ -89,7 +89,8 @@ std::string frame(std::string_view body);
 // (steady clock). write_frame: IOError on a broken connection or timeout
 // ("timed out"). read_frame: the body; IOError("connection closed") on EOF
 // before any byte, IOError on a broken connection or timeout,
-// InvalidArgument for a length over kMaxFrameBody.
+// InvalidArgument for a length over kMaxFrameBody. The body buffer grows as
+// bytes arrive (1 MiB steps): a declared length alone allocates at most 1 MiB.
 Status write_frame(int fd, std::string_view body, Deadline deadline);
 Result<std::string> read_frame(int fd, Deadline deadline);
 
