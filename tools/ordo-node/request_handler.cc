@@ -180,6 +180,7 @@ WireReply RequestHandler::status() {
   add("snapshot_index", std::to_string(st.snapshot_index));
   add("snapshots_taken", std::to_string(st.snapshots_taken));
   add("snapshots_installed", std::to_string(st.snapshots_installed));
+  add("apply_error", st.apply_error);
   std::string members;
   for (const auto& m : st.members) {
     if (!members.empty()) members += ",";

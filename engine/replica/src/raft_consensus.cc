@@ -30,6 +30,11 @@ namespace ordo::replica {
 namespace {
 
 constexpr uint64_t kStatusRefreshMs = 20;
+// How often a follower whose apply failed on the environment applies again.
+constexpr uint64_t kApplyRetryMs = 200;
+// The most entry bytes a follower keeps for a later apply; past it Raft
+// holds the entries in its log and applies them again itself.
+constexpr uint64_t kMaxDeferredBytes = uint64_t{256} << 20;
 
 Role role_of(int state) {
   switch (state) {
@@ -228,6 +233,9 @@ class RaftConsensus final : public Consensus {
   // loop no longer takes requests.
   void post(std::function<void()> task, const std::function<void()>& rejected);
   void refresh_status();
+  void retry_stalled_apply();
+  // Applies the kept entries in order; true once none is left.
+  bool drain_deferred();
   WriteResult not_leader(int rv);
   Status change_status(int rv, const char* what);
   void begin_close();
@@ -273,6 +281,16 @@ class RaftConsensus final : public Consensus {
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
+  // Committed entries a follower could not apply (IOError, Full), in log
+  // order: Raft counts them applied, the timer applies them every
+  // kApplyRetryMs, snapshots wait until none is left.
+  struct Deferred {
+    uint64_t index;
+    std::string entry;
+  };
+  std::deque<Deferred> deferred_;
+  uint64_t deferred_bytes_ = 0;
+  uint64_t stalled_ticks_ = 0;
   // The last failed restore, so that a start that fails in it says why.
   Status last_restore_status_;
   std::chrono::steady_clock::time_point last_report_{};
@@ -434,7 +452,31 @@ void RaftConsensus::on_async(uv_async_t* handle) {
 }
 
 void RaftConsensus::on_timer(uv_timer_t* handle) {
-  static_cast<RaftConsensus*>(handle->data)->refresh_status();
+  auto* self = static_cast<RaftConsensus*>(handle->data);
+  self->refresh_status();
+  self->retry_stalled_apply();
+}
+
+bool RaftConsensus::drain_deferred() {
+  while (!deferred_.empty()) {
+    Deferred& d = deferred_.front();
+    ApplyOutcome outcome = machine_.apply(d.index, ByteView(d.entry));
+    if (outcome.retry) {
+      report("cannot apply the log (retrying every 200 ms)",
+             outcome.status.with_context("entry " + std::to_string(d.index)));
+      return false;
+    }
+    deferred_bytes_ -= d.entry.size();
+    deferred_.pop_front();
+  }
+  return true;
+}
+
+void RaftConsensus::retry_stalled_apply() {
+  if (deferred_.empty() || closing_) return;
+  if (++stalled_ticks_ * kStatusRefreshMs < kApplyRetryMs) return;
+  stalled_ticks_ = 0;
+  (void)drain_deferred();
 }
 
 void RaftConsensus::refresh_status() {
@@ -558,7 +600,10 @@ void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
   RaftConsensus* self = req->self;
   self->outstanding_.erase(req);
   WriteResult r;
-  if (status == 0) {
+  if (status == 0 && !self->deferred_.empty()) {
+    // Raft counts entries applied that this replica has still to apply.
+    r = unknown("entries before the barrier are not applied here yet (a disk error: see apply_error)");
+  } else if (status == 0) {
     r.outcome = Outcome::kApplied;
     r.index = raw->index;
   } else if (status == RAFT_SHUTDOWN) {
@@ -668,15 +713,39 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
       return RAFT_IOERR;
     }
   }
-  ApplyOutcome outcome =
-      self->machine_.apply(index, unframe(*buf));
-  if (outcome.retry) return RAFT_IOERR;
+  ApplyOutcome outcome{};
+  if (!self->deferred_.empty() && !self->drain_deferred()) {
+    outcome.retry = true;
+  } else {
+    outcome = self->machine_.apply(index, unframe(*buf));
+    if (outcome.retry) {
+      self->report("cannot apply the log (retrying every 200 ms)",
+                   outcome.status.with_context("entry " + std::to_string(index)));
+    }
+  }
+  if (outcome.retry) {
+    // libraft 0.15 turns an apply error met while handling a heartbeat into
+    // its unavailable state, for good: a follower keeps the entry itself and
+    // the timer applies it (and those after it, in order) once it can. A
+    // leader (whose proposers wait for the outcome) makes Raft try again at
+    // each heartbeat reply instead, as does a follower over the bound.
+    ByteView bytes = unframe(*buf);
+    if (raft_state(&self->raft_) == RAFT_LEADER || self->deferred_bytes_ + bytes.size() > kMaxDeferredBytes) {
+      return RAFT_IOERR;
+    }
+    self->deferred_.push_back(Deferred{index, bytes.str()});
+    self->deferred_bytes_ += bytes.size();
+    self->last_apply_status_ = Status::ok();
+    return 0;
+  }
   self->last_apply_status_ = std::move(outcome.status);
   return 0;
 }
 
 int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
+  // Raft would drop log entries this replica has still to apply.
+  if (!self->deferred_.empty()) return RAFT_BUSY;
   Result<std::string> record = self->machine_.snapshot();
   if (!record.is_ok()) {
     // Busy: an install is pending; Raft takes the snapshot at a later apply.

@@ -248,6 +248,7 @@ class ReplicaImpl {
     s.snapshot_index = machine_->snapshot_index();
     s.snapshots_taken = machine_->snapshots_taken();
     s.snapshots_installed = machine_->snapshots_installed();
+    s.apply_error = machine_->apply_error();
     s.members = std::move(c.members);
     return s;
   }

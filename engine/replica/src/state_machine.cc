@@ -116,15 +116,47 @@ void ReplicaStateMachine::close_database() {
   db_.reset();
 }
 
+std::string ReplicaStateMachine::apply_error() const {
+  std::lock_guard lock(apply_error_mu_);
+  return apply_error_;
+}
+
+Status ReplicaStateMachine::reopen_database() {
+  std::unique_lock lock(install_mu_);
+  close_database();
+  return open_database().with_context("reopen " + db_path_);
+}
+
 ApplyOutcome ReplicaStateMachine::apply(uint64_t index, ByteView entry) {
+  ApplyOutcome outcome = apply_once(index, entry);
+  std::lock_guard lock(apply_error_mu_);
+  if (outcome.retry) {
+    apply_error_ = "entry " + std::to_string(index) + ": " + outcome.status.to_string();
+  } else {
+    apply_error_.clear();
+  }
+  return outcome;
+}
+
+ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
   // Replay after a restart: the ordo file already holds this entry.
   if (index <= applied_index_.load()) return ApplyOutcome{false, Status::ok()};
-  if (db_ == nullptr) return ApplyOutcome{true, Status::io_error("database not open", 0)};
   if (install_pending()) return ApplyOutcome{true, Status::busy("a snapshot install is pending")};
+  if (db_ == nullptr) {
+    Status reopened = reopen_database();
+    if (!reopened.is_ok()) return ApplyOutcome{true, reopened};
+  }
 
   Result<WriteBatch> batch = WriteBatch::decode(entry);
   Status outcome = batch.status();
   Result<WriteTxn> txn = db_->begin_write();
+  if (!txn.is_ok() && txn.status().is_io_error()) {
+    // A commit that failed with IOError left the handle refusing writes
+    // until the file is opened again.
+    Status reopened = reopen_database();
+    if (!reopened.is_ok()) return ApplyOutcome{true, reopened};
+    txn = db_->begin_write();
+  }
   if (!txn.is_ok()) return ApplyOutcome{true, txn.status()};
   if (batch.is_ok()) {
     outcome = apply_ops(*txn, *batch);

@@ -54,6 +54,9 @@ class ReplicaStateMachine final : public StateMachine {
   Result<View> begin_view();
 
   uint64_t applied_index() const { return applied_index_.load(); }
+  // The environment error of the last apply that could not be done ("" once
+  // an apply succeeds again).
+  std::string apply_error() const;
   uint64_t snapshot_index() const { return snapshot_index_.load(); }
   uint64_t snapshots_taken() const { return snapshots_taken_.load(); }
   uint64_t snapshots_installed() const { return snapshots_installed_.load(); }
@@ -66,6 +69,10 @@ class ReplicaStateMachine final : public StateMachine {
  private:
   explicit ReplicaStateMachine(StateMachineOptions options);
   Status open_database();
+  // Closes and opens the file again (under install_mu_ held exclusively):
+  // a commit that failed with IOError leaves the handle refusing writes.
+  Status reopen_database();
+  ApplyOutcome apply_once(uint64_t index, ByteView entry);
   void close_database();
   // Fetches a copy from the snapshot server of the replica at Raft address
   // `source`, requires its applied index >= `min_index`, verifies it and
@@ -80,6 +87,8 @@ class ReplicaStateMachine final : public StateMachine {
   std::unique_ptr<Database> db_;  // replaced only under install_mu_ held exclusively
   int sync_fd_ = -1;              // read-only descriptor of the file, for fdatasync
   std::atomic<uint64_t> applied_index_{0};
+  mutable std::mutex apply_error_mu_;
+  std::string apply_error_;  // guarded by apply_error_mu_
   std::atomic<uint64_t> snapshot_index_{0};
   // The record index an install must reach before the next apply; 0: none.
   std::atomic<uint64_t> pending_index_{0};

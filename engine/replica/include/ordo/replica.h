@@ -135,6 +135,12 @@ struct ReplicaStatus {
   uint64_t snapshot_index = 0;  // applied index of this replica's newest snapshot record
   uint64_t snapshots_taken = 0;      // snapshot records taken by this replica since open
   uint64_t snapshots_installed = 0;  // copies fetched and installed since open
+  // "" while applies succeed; else the environment error (IOError, Full) of
+  // the entry this replica cannot apply now. The replica retries it on its
+  // own (a follower every 200 ms, a leader at each heartbeat reply) and
+  // catches up once the cause is gone; a write handle that a failed commit
+  // poisoned is reopened.
+  std::string apply_error;
   std::vector<Member> members;  // the newest configuration this replica knows
 };
 
