@@ -3,13 +3,16 @@
 // copy, and the install left pending at startup.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <functional>
 
 #include "address.h"
@@ -198,6 +201,65 @@ TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {
   for (unsigned char c : header) EXPECT_EQ(c, 0xff);
   ::close(fd);
   EXPECT_EQ(served.server->copies_served(), 2u);
+}
+
+// A connection that trickles its request line (one byte a second) or sends
+// nothing neither delays another fetch nor stays open past the request
+// deadline (5 s).
+TEST(SnapshotServer, SlowRequestsNeitherBlockFetchesNorStayOpen) {
+  TempDir tmp;
+  auto sm = filled_machine(tmp.path(), 5);
+  ServedMachine served = serve(*sm);
+  ASSERT_NE(served.server, nullptr);
+  const HostPort at = *parse_address(*snapshot_address(served.raft_address));
+  auto connect_raw = [&] {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(at.port);
+    ::inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    return fd;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  int silent = connect_raw();
+  int trickle = connect_raw();
+  std::atomic<bool> closed_by_server{false};
+  std::thread trickler([&] {
+    const std::string line = std::string(kCopyRequest) + "\n";
+    for (size_t i = 0; i + 1 < line.size() && i < 12; ++i) {
+      if (::send(trickle, &line[i], 1, MSG_NOSIGNAL) != 1) break;
+      pollfd p{trickle, POLLIN, 0};
+      if (::poll(&p, 1, 1000) == 1) {
+        char c;
+        if (::recv(trickle, &c, 1, 0) <= 0) {
+          closed_by_server.store(true);
+          return;
+        }
+      }
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto fetch_start = std::chrono::steady_clock::now();
+  Result<FetchedCopy> copy = fetch_copy(at, tmp.file("fetched"), std::chrono::milliseconds(5000));
+  const auto fetch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - fetch_start).count();
+  ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
+  EXPECT_EQ(copy->applied_index, 5u);
+  EXPECT_LT(fetch_ms, 2000) << "the fetch waited for the slow connections";
+
+  // The silent connection is closed at the deadline.
+  pollfd p{silent, POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 8000), 1);
+  char c;
+  EXPECT_EQ(::recv(silent, &c, 1, 0), 0);
+  trickler.join();
+  EXPECT_TRUE(closed_by_server.load());
+  const auto total_s = std::chrono::duration_cast<std::chrono::seconds>(
+      std::chrono::steady_clock::now() - start).count();
+  EXPECT_LE(total_s, 7);
+  ::close(silent);
+  ::close(trickle);
 }
 
 TEST(SnapshotRestore, DamagedCopyIsNotInstalled) {

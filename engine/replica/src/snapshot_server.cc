@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
+#include <list>
 #include <memory>
 #include <vector>
 
@@ -19,6 +21,10 @@ namespace ordo::replica {
 namespace {
 
 constexpr auto kIoTimeout = std::chrono::seconds(10);
+// The whole request line must arrive within this.
+constexpr auto kRequestDeadline = std::chrono::seconds(5);
+// Connections served at once; more are closed at accept.
+constexpr size_t kMaxConnections = 4;
 
 // An empty file in `dir` that no name reaches: it goes away with its last
 // descriptor, also when the process dies.
@@ -76,11 +82,35 @@ SnapshotServer::~SnapshotServer() {
   ::shutdown(listen_fd_, SHUT_RDWR);
   thread_.join();
   ::close(listen_fd_);
+  std::list<Worker> workers;
+  {
+    std::lock_guard lock(workers_mu_);
+    // Ends every transfer at once: its next read or write fails.
+    for (Worker& w : workers_) {
+      if (w.fd >= 0) ::shutdown(w.fd, SHUT_RDWR);
+    }
+    workers.swap(workers_);
+  }
+  for (Worker& w : workers) w.thread.join();
+}
+
+void SnapshotServer::reap_workers() {
+  std::list<Worker> finished;
+  {
+    std::lock_guard lock(workers_mu_);
+    for (auto it = workers_.begin(); it != workers_.end();) {
+      auto next = std::next(it);
+      if (it->fd < 0) finished.splice(finished.end(), workers_, it);
+      it = next;
+    }
+  }
+  for (Worker& w : finished) w.thread.join();
 }
 
 void SnapshotServer::run() {
   while (!stopping_.load()) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    reap_workers();
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (stopping_.load()) return;
@@ -88,13 +118,25 @@ void SnapshotServer::run() {
       continue;
     }
     set_io_timeouts(fd, kIoTimeout);
-    serve(fd);
-    ::close(fd);
+    std::lock_guard lock(workers_mu_);
+    if (workers_.size() >= kMaxConnections) {
+      // The fetcher sees the connection closed and tries again later.
+      ::close(fd);
+      continue;
+    }
+    workers_.push_back(Worker{std::thread(), fd});
+    Worker* w = &workers_.back();
+    w->thread = std::thread([this, w, fd] {
+      serve(fd);
+      std::lock_guard done(workers_mu_);
+      ::close(fd);
+      w->fd = -1;
+    });
   }
 }
 
 void SnapshotServer::serve(int fd) {
-  Result<std::string> request = read_line(fd, 64);
+  Result<std::string> request = read_line(fd, 64, std::chrono::steady_clock::now() + kRequestDeadline);
   if (!request.is_ok()) return;
   auto refuse = [&](const Status& why) {
     if (!why.is_ok()) std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());

@@ -15,7 +15,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -29,14 +31,16 @@ inline constexpr uint64_t kNoCopy = ~uint64_t{0};
 
 // Writes a consistent copy of the live database to the open, empty regular
 // file `fd` and returns the applied index the copy holds. Called on the
-// server's thread.
+// connection's thread, possibly on several at once.
 using CopyMaker = std::function<Result<uint64_t>(int fd)>;
 
 class SnapshotServer {
  public:
   // Listens on `at` at once (IOError when the port is taken) and serves
-  // copies made by `make_copy` in `copies_dir`, on a thread of its own,
-  // one request at a time, until destroyed.
+  // copies made by `make_copy` in `copies_dir` until destroyed. Each
+  // connection is served on a thread of its own, at most 4 at once (more
+  // are closed at accept); the request line must arrive whole within 5 s,
+  // and each later send may wait 10 s.
   static Result<std::unique_ptr<SnapshotServer>> start(const HostPort& at, std::string copies_dir,
                                                        CopyMaker make_copy);
   ~SnapshotServer();  // stops accepting and joins the thread
@@ -48,6 +52,12 @@ class SnapshotServer {
   SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy);
   void run();
   void serve(int fd);
+  void reap_workers();  // joins the threads of finished connections
+
+  struct Worker {
+    std::thread thread;
+    int fd;  // -1 once the connection is closed (under workers_mu_)
+  };
 
   int listen_fd_;
   std::string copies_dir_;
@@ -55,6 +65,8 @@ class SnapshotServer {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> copies_served_{0};
   std::thread thread_;
+  std::mutex workers_mu_;
+  std::list<Worker> workers_;  // guarded by workers_mu_
 };
 
 }  // namespace ordo::replica

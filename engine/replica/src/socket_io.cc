@@ -104,9 +104,17 @@ Status read_exact(int fd, void* data, size_t n) {
   return Status::ok();
 }
 
-Result<std::string> read_line(int fd, size_t max) {
+Result<std::string> read_line(int fd, size_t max, std::chrono::steady_clock::time_point deadline) {
   std::string line;
   for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return Status::io_error("request line: timed out", ETIMEDOUT);
+    pollfd p{fd, POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::io_error("poll", errno);
+    if (n == 0) continue;  // the deadline check above ends it
     char c = 0;
     ORDO_RETURN_IF_ERROR(read_exact(fd, &c, 1));
     if (c == '\n') return line;

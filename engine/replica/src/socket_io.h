@@ -22,7 +22,8 @@ void set_io_timeouts(int fd, std::chrono::milliseconds timeout);
 // All of `n` bytes, or IOError (a timeout is IOError EAGAIN).
 Status write_all(int fd, const void* data, size_t n);
 Status read_exact(int fd, void* data, size_t n);
-// Bytes up to '\n' (not included), at most `max` bytes: InvalidArgument past it.
-Result<std::string> read_line(int fd, size_t max);
+// Bytes up to '\n' (not included), at most `max` bytes: InvalidArgument past
+// it, IOError (ETIMEDOUT) when the whole line has not come by `deadline`.
+Result<std::string> read_line(int fd, size_t max, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace ordo::replica
