@@ -307,5 +307,57 @@ TEST_F(NodeClusterTest, DeclaredFrameLengthIsNotAllocatedBeforeItsBytesArrive) {
   EXPECT_TRUE(c.status().ok());
 }
 
+
+TEST_F(NodeClusterTest, StoppedFirstNodeIsSkippedBeforeTheRequestIsSent) {
+  Client warm(cluster_->addresses(), 5s);
+  ASSERT_TRUE(warm.put("", "before", "1").ok());
+  int leader = cluster_->leader(5s);
+  ASSERT_NE(leader, 0);
+  int stopped = leader == 1 ? 2 : 1;
+  ASSERT_TRUE(cluster_->stop(stopped).is_ok());
+  std::vector<std::string> nodes = {cluster_->address(stopped)};
+  for (int i = 1; i <= 3; ++i) {
+    if (i != stopped) nodes.push_back(cluster_->address(i));
+  }
+  Client c(nodes, 5s);
+  auto start = std::chrono::steady_clock::now();
+  Reply put = c.put("", "k", "v");
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(put.ok()) << reply_code_name(put.code) << ": " << put.message;
+  EXPECT_LT(took, 3s);
+  ASSERT_TRUE(cluster_->resume(stopped).is_ok());
+}
+
+TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
+  testing::TempDir dir;
+  LocalClusterOptions o = cluster_options(dir.path(), 1);
+  o.extra_args.insert(o.extra_args.end(), {"--max-connections", "2", "--idle-timeout-ms", "1000"});
+  LocalCluster cluster(o);
+  ASSERT_TRUE(cluster.start().is_ok());
+  auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
+  std::vector<int> idle;
+  for (int i = 0; i < 2; ++i) {
+    auto fd = connect_to(cluster.address(1), deadline());
+    ASSERT_TRUE(fd.is_ok());
+    idle.push_back(*fd);
+  }
+  std::this_thread::sleep_for(200ms);
+  {
+    Client c({cluster.address(1)}, 500ms);
+    Reply r = c.status();
+    EXPECT_EQ(r.code, Reply::Code::kFailed);
+    EXPECT_NE(r.message.find("too many connections"), std::string::npos) << r.message;
+  }
+  // The idle connections are closed after 1 s: room again.
+  std::this_thread::sleep_for(1500ms);
+  for (int fd : idle) {
+    EXPECT_TRUE(peer_closed(fd));
+    ::close(fd);
+  }
+  Client c({cluster.address(1)}, 2s);
+  Reply r = c.status();
+  EXPECT_TRUE(r.ok()) << r.message;
+}
+
 }  // namespace
 }  // namespace ordo::node

@@ -1,5 +1,6 @@
 #include "client.h"
 
+#include <algorithm>
 #include <thread>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@ namespace {
 constexpr int kMaxHops = 5;
 constexpr auto kRetryPause = std::chrono::milliseconds(100);
 constexpr auto kUnreachableGrace = std::chrono::milliseconds(1000);
+// How long a new connection may take to connect and answer a status probe.
+constexpr auto kProbeTimeout = std::chrono::milliseconds(1000);
 
 Reply failed(std::string message) {
   Reply r;
@@ -52,12 +55,25 @@ struct Client::Impl {
     fd = -1;
   }
 
-  // Connects to `node` unless already connected to it with a live connection.
+  // Connects to `node` unless already connected to it with a live
+  // connection. A new connection must answer a status request within
+  // kProbeTimeout: a node that is stopped (the kernel accepts for it) or
+  // refuses ("too many connections") is skipped before any request is sent.
   Status connect(const std::string& node, Deadline deadline) {
     if (fd >= 0 && node == current && !peer_closed(fd)) return Status::ok();
     disconnect();
     current = node;
-    ORDO_ASSIGN_OR_RETURN(fd, ::ordo::node::connect_to(node, deadline));
+    const Deadline probe_deadline = std::min(deadline, std::chrono::steady_clock::now() + kProbeTimeout);
+    ORDO_ASSIGN_OR_RETURN(fd, ::ordo::node::connect_to(node, probe_deadline));
+    Request probe;
+    probe.op = Op::kStatus;
+    bool sent = false;
+    auto reply = exchange(encode_request(probe), probe_deadline, sent);
+    if (!reply.is_ok()) return Status::io_error(node + ": " + reply.status().message(), 0);
+    if (reply->code != ReplyCode::kOk) {
+      disconnect();
+      return Status::busy(node + ": " + reply->message);
+    }
     return Status::ok();
   }
 

@@ -3,7 +3,9 @@
 // replies to the leader; reads go to the node connected to.
 //
 // A request tries the node in use, then the others in order. A node that
-// refuses the connection is skipped; when all refuse, they are tried again
+// refuses the connection is skipped, and so is one whose new connection
+// does not answer a status probe within 1 s (a stopped node) or answers it
+// with a refusal ("too many connections"); when all refuse, they are tried again
 // for one second (they may be starting), then the reply is kFailed. While no
 // leader is known (an election), every node is asked again each 100 ms until
 // the timeout, then kFailed. Redirects are followed up to 5 times per pass.

@@ -30,6 +30,12 @@ int main(int argc, char** argv) {
   app.add_option("--request-timeout-ms", request_timeout_ms, "a write's wait for its commit")
       ->capture_default_str();
 
+  uint32_t idle_timeout_ms = 60000;
+  app.add_option("--idle-timeout-ms", idle_timeout_ms, "close a client connection idle this long")
+      ->capture_default_str();
+  app.add_option("--max-connections", so.max_connections, "client connections served at once")
+      ->capture_default_str();
+
   ClientArgs client_args;
   add_client_commands(app, client_args);
 
@@ -58,5 +64,6 @@ int main(int argc, char** argv) {
     so.peers = std::move(*parsed);
   }
   so.request_timeout = std::chrono::milliseconds(request_timeout_ms);
+  so.idle_timeout = std::chrono::milliseconds(idle_timeout_ms);
   return run_server(so);
 }

@@ -27,16 +27,13 @@ extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
 // How often blocked threads look at g_stop.
 constexpr auto kStopPoll = std::chrono::milliseconds(200);
-// A connection idle this long between requests is closed.
-constexpr auto kIdleLimit = std::chrono::minutes(10);
-
-void serve_connection(int fd, RequestHandler& handler) {
+void serve_connection(int fd, RequestHandler& handler, std::chrono::milliseconds idle_limit) {
   auto idle_since = std::chrono::steady_clock::now();
   while (!g_stop.load()) {
     pollfd p{fd, POLLIN, 0};
     int n = ::poll(&p, 1, static_cast<int>(kStopPoll.count()));
     if (n == 0) {
-      if (std::chrono::steady_clock::now() - idle_since > kIdleLimit) break;
+      if (std::chrono::steady_clock::now() - idle_since > idle_limit) break;
       continue;
     }
     if (n < 0) continue;  // EINTR
@@ -124,6 +121,8 @@ Status check_server_options(const ServerOptions& o) {
                                       self->address + ", --listen says " + o.listen);
     }
   }
+  if (o.idle_timeout.count() <= 0) return Status::invalid_argument("--idle-timeout-ms must be > 0");
+  if (o.max_connections == 0) return Status::invalid_argument("--max-connections must be > 0");
   if (o.heartbeat_timeout_ms == 0 || o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
     return Status::invalid_argument("--election-timeout-ms must be at least twice --heartbeat-timeout-ms (> 0)");
   }
@@ -204,8 +203,8 @@ int run_server(const ServerOptions& o) {
       continue;
     }
     auto done = std::make_shared<std::atomic<bool>>(false);
-    conns.push_back({std::thread([fd, &handler, done] {
-                       serve_connection(fd, handler);
+    conns.push_back({std::thread([fd, &handler, done, idle = o.idle_timeout] {
+                       serve_connection(fd, handler, idle);
                        done->store(true);
                      }),
                      done});

@@ -27,7 +27,8 @@ struct ServerOptions {
   uint32_t election_timeout_ms = 1000;
   uint32_t heartbeat_timeout_ms = 100;
   std::chrono::milliseconds request_timeout{5000};  // a write's or a barrier's wait
-  uint32_t max_connections = 256;
+  uint32_t max_connections = 256;  // more are answered "too many connections" and closed
+  std::chrono::milliseconds idle_timeout{60000};  // a connection idle this long is closed
 };
 
 // "1=127.0.0.1:7001,2=127.0.0.1:7011" -> peers. InvalidArgument naming the
