@@ -65,6 +65,25 @@ TEST(ReplicaOpen, DirectoryOfAnotherIdAndBusyPort) {
     auto busy = Replica::open(twin);
     EXPECT_TRUE(busy.status().is_io_error()) << busy.status().to_string();
   }
+  {
+    // The Raft port taken by another socket: the error names the address and a reason.
+    const uint16_t port = testing_ports::free_port_pair();
+    int taken = testing_ports::bind_loopback(port);
+    ASSERT_GE(taken, 0);
+    ASSERT_EQ(::listen(taken, 4), 0);
+    ReplicaOptions raft_busy = o;
+    raft_busy.address = "127.0.0.1:" + std::to_string(port);
+    raft_busy.bootstrap = {Member{1, raft_busy.address, true}};
+    raft_busy.dir = tmp.file("raft-busy");
+    auto busy = Replica::open(raft_busy);
+    ::close(taken);
+    ASSERT_TRUE(busy.status().is_io_error()) << busy.status().to_string();
+    const std::string m = busy.status().message();
+    EXPECT_NE(m.find(raft_busy.address), std::string::npos) << m;
+    EXPECT_NE(m.find("in use"), std::string::npos) << m;
+    EXPECT_NE(m.back(), ' ') << m;
+    std::printf("%s\n", busy.status().to_string().c_str());
+  }
   o.id = 2;
   o.bootstrap = {Member{2, o.address, true}};
   auto other = Replica::open(o);
