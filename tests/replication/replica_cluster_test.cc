@@ -41,6 +41,31 @@ TEST(ReplicaOpen, RejectsBadOptions) {
   Result<std::unique_ptr<Replica>> r = Replica::open(o);
   ASSERT_TRUE(r.status().is_invalid_argument());
   EXPECT_NE(r.status().message().find("does not hold replica 1"), std::string::npos);
+  // Options that cannot work are refused, each naming the problem.
+  {
+    ReplicaOptions b = o;
+    b.bootstrap = {Member{1, b.address, true}};
+    auto refused = [&](const ReplicaOptions& x, const std::string& what) {
+      Result<std::unique_ptr<Replica>> opened = Replica::open(x);
+      EXPECT_TRUE(opened.status().is_invalid_argument()) << what << ": " << opened.status().to_string();
+      EXPECT_NE(opened.status().message().find(what), std::string::npos) << opened.status().to_string();
+    };
+    ReplicaOptions x = b;
+    x.db_options.read_only = true;
+    refused(x, "read_only");
+    x = b;
+    x.bootstrap = {Member{1, b.address, false}};
+    refused(x, "non-voter");
+    x = b;
+    x.bootstrap.push_back(Member{2, "127.0.0.1:65535", true});
+    refused(x, "65535");
+    x = b;
+    x.heartbeat_timeout_ms = 5;
+    refused(x, "heartbeat_timeout_ms");
+    x = b;
+    x.election_timeout_ms = 4000000000u;
+    refused(x, "election_timeout_ms");
+  }
   o.bootstrap.clear();
   o.dir = "";
   EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());

@@ -53,23 +53,46 @@ WriteResult failed(Status status) {
   return r;
 }
 
+// Timeouts a cluster can run with (the install-snapshot timeout is 5x the
+// election timeout and must fit libraft's unsigned milliseconds).
+constexpr uint32_t kMinHeartbeatMs = 10;
+constexpr uint32_t kMaxHeartbeatMs = 60000;
+constexpr uint32_t kMaxElectionMs = 600000;
+
 Status validate_options(const ReplicaOptions& o) {
   if (o.id == 0) return Status::invalid_argument("replica id 0: ids start at 1");
   ORDO_RETURN_IF_ERROR(snapshot_address(o.address).status());
   if (o.dir.empty()) return Status::invalid_argument("empty data directory");
-  if (o.heartbeat_timeout_ms == 0) return Status::invalid_argument("heartbeat_timeout_ms is 0");
+  if (o.db_options.read_only) {
+    return Status::invalid_argument("db_options.read_only: a replica applies the log to its file");
+  }
+  if (o.heartbeat_timeout_ms < kMinHeartbeatMs || o.heartbeat_timeout_ms > kMaxHeartbeatMs) {
+    return Status::invalid_argument("heartbeat_timeout_ms " + std::to_string(o.heartbeat_timeout_ms) +
+                                    " is outside " + std::to_string(kMinHeartbeatMs) + ".." +
+                                    std::to_string(kMaxHeartbeatMs));
+  }
   if (o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
     return Status::invalid_argument("election_timeout_ms " + std::to_string(o.election_timeout_ms) +
                                     " is below twice heartbeat_timeout_ms");
+  }
+  if (o.election_timeout_ms > kMaxElectionMs) {
+    return Status::invalid_argument("election_timeout_ms " + std::to_string(o.election_timeout_ms) +
+                                    " is over " + std::to_string(kMaxElectionMs));
   }
   if (o.snapshot_threshold == 0) return Status::invalid_argument("snapshot_threshold is 0");
   if (!o.bootstrap.empty()) {
     bool self = false;
     for (const Member& m : o.bootstrap) {
       if (m.id == 0) return Status::invalid_argument("bootstrap member with id 0");
-      ORDO_RETURN_IF_ERROR(parse_address(m.address).status());
+      // Its snapshot port is its Raft port + 1 (so not 65535).
+      ORDO_RETURN_IF_ERROR(snapshot_address(m.address).status().with_context(
+          "bootstrap member " + std::to_string(m.id)));
       if (m.id == o.id) {
         self = true;
+        if (!m.voter) {
+          return Status::invalid_argument("the bootstrap list makes replica " + std::to_string(o.id) +
+                                          " a non-voter: a new cluster needs it to vote");
+        }
         if (m.address != o.address) {
           return Status::invalid_argument("bootstrap lists replica " + std::to_string(o.id) +
                                           " at " + m.address + ", not " + o.address);

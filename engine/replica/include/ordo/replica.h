@@ -155,8 +155,8 @@ struct ReplicaOptions {
   // leader.
   std::vector<Member> bootstrap;
 
-  uint32_t heartbeat_timeout_ms = 100;
-  uint32_t election_timeout_ms = 1000;  // at least 2x the heartbeat timeout
+  uint32_t heartbeat_timeout_ms = 100;  // 10..60000
+  uint32_t election_timeout_ms = 1000;  // at least 2x the heartbeat timeout, at most 600000
   // Take a snapshot (an fdatasync of the file and a record of its applied
   // index) every this many applied entries, and keep this many entries in
   // the log behind it for followers that are only a little behind.
@@ -165,7 +165,8 @@ struct ReplicaOptions {
 
   // Options of the ordo file. sync_commits is ignored (set to false): the
   // Raft log is the durable record, and each snapshot fdatasyncs the file
-  // before Raft drops the entries it covers.
+  // before Raft drops the entries it covers. read_only is refused
+  // (InvalidArgument): the replica writes every entry to the file.
   Options db_options;
 };
 
@@ -210,10 +211,13 @@ class Replica {
   // leader may not be known yet (wait_ready).
   // Returns:
   //   InvalidArgument  a bad option (id 0, address not "IPv4:port", port
-  //                    65535, an empty dir, an election timeout below twice
-  //                    the heartbeat, snapshot_threshold 0, a bootstrap list
-  //                    without this replica or naming it at another
-  //                    address), or a data directory of another replica id
+  //                    65535 for this replica or a bootstrap member, an
+  //                    empty dir, db_options.read_only, a heartbeat timeout
+  //                    outside 10..60000 ms, an election timeout below
+  //                    twice the heartbeat or over 600000 ms,
+  //                    snapshot_threshold 0, a bootstrap list without this
+  //                    replica, naming it at another address or as a
+  //                    non-voter), or a data directory of another replica id
   //                    (dir/replica-id)
   //   IOError          a port in use, a directory that cannot be made, Raft
   //                    state that cannot be loaded
