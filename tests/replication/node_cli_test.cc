@@ -2,6 +2,7 @@
 // one-node cluster: output and exit codes (0 ok, 1 not found, 2 failed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
@@ -211,6 +212,32 @@ TEST(NodeServerTest, SigtermShutsDownInOrderWithExitZero) {
   ASSERT_TRUE(WIFEXITED(status)) << read_log();
   EXPECT_EQ(WEXITSTATUS(status), 0) << read_log();
   EXPECT_NE(read_log().find("stopped"), std::string::npos) << read_log();
+}
+
+
+// More entries than the server's cap per reply (10,000): the CLI pages
+// until --limit entries, or all of them with --limit 0.
+TEST_F(NodeCliTest, ScanPagesPastTheServersCap) {
+  std::string lines;
+  char key[32];
+  for (int i = 0; i < 10050; ++i) {
+    std::snprintf(key, sizeof key, "k%06d", i);
+    lines += std::string("put ") + key + " v\n";
+  }
+  CliRun batch = run("batch --tree many --node " + node_, lines);
+  ASSERT_EQ(batch.code, 0) << batch.err;
+  auto count = [](const std::string& out) {
+    return static_cast<size_t>(std::count(out.begin(), out.end(), '\n'));
+  };
+  CliRun all = run("scan --tree many --node " + node_);
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(count(all.out), 10050u);
+  EXPECT_NE(all.out.find("k010049\tv\n"), std::string::npos);
+  CliRun some = run("scan --tree many --limit 10020 --node " + node_);
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_EQ(count(some.out), 10020u);
+  CliRun few = run("scan --tree many --limit 3 --from k000100 --node " + node_);
+  EXPECT_EQ(few.out, "k000100\tv\nk000101\tv\nk000102\tv\n");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "client.h"
+#include "request_handler.h"
 
 namespace ordo::node {
 namespace {
@@ -139,14 +140,22 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
       print_raw("\n");
     }
   } else if (name == "scan") {
-    r = client.scan(a.tree, a.from, a.limit, mode);
-    if (r.ok()) {
+    // Pages through replies the server's cap cut short until --limit
+    // entries (0: all) are printed.
+    std::string from = a.from;
+    uint64_t left = a.limit;
+    for (;;) {
+      r = client.scan(a.tree, from, static_cast<uint32_t>(left), mode);
+      if (!r.ok()) break;
       for (const auto& [k, v] : r.entries) {
         print_raw(k);
         print_raw("\t");
         print_raw(v);
         print_raw("\n");
       }
+      if (left != 0) left -= std::min<uint64_t>(left, r.entries.size());
+      if (r.message != kScanMore || (a.limit != 0 && left == 0)) break;
+      from = r.value;
     }
   } else if (name == "batch") {
     replica::WriteBatch batch;

@@ -150,15 +150,31 @@ WireReply RequestHandler::scan(const Request& req) {
     }
     tree = *opened;
   }
-  uint32_t limit = req.limit == 0 || req.limit > kMaxScanEntries ? kMaxScanEntries : req.limit;
+  // The caller's limit ends the scan; the server's cap (entries or bytes)
+  // cuts it short, and then the reply says where the rest begins.
+  const uint64_t want = req.limit == 0 ? UINT64_MAX : req.limit;
   size_t bytes = 0;
+  bool capped = false;
+  bool more = false;
+  std::string next;
   Status s = txn.scan(tree, KeyRange::starting_at(req.key), [&](ByteView k, ByteView v) {
+    if (capped) {
+      more = true;
+      next = k.str();
+      return false;
+    }
     r.entries.emplace_back(k.str(), v.str());
     bytes += k.size() + v.size();
-    return r.entries.size() < limit && bytes < kMaxScanBytes;
+    if (r.entries.size() >= want) return false;
+    capped = r.entries.size() >= kMaxScanEntries || bytes >= kMaxScanBytes;
+    return true;
   });
   if (!s.is_ok()) return failed(s.to_string());
   r.code = ReplyCode::kOk;
+  if (more) {
+    r.message = std::string(kScanMore);
+    r.value = std::move(next);
+  }
   return r;
 }
 

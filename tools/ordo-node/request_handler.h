@@ -3,6 +3,8 @@
 // once (the Replica is thread-safe); the handler outlives none of them.
 #pragma once
 
+#include <string_view>
+
 #include "ordo/replica.h"
 #include "protocol.h"
 #include "server.h"
@@ -13,6 +15,10 @@ namespace ordo::node {
 // and about the most bytes of keys and values.
 inline constexpr uint32_t kMaxScanEntries = 10000;
 inline constexpr size_t kMaxScanBytes = 32u << 20;
+// A scan reply cut short by the cap (kMaxScanEntries entries, or the entry
+// that reaches kMaxScanBytes) before the request's limit has message
+// kScanMore and the next key in value: the rest starts there.
+inline constexpr std::string_view kScanMore = "more";
 
 class RequestHandler {
  public:
