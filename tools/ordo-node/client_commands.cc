@@ -50,7 +50,10 @@ bool parse_batch_line(const std::string& line, const std::string& tree, replica:
   }
   if (verb == "put") {
     std::string value;
-    in.get();  // the one space after the key
+    if (in.get() == std::char_traits<char>::eof()) {  // the one space after the key
+      error = "'put " + key + "' needs a value (put K V; the value is the rest of the line)";
+      return false;
+    }
     std::getline(in, value);
     batch.put(tree, key, value);
     return true;
