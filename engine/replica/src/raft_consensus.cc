@@ -38,9 +38,6 @@ namespace {
 constexpr uint64_t kStatusRefreshMs = 20;
 // How often a follower whose apply failed on the environment applies again.
 constexpr uint64_t kApplyRetryMs = 200;
-// The most entry bytes a follower keeps for a later apply; past it Raft
-// holds the entries in its log and applies them again itself.
-constexpr uint64_t kMaxDeferredBytes = uint64_t{256} << 20;
 
 Role role_of(int state) {
   switch (state) {
@@ -307,13 +304,13 @@ class RaftConsensus final : public Consensus {
   Status last_apply_status_;
   // Committed entries a follower could not apply (IOError, Full), in log
   // order: Raft counts them applied, the timer applies them every
-  // kApplyRetryMs, snapshots wait until none is left.
+  // kApplyRetryMs, snapshots wait until none is left. Not bounded: Raft's
+  // own log holds the same entries in memory until the next snapshot.
   struct Deferred {
     uint64_t index;
     std::string entry;
   };
   std::deque<Deferred> deferred_;
-  uint64_t deferred_bytes_ = 0;
   uint64_t stalled_ticks_ = 0;
   // The last failed restore, so that a start that fails in it says why.
   Status last_restore_status_;
@@ -498,7 +495,6 @@ bool RaftConsensus::drain_deferred() {
              outcome.status.with_context("entry " + std::to_string(d.index)));
       return false;
     }
-    deferred_bytes_ -= d.entry.size();
     deferred_.pop_front();
   }
   return true;
@@ -760,13 +756,10 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
     // its unavailable state, for good: a follower keeps the entry itself and
     // the timer applies it (and those after it, in order) once it can. A
     // leader (whose proposers wait for the outcome) makes Raft try again at
-    // each heartbeat reply instead, as does a follower over the bound.
+    // each heartbeat reply instead.
     ByteView bytes = unframe(*buf);
-    if (raft_state(&self->raft_) == RAFT_LEADER || self->deferred_bytes_ + bytes.size() > kMaxDeferredBytes) {
-      return RAFT_IOERR;
-    }
+    if (raft_state(&self->raft_) == RAFT_LEADER) return RAFT_IOERR;
     self->deferred_.push_back(Deferred{index, bytes.str()});
-    self->deferred_bytes_ += bytes.size();
     self->last_apply_status_ = Status::ok();
     return 0;
   }
