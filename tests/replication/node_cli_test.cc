@@ -109,6 +109,9 @@ TEST_F(NodeCliTest, ErrorsExitTwoWithAMessage) {
   CliRun bad_batch = run("batch --node " + node_, "put a 1\nfrob x\n");
   EXPECT_EQ(bad_batch.code, 2);
   EXPECT_NE(bad_batch.err.find("line 2"), std::string::npos) << bad_batch.err;
+  CliRun system = run("get --node " + node_ + " --tree ordo.replica applied_index");
+  EXPECT_EQ(system.code, 2);
+  EXPECT_NE(system.err.find("the replica's own"), std::string::npos) << system.err;
   CliRun no_value = run("batch --node " + node_, "put a 1\nput b\n");
   EXPECT_EQ(no_value.code, 2);
   EXPECT_NE(no_value.err.find("line 2: 'put b' needs a value"), std::string::npos) << no_value.err;

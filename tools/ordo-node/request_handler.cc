@@ -101,6 +101,9 @@ WireReply RequestHandler::write(const replica::WriteBatch& batch) {
 }
 
 WireReply RequestHandler::get(const Request& req) {
+  if (req.tree == replica::kSystemTree) {
+    return failed("get: the tree '" + std::string(replica::kSystemTree) + "' is the replica's own");
+  }
   auto view = replica_.read(req.mode, options_.request_timeout);
   if (!view.is_ok()) {
     if (view.status().is_busy()) {
