@@ -72,6 +72,17 @@ uint64_t copy_into(ReplicaStateMachine& sm, const std::string& path) {
 }
 
 // Files in `dir` (copies in transit must not stay behind).
+// True once `done` holds, polled for up to 5 s: a server thread counts a
+// copy after its last byte went out, which the client may see first.
+bool eventually(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 size_t files_in(const std::string& dir) {
   size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
@@ -184,8 +195,9 @@ TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {
   ASSERT_TRUE(second.is_ok()) << second.status().to_string();
   EXPECT_EQ(second->applied_index, 6u);
   EXPECT_TRUE(verify_copy(tmp.file("fetched2"), second->size_bytes, second->xxh3).is_ok());
-  EXPECT_EQ(served.server->copies_served(), 2u);
-  EXPECT_EQ(files_in(sm->copies_dir()), 0u);
+  EXPECT_TRUE(eventually([&] { return served.server->copies_served() == 2u; }))
+      << served.server->copies_served() << " copies served";
+  EXPECT_TRUE(eventually([&] { return files_in(sm->copies_dir()) == 0u; }));
 
   // A request it does not know is answered "no copy".
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
