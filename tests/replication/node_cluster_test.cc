@@ -331,7 +331,7 @@ TEST_F(NodeClusterTest, StoppedFirstNodeIsSkippedBeforeTheRequestIsSent) {
 TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
   testing::TempDir dir;
   LocalClusterOptions o = cluster_options(dir.path(), 1);
-  o.extra_args.insert(o.extra_args.end(), {"--max-connections", "2", "--idle-timeout-ms", "1000"});
+  o.extra_args.insert(o.extra_args.end(), {"--max-connections", "2", "--idle-timeout-ms", "2500"});
   LocalCluster cluster(o);
   ASSERT_TRUE(cluster.start().is_ok());
   auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
@@ -341,15 +341,21 @@ TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
     ASSERT_TRUE(fd.is_ok());
     idle.push_back(*fd);
   }
-  std::this_thread::sleep_for(200ms);
   {
-    Client c({cluster.address(1)}, 500ms);
-    Reply r = c.status();
+    // Refused once the server has taken both idle connections (on a busy
+    // machine its accepting thread may lag a little behind connect()).
+    const auto until = std::chrono::steady_clock::now() + 1500ms;
+    Reply r;
+    do {
+      std::this_thread::sleep_for(100ms);
+      Client c({cluster.address(1)}, 500ms);
+      r = c.status();
+    } while (r.code != Reply::Code::kFailed && std::chrono::steady_clock::now() < until);
     EXPECT_EQ(r.code, Reply::Code::kFailed);
     EXPECT_NE(r.message.find("too many connections"), std::string::npos) << r.message;
   }
-  // The idle connections are closed after 1 s: room again.
-  std::this_thread::sleep_for(1500ms);
+  // The idle connections are closed after 2.5 s: room again.
+  std::this_thread::sleep_for(3000ms);
   for (int fd : idle) {
     EXPECT_TRUE(peer_closed(fd));
     ::close(fd);
