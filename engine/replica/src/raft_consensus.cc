@@ -223,6 +223,15 @@ struct ChangeRequest {
   ChangeDone done;
 };
 
+// Ends an apply or barrier request: frees it, then calls its completion
+// (which may start another request).
+template <typename Request>
+void complete(Request* req, WriteResult result) {
+  WriteDone done = std::move(req->done);
+  delete req;
+  done(std::move(result));
+}
+
 std::function<void()> change_fail(ChangeRequest* req) {
   return [req] {
     ChangeDone d = std::move(req->done);
@@ -564,17 +573,10 @@ void RaftConsensus::propose(std::string entry, WriteDone done) {
         int rv = raft_apply(&raft_, &req->req, &buf, 1, &RaftConsensus::on_apply);
         if (rv != 0) {
           raft_free(buf.base);  // ownership passes to Raft only on success
-          WriteResult r = not_leader(rv);
-          WriteDone d = std::move(req->done);
-          delete req;
-          d(std::move(r));
+          complete(req, not_leader(rv));
           return;
         }
-        outstanding_[req] = [req] {
-          WriteDone d = std::move(req->done);
-          delete req;
-          d(unknown("replica closing"));
-        };
+        outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
       },
       [shared_done] { (*shared_done)(unknown("replica closing")); });
 }
@@ -593,9 +595,7 @@ void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*
   } else {
     r = unknown(std::string("leadership lost (") + raft_strerror(status) + ")");
   }
-  WriteDone done = std::move(req->done);
-  delete req;
-  done(std::move(r));
+  complete(req, std::move(r));
 }
 
 void RaftConsensus::barrier(WriteDone done) {
@@ -608,17 +608,10 @@ void RaftConsensus::barrier(WriteDone done) {
         req->req.data = req;
         int rv = raft_barrier(&raft_, &req->req, &RaftConsensus::on_barrier);
         if (rv != 0) {
-          WriteResult r = not_leader(rv);
-          WriteDone d = std::move(req->done);
-          delete req;
-          d(std::move(r));
+          complete(req, not_leader(rv));
           return;
         }
-        outstanding_[req] = [req] {
-          WriteDone d = std::move(req->done);
-          delete req;
-          d(unknown("replica closing"));
-        };
+        outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
       },
       [shared_done] { (*shared_done)(unknown("replica closing")); });
 }
@@ -639,9 +632,7 @@ void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
   } else {
     r = unknown(std::string("leadership lost (") + raft_strerror(status) + ")");
   }
-  WriteDone done = std::move(req->done);
-  delete req;
-  done(std::move(r));
+  complete(req, std::move(r));
 }
 
 Status RaftConsensus::change_status(int rv, const char* what) {
