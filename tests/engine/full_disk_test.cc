@@ -4,7 +4,6 @@
 // tmpfs the test mounts (as root; skipped where mount(2) is not permitted).
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,36 +13,10 @@
 
 #include "engine_test_util.h"
 #include "io_test_util.h"
+#include "tmpfs_mount.h"
 
 namespace ordo {
 namespace {
-
-// A tmpfs of `size` mounted on `dir` for the object's lifetime.
-class TmpfsMount {
- public:
-  TmpfsMount(const std::string& dir, const std::string& size) : dir_(dir) {
-    const std::string data = "size=" + size;
-    if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, data.c_str()) == 0) {
-      mounted_ = true;
-    } else {
-      errno_ = errno;
-    }
-  }
-  ~TmpfsMount() {
-    // Lazy: a handle the test still holds after a failed assertion does not keep it mounted.
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  TmpfsMount(const TmpfsMount&) = delete;
-  TmpfsMount& operator=(const TmpfsMount&) = delete;
-
-  bool mounted() const { return mounted_; }
-  int error() const { return errno_; }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  int errno_ = 0;
-};
 
 // Writes `bytes` of data (not a hole) to a new file at `path`.
 bool write_ballast(const std::string& path, size_t bytes) {
@@ -89,7 +62,7 @@ void expect_check_clean(Database& db) {
 
 TEST(FullDiskTest, GrowsByWhatFitsFailsWithFullAndRecoversWhenSpaceReturns) {
   io::testing::TempDir dir;
-  TmpfsMount fs(dir.path(), "16m");
+  testing::TmpfsMount fs(dir.path(), "16m");
   if (!fs.mounted() && fs.error() == EPERM) {
     GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root or "
                     "CAP_SYS_ADMIN)";

@@ -3,7 +3,6 @@
 // membership.
 #include <gtest/gtest.h>
 
-#include <sys/mount.h>
 
 #include <atomic>
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "cluster.h"
+#include "tmpfs_mount.h"
 
 namespace ordo::replica {
 namespace {
@@ -541,46 +541,17 @@ TEST(ReplicaCluster, FileBehindItsSnapshotAtOpenIsInstalledFromTheLeader) {
 }
 
 
-// A tmpfs of `size` mounted on `dir` while the object lives (as root).
-class Tmpfs {
- public:
-  Tmpfs(const std::string& dir, const std::string& size) : dir_(dir) {
-    std::filesystem::create_directories(dir);
-    if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, ("size=" + size).c_str()) == 0) {
-      mounted_ = true;
-    } else {
-      errno_ = errno;
-    }
-  }
-  ~Tmpfs() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  Tmpfs(const Tmpfs&) = delete;
-  Tmpfs& operator=(const Tmpfs&) = delete;
-  bool resize(const std::string& size) {
-    return ::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV,
-                   ("size=" + size).c_str()) == 0;
-  }
-  bool mounted() const { return mounted_; }
-  int error() const { return errno_; }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  int errno_ = 0;
-};
-
 // Replica 3's ordo file lies on a 16 MiB tmpfs (its Raft log on a large
 // one): its applies fail with Full, status says so, and once the tmpfs
 // grows it applies every committed entry with no further write.
 TEST(ReplicaCluster, FollowerWithAFullDiskSaysSoAndCatchesUpWhenSpaceReturns) {
   Cluster c(3);
-  Tmpfs small(c.options(3).dir, "16m");
+  ordo::testing::TmpfsMount small(c.options(3).dir, "16m");
   if (!small.mounted() && small.error() == EPERM) {
     GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root)";
   }
   ASSERT_TRUE(small.mounted()) << std::strerror(small.error());
-  Tmpfs large(c.options(3).dir + "/raft", "512m");
+  ordo::testing::TmpfsMount large(c.options(3).dir + "/raft", "512m");
   ASSERT_TRUE(large.mounted()) << std::strerror(large.error());
 
   c.open(1);
