@@ -100,18 +100,20 @@ WireReply RequestHandler::write(const replica::WriteBatch& batch) {
   return failed("unknown outcome");
 }
 
+WireReply RequestHandler::read_refused(const Status& why) {
+  if (why.is_busy()) {
+    replica::ReplicaStatus st = replica_.status();
+    return not_leader(st.leader_id, st.leader_address, why.message());
+  }
+  return failed(why.to_string());
+}
+
 WireReply RequestHandler::get(const Request& req) {
   if (req.tree == replica::kSystemTree) {
     return failed("get: the tree '" + std::string(replica::kSystemTree) + "' is the replica's own");
   }
   auto view = replica_.read(req.mode, options_.request_timeout);
-  if (!view.is_ok()) {
-    if (view.status().is_busy()) {
-      replica::ReplicaStatus st = replica_.status();
-      return not_leader(st.leader_id, st.leader_address, view.status().message());
-    }
-    return failed(view.status().to_string());
-  }
+  if (!view.is_ok()) return read_refused(view.status());
   WireReply r;
   r.index = view->applied_index();
   auto value = view->get(req.tree, req.key);
@@ -133,13 +135,7 @@ WireReply RequestHandler::scan(const Request& req) {
     return failed("scan: the tree '" + std::string(replica::kSystemTree) + "' is the replica's own");
   }
   auto view = replica_.read(req.mode, options_.request_timeout);
-  if (!view.is_ok()) {
-    if (view.status().is_busy()) {
-      replica::ReplicaStatus st = replica_.status();
-      return not_leader(st.leader_id, st.leader_address, view.status().message());
-    }
-    return failed(view.status().to_string());
-  }
+  if (!view.is_ok()) return read_refused(view.status());
   WireReply r;
   r.index = view->applied_index();
   ReadTxn& txn = view->txn();

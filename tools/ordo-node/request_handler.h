@@ -29,6 +29,8 @@ class RequestHandler {
   WireReply write(const replica::WriteBatch& batch);
   WireReply get(const Request& request);
   WireReply scan(const Request& request);
+  // The reply to a read view Replica::read refused: not-leader for Busy.
+  WireReply read_refused(const Status& why);
   WireReply status();
   WireReply membership(const Request& request);
   // kNotLeader with the leader's client address, or kFailed "no leader
