@@ -220,6 +220,16 @@ void FaultLog::fail_sync_at(size_t nth_sync, int err) {
   sync_failures_[syncs_admitted_ + nth_sync] = err;
 }
 
+void FaultLog::fail_writes_from(size_t nth_write, int err) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  writes_fail_from_.emplace(writes_admitted_ + nth_write, err);
+}
+
+void FaultLog::fail_syncs_from(size_t nth_sync, int err) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  syncs_fail_from_.emplace(syncs_admitted_ + nth_sync, err);
+}
+
 void FaultLog::enospc_after_bytes(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   space_bytes_ = bytes;
@@ -230,6 +240,8 @@ void FaultLog::clear_failures() {
   std::lock_guard<std::mutex> lock(mutex_);
   write_failures_.clear();
   sync_failures_.clear();
+  writes_fail_from_.reset();
+  syncs_fail_from_.reset();
   space_bytes_.reset();
   space_used_bytes_ = 0;
 }
@@ -242,6 +254,7 @@ int FaultLog::admit_write(uint64_t size_bytes) {
     write_failures_.erase(it);
     return err;
   }
+  if (writes_fail_from_ && number >= writes_fail_from_->first) return writes_fail_from_->second;
   if (space_bytes_) {
     if (space_used_bytes_ + size_bytes > *space_bytes_) return ENOSPC;
     space_used_bytes_ += size_bytes;
@@ -257,6 +270,7 @@ int FaultLog::admit_sync() {
     sync_failures_.erase(it);
     return err;
   }
+  if (syncs_fail_from_ && number >= syncs_fail_from_->first) return syncs_fail_from_->second;
   return 0;
 }
 

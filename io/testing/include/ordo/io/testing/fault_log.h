@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ordo/io/testing/crash_point.h"
@@ -107,6 +108,10 @@ class FaultLog {
   void fail_write_at(size_t nth_write, int err);
   // The same for sync ops.
   void fail_sync_at(size_t nth_sync, int err);
+  // A disk that keeps failing: the write op (sync op) `nth` ops from now and every one
+  // after it fail with `err`, until clear_failures().
+  void fail_writes_from(size_t nth_write, int err);
+  void fail_syncs_from(size_t nth_sync, int err);
   // A disk with `bytes` free from now: a write op fails with ENOSPC when the bytes of
   // the write ops performed since this call plus its own size exceed `bytes`; so do
   // all later writes until clear_failures() (a full disk stays full).
@@ -143,6 +148,8 @@ class FaultLog {
   uint64_t syncs_admitted_ = 0;
   std::map<uint64_t, int> write_failures_;  // admitted-write number -> errno
   std::map<uint64_t, int> sync_failures_;
+  std::optional<std::pair<uint64_t, int>> writes_fail_from_;  // first failing number, errno
+  std::optional<std::pair<uint64_t, int>> syncs_fail_from_;
   std::optional<uint64_t> space_bytes_;  // enospc_after_bytes() budget
   uint64_t space_used_bytes_ = 0;
 
