@@ -116,6 +116,10 @@ Status DatabaseImpl::load_existing() {
     ORDO_ASSIGN_OR_RETURN(open_slots_, read_slots());
     pick = open_slots_.newest_valid();
     if (pick < 0) break;
+    Result<int> settled = settled_slot(open_slots_, pick);
+    if (settled.status().is_busy() && attempt < kRaceRetries) continue;  // put back meanwhile
+    ORDO_ASSIGN_OR_RETURN(pick, std::move(settled));
+    if (pick < 0) break;
     // A newer meta written whole but unusable is passed over, and said so.
     recovery_note_ = open_slots_.fallback_note(pick);
     Result<int> trusted = trusted_slot(open_slots_, pick, &recovery_note_);
@@ -158,6 +162,27 @@ Result<MetaSlots> DatabaseImpl::read_slots() {
   return MetaSlots::read(*file_);
 }
 
+Result<int> DatabaseImpl::settled_slot(MetaSlots& slots, int pick) {
+  if (!options_.read_only || pick < 0) return pick;
+  const uint64_t txn_id = slots.meta[pick].txn_id;
+  // A meta this handle already took was settled then.
+  if (txn_id <= committed().txn_id && committed().page_size != 0) return pick;
+  ORDO_ASSIGN_OR_RETURN(bool in_flight, file_->commit_in_flight(txn_id));
+  if (in_flight) {
+    slots.problem[pick] = MetaProblem::kInFlight;
+    slots.text[pick] = "txn " + std::to_string(txn_id) + " is being committed";
+    return slots.newest_valid();
+  }
+  // The lock is free: the commit is durable, or failed and its slot was put
+  // back before the lock went, which a second look at the slot tells.
+  const MetaSlots again = MetaSlots::read(*file_);
+  if (again.problem[pick] != MetaProblem::kNone || again.meta[pick].txn_id != txn_id) {
+    return Status::busy("meta slot " + std::to_string(pick) + " changed while txn " +
+                        std::to_string(txn_id) + " was being checked");
+  }
+  return pick;
+}
+
 bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
   if (!file_->refresh().is_ok()) return false;
   const MetaSlots slots = MetaSlots::read(*file_);
@@ -181,6 +206,9 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
     }
   }
   int pick = slots.newest_valid();
+  if (pick >= 0) {
+    ORDO_ASSIGN_OR_RETURN(pick, settled_slot(slots, pick));
+  }
   if (pick >= 0) {
     std::string note;
     ORDO_ASSIGN_OR_RETURN(pick, trusted_slot(slots, pick, &note));

@@ -128,6 +128,14 @@ class DatabaseImpl {
   // again first when the newest one needs pages past the known end. IOError
   // when that re-read (fstat, mmap) fails.
   Result<engine::MetaSlots> read_slots();
+  // Read-only handles: of `slots`, with `pick` the newest valid one, the slot
+  // whose commit is settled. A meta whose writer still holds its commit lock
+  // (PageFile::lock_commit: its sync may yet fail) is marked kInFlight and the
+  // older slot is picked. Busy when the newest slot changed while its lock
+  // was looked at (a failed commit put it back): the caller reads again.
+  // IOError when the lock query fails. A writable handle is the file's only
+  // writer: `pick` is returned as it is.
+  Result<int> settled_slot(engine::MetaSlots& slots, int pick) ORDO_EXCLUDES(state_mu_);
   // True when the file now holds a valid meta newer than `txn_id`.
   bool writer_moved_past(uint64_t txn_id);
   // Re-reads after a Busy from trusted_slot; a writer that outruns this many

@@ -96,6 +96,7 @@ enum class MetaProblem {
   kBadPageSize,     // page size field not a supported power of two
   kBadFields,       // fields inconsistent with each other or with the slot
   kBeyondFile,      // needs pages past the end of the file
+  kInFlight,        // its commit is not settled yet (its writer holds the commit lock)
 };
 
 // True for the problems of a meta whose checksum matches but whose fields

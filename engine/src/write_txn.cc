@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "commit_checks.h"
+#include "commit_write.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/cursor.h"
 #include "page_memory.h"
@@ -31,6 +32,9 @@ Status WriteTxnImpl::note(Status s) {
   if (!s.is_ok() && !s.is_invalid_argument() && !s.is_not_found() && failed_.is_ok()) {
     failed_ = s;
   }
+  // An EIO from a spill or an overflow write: what the file holds is unknown
+  // to this handle, as after a failed commit.
+  if (s.is_io_error()) db_->poison(s);
   return s;
 }
 
@@ -237,13 +241,10 @@ Status WriteTxnImpl::commit() {
 
 Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   io::PageFile& file = db_->file();
-  const uint32_t ps = meta.page_size;
-  Status grown = file.grow_to(meta.page_high_water * ps);
+  Status grown = file.grow_to(meta.page_high_water * meta.page_size);
   if (!grown.is_ok()) return grown;
   meta.file_bytes = file.file_bytes();
 
-  const bool sync = db_->options().sync_commits;
-  const bool two_sync = db_->options().commit_protocol == CommitProtocol::kTwoSync;
   std::vector<io::WriteSpan> spans = pages_.write_spans();
   std::vector<btree::TreeRoot> roots = {meta.default_tree, meta.catalog, meta.free_tree};
   for (const auto& [id, st] : trees_) {
@@ -251,26 +252,17 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   }
   engine::check_pages_before_write(meta, roots, spans);
   // The meta goes last: until it is durable the previous commit stays the one
-  // a crash recovers to.
-  std::byte* meta_page = static_cast<std::byte*>(engine::page_zalloc(ps));
-  engine::encode_meta(meta, meta_page);
-  const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page, ps};
-  const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
-  Status s;
-  if (two_sync) {
-    // Pages durable first, then the meta and its own sync.
-    s = spans.empty() ? Status::ok() : file.write(spans, sync);
-    if (s.is_ok()) s = file.write(meta_spans, sync);
-  } else {
-    // One-sync: one batch. The meta starts only after every page write completed
-    // (into the page cache, so readers in other processes never see the meta
-    // first), and is skipped when one failed; one fdatasync behind both.
-    s = file.write_ordered(spans, meta_spans, sync);
-  }
-  engine::page_free(meta_page);
-  if (!s.is_ok()) {
-    if (s.is_io_error()) db_->poison(s);
-    return s;
+  // a crash recovers to, and until write_commit() returns no other handle
+  // takes it.
+  engine::CommitWriteResult written = engine::write_commit(
+      file, spans, meta, db_->options().commit_protocol, db_->options().sync_commits);
+  if (!written.status.is_ok()) {
+    if (!written.poison) return written.status;
+    db_->poison(written.status);
+    return written.status.with_context(
+        "txn " + std::to_string(meta.txn_id) +
+        " was not committed (the previous commit stands); this handle can only read now: "
+        "reopen the database to write again");
   }
   db_->publish(meta);
   auto& c = db_->counters();

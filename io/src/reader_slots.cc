@@ -1,10 +1,12 @@
 // Reader slots: shared OFD byte-range locks past any real file offset, one
 // byte per snapshot txn id. Nothing is written there; the locks only tell the
-// writer which snapshots readers in other processes still use.
+// writer which snapshots readers in other processes still use. Commit locks
+// sit below them, one byte per txn id from kCommitLockBase.
 #include <fcntl.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 
 #include "errno_status.h"
 #include "ordo/io/page_file.h"
@@ -48,6 +50,36 @@ Result<bool> PageFile::reader_slot_in(uint64_t first_txn, uint64_t end_txn) cons
   int err = ofd_lock(fd_, F_OFD_GETLK, F_WRLCK, kReaderSlotBase + first_txn, end_txn - first_txn,
                      &found);
   if (err != 0) return os_error("fcntl F_OFD_GETLK reader slots " + path_, err);
+  return found != F_UNLCK;
+}
+
+Status PageFile::lock_commit(uint64_t txn_id) {
+  if (!backend_) return Status::invalid_argument("commit lock on read-only file " + path_);
+  if (txn_id >= kReaderSlotBase - kCommitLockBase) {
+    return Status::invalid_argument("txn id too large for a commit lock");
+  }
+  const int err = ofd_lock(fd_, F_OFD_SETLK, F_WRLCK, kCommitLockBase + txn_id, 1, nullptr);
+  if (err == EAGAIN || err == EACCES) {
+    return Status::busy("commit lock of txn " + std::to_string(txn_id) + " of " + path_ +
+                        " is held by another handle");
+  }
+  return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK commit lock " + path_, err);
+}
+
+Status PageFile::unlock_commit(uint64_t txn_id) {
+  if (txn_id >= kReaderSlotBase - kCommitLockBase) {
+    return Status::invalid_argument("txn id too large for a commit lock");
+  }
+  const int err = ofd_lock(fd_, F_OFD_SETLK, F_UNLCK, kCommitLockBase + txn_id, 1, nullptr);
+  return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
+}
+
+Result<bool> PageFile::commit_in_flight(uint64_t txn_id) const {
+  if (txn_id >= kReaderSlotBase - kCommitLockBase) return false;
+  short found = F_UNLCK;
+  const int err =
+      ofd_lock(fd_, F_OFD_GETLK, F_RDLCK, kCommitLockBase + txn_id, 1, &found);
+  if (err != 0) return os_error("fcntl F_OFD_GETLK commit lock " + path_, err);
   return found != F_UNLCK;
 }
 

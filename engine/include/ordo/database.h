@@ -488,10 +488,20 @@ class WriteTxn : public Txn {
 
   // Makes every write durable (Options::commit_protocol: by default pages and
   // meta page, then one fdatasync) and visible to later txns. After it
-  // returns, the txn is finished whatever the outcome. Full (no disk space)
-  // leaves the database at its previous commit and usable. IOError also
-  // leaves the previous commit, and poisons the handle: every later
-  // begin_write() fails with IOError until the database is reopened.
+  // returns, the txn is finished whatever the outcome. Other handles (read-only
+  // ones, in any process) take the commit only once it is durable.
+  // A failed commit leaves the previous commit, for this handle's readers,
+  // every other handle and every later open: a meta already written is put
+  // back before the error returns (docs/FORMAT.md, "Failed commits").
+  // What the caller does next:
+  //   Full from a page write or from growing the file (before the meta was
+  //   written): the handle stays usable; retry on it once space is back.
+  //   Full or IOError from a sync, IOError from any write: the handle is
+  //   poisoned (the page cache's state is unknown after a failed sync); the
+  //   message says "was not committed ... reopen", every later begin_write()
+  //   fails with IOError; reads go on. Reopen the database to write again.
+  //   When even the put-back could not be made durable (a disk failing every
+  //   sync) the message says "failed too": a crash may then leave either commit.
   // TxnEnded when the txn already ended; InvalidArgument in a forked child.
   Status commit();
 
@@ -586,8 +596,8 @@ class Database {
   // begin_write); Busy at once when this thread holds the open write txn
   // (waiting would never end); otherwise every member of the group gets the
   // same status, from begin_write (IOError on a handle poisoned by a failed
-  // commit) or from commit (Full leaves the database at its previous commit
-  // and usable; IOError poisons the handle: see WriteTxn::commit).
+  // commit) or from commit (the database stays at its previous commit; the
+  // handle stays usable or is poisoned as WriteTxn::commit says).
   //
   // Thread-safety and lifetimes: any number of threads may call it at once,
   // beside begin_write() callers and readers. `fn` and what it captures must

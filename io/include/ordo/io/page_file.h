@@ -145,6 +145,22 @@ class PageFile {
   Result<bool> reader_slot_in(uint64_t first_txn, uint64_t end_txn) const;
   static constexpr uint64_t kReaderSlotBase = uint64_t{1} << 62;
 
+  // Commit locks. A writer holds an exclusive open-file-description lock on
+  // byte kCommitLockBase + txn_id from before it writes that txn's meta page
+  // until the commit is settled: durable, or its meta slot restored after a
+  // failed write or sync. A handle that reads metas from the file takes a meta
+  // only once its commit lock is free, so no reader ever adopts a commit that
+  // may still fail. Locks vanish with the process, even on SIGKILL.
+  // lock_commit: Busy when another handle holds it (it never should: one
+  // writer holds the file's flock), InvalidArgument for txn_id >= 2^61 or a
+  // read-only file, IOError when fcntl fails. unlock_commit: IOError when
+  // fcntl fails. commit_in_flight: true when another handle holds the lock of
+  // `txn_id`; IOError when fcntl fails.
+  Status lock_commit(uint64_t txn_id);
+  Status unlock_commit(uint64_t txn_id);
+  Result<bool> commit_in_flight(uint64_t txn_id) const;
+  static constexpr uint64_t kCommitLockBase = uint64_t{1} << 61;
+
   // "io_uring", "posix", or "none" when read-only.
   std::string_view backend_name() const;
 

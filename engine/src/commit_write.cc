@@ -1,0 +1,98 @@
+#include "commit_write.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "page_memory.h"
+
+namespace ordo::engine {
+namespace {
+
+struct PageDeleter {
+  void operator()(std::byte* p) const { page_free(p); }
+};
+using PageBuffer = std::unique_ptr<std::byte, PageDeleter>;
+
+PageBuffer page_buffer(size_t bytes) {
+  return PageBuffer(static_cast<std::byte*>(page_zalloc(bytes)));
+}
+
+// Puts `before` back into the meta slot of `span` after a failed commit,
+// synced when `sync`.
+Status restore_slot(io::PageFile& file, const io::WriteSpan& span, const std::byte* before,
+                    bool sync) {
+  const io::WriteSpan back{span.offset_bytes, before, span.size_bytes};
+  return file.write(std::span<const io::WriteSpan>(&back, 1), sync);
+}
+
+}  // namespace
+
+CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
+                               const Meta& meta, CommitProtocol protocol, bool sync) {
+  const uint32_t ps = meta.page_size;
+  PageBuffer meta_page = page_buffer(ps);
+  PageBuffer before = page_buffer(ps);
+  if (!meta_page || !before) return {Status::full("out of memory for the meta page"), false};
+  encode_meta(meta, meta_page.get());
+  const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page.get(), ps};
+  const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
+  // The slot's bytes now: a failed commit puts them back (the meta before
+  // the previous one, which open may still fall back to).
+  const std::byte* slot = file.data(meta_span.offset_bytes, ps);
+  if (slot == nullptr) {
+    return {Status::corruption("meta slot " + std::to_string(meta.txn_id % 2) + " is not mapped"),
+            false};
+  }
+  std::memcpy(before.get(), slot, ps);
+
+  bool locked = false;
+  if (sync) {
+    Status s = file.lock_commit(meta.txn_id);
+    if (!s.is_ok()) return {s, false};
+    locked = true;
+  }
+  Status s;
+  bool sync_failed = false;
+  if (protocol == CommitProtocol::kTwoSync) {
+    // Pages durable first, then the meta and its own sync. The pages' own
+    // sync is separate, so its failure is known as one.
+    s = pages.empty() ? Status::ok() : file.write(pages, false);
+    if (s.is_ok() && sync && !pages.empty()) {
+      s = file.sync();
+      sync_failed = !s.is_ok();
+    }
+    if (s.is_ok()) s = file.write(meta_spans, sync);
+  } else {
+    // One-sync: one batch. The meta starts only after every page write
+    // completed (into the page cache), and is skipped when one failed; one
+    // fdatasync behind both.
+    s = file.write_ordered(pages, meta_spans, sync);
+  }
+  if (s.is_ok()) {
+    if (locked) (void)file.unlock_commit(meta.txn_id);  // held by nobody else; fcntl only
+    return {Status::ok(), false};
+  }
+
+  // Did any byte of the meta reach the page cache? Then it may be taken for
+  // a commit: put the slot back before the lock lets anyone look.
+  const bool meta_touched = std::memcmp(slot, before.get(), ps) != 0;
+  CommitWriteResult out{s, s.is_io_error() || sync_failed || meta_touched};
+  if (meta_touched) {
+    Status restored = restore_slot(file, meta_span, before.get(), sync);
+    if (!restored.is_ok()) {
+      const std::string text = s.message() + "; putting back meta slot " +
+                               std::to_string(meta.txn_id % 2) + " failed too (" +
+                               restored.to_string() + "): a later open may find txn " +
+                               std::to_string(meta.txn_id);
+      out.status = s.is_full() ? Status::full(text) : Status::io_error(text, s.errno_value());
+      // Readers in other processes keep the previous commit while this
+      // handle lives.
+      return out;
+    }
+  }
+  if (locked) (void)file.unlock_commit(meta.txn_id);
+  return out;
+}
+
+}  // namespace ordo::engine

@@ -1,0 +1,44 @@
+// write_commit: a commit's pages and meta page into the file, by either
+// protocol, and what a failure leaves: the meta slot as it was before.
+#pragma once
+
+#include <span>
+
+#include "meta.h"
+#include "ordo/io/page_file.h"
+#include "ordo/options.h"
+#include "ordo/status.h"
+
+namespace ordo::engine {
+
+struct CommitWriteResult {
+  Status status;
+  // The failure leaves this handle unable to know what the file holds (a
+  // failed sync, EIO from a write, or a meta slot that could not be put
+  // back): later write txns must fail until the database is reopened.
+  bool poison = false;
+};
+
+// Writes `pages`, then `meta` into its slot (txn_id % 2), with fdatasync when
+// `sync` (kOneSync: one batch and one sync behind both; kTwoSync: pages and
+// their sync, then the meta and its own). When `sync`, the meta's commit lock
+// (PageFile::lock_commit) is held from before the meta is written until the
+// commit is settled, so no other handle takes the meta while it may fail.
+//
+// A failure after the meta may have reached the page cache (its write failed
+// part way, or a sync failed) puts the slot's previous bytes back and, when
+// `sync`, syncs them before returning, so that no reader, other handle or
+// later open can take the failed meta; the error is returned and the handle
+// is to be poisoned. A failure before the meta was written (a page write)
+// leaves the slot untouched: Full then leaves the handle usable.
+//
+// Returns the first failure: Full (ENOSPC, EDQUOT, EFBIG), IOError (errno),
+// Busy when the commit lock is held by another handle. When the slot cannot
+// be put back the message says so (the lock of the failed meta then stays
+// held for the life of `file`, so readers keep using the previous commit).
+// REQUIRES: the caller is the file's one writer; `meta.page_size` is the
+// file's page size.
+CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
+                               const Meta& meta, CommitProtocol protocol, bool sync);
+
+}  // namespace ordo::engine
