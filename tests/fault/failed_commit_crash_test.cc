@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ using testing::State;
 using testing::Workload;
 
 constexpr int kBefore = 3;  // txns committed before the one that fails
+// Crash images checked per failure and per retry (spread over its points);
+// fewer for the txns that spill, whose images are 2 MiB and more.
+constexpr size_t kImagesPerFailure = 24;
+constexpr size_t kSpillImagesPerFailure = 8;
+// Of a txn that spills, every kSpillStride-th write op fails in turn.
+constexpr size_t kSpillStride = 47;
 
 enum class OpKind { kWrite, kSync };
 
@@ -76,7 +83,7 @@ struct Variant {
     o.verify_checksums = true;
     o.extent_bytes = 64 << 10;  // commits grow the file
     o.max_extent_bytes = 64 << 10;
-    if (spill) o.txn_memory_budget_bytes = 16 << 10;
+    if (spill) o.txn_memory_budget_bytes = 1 << 20;  // the least allowed
     return o;
   }
 };
@@ -100,19 +107,45 @@ State read_snapshot(Database& db) {
   return r.is_ok() ? testing::read_state(*r) : State{};
 }
 
-Status run(Database& db, Workload& workload, int n, State& state, bool batch) {
-  if (!batch) return workload.run_txn(db, n, state);
-  return db.batch([&](WriteTxn& w) { return workload.write_txn(w, n, state); });
+// Txn n of the workload; with `bulk`, also 14,000 small values in tree
+// "bulk" (about 1.4 MiB of leaves: past the 1 MiB budget, so leaves spill).
+Status fill(WriteTxn& w, Workload& workload, int n, State& state, bool bulk) {
+  if (bulk) {
+    auto t = w.create_tree("bulk");
+    if (!t.is_ok()) return t.status();
+    for (int i = 0; i < 14000; ++i) {
+      std::string key = std::to_string(n) + "-" + std::to_string(i);
+      std::string value(80, static_cast<char>('a' + (n + i) % 26));
+      ORDO_RETURN_IF_ERROR(w.put(*t, key, value));
+      state["bulk"][key] = std::move(value);
+    }
+  }
+  return workload.write_txn(w, n, state);
 }
 
-// Every crash point of `log` from `from_op` on recovers a state in
-// [lowest, highest]; a point at or past `settled_op` one in
-// [settled_lowest, highest]. Returns the states verified.
+Status run(Database& db, Workload& workload, int n, State& state, bool bulk, bool batch) {
+  if (batch) {
+    return db.batch([&](WriteTxn& w) { return fill(w, workload, n, state, bulk); });
+  }
+  auto w = db.begin_write();
+  if (!w.is_ok()) return w.status();
+  ORDO_RETURN_IF_ERROR(fill(*w, workload, n, state, bulk));
+  return w->commit();
+}
+
+// Crash points of `log` from `from_op` on, at most `limit` of them spread
+// evenly, the last one always: each recovers a state in [lowest, highest],
+// or in [settled_lowest, highest] at or past `settled_op`. Returns the states
+// verified.
 size_t verify_images(const FaultLog& log, size_t from_op, const std::vector<State>& states,
                      int lowest, int highest, size_t settled_op, int settled_lowest,
-                     const std::string& what) {
+                     const std::string& what, size_t limit) {
+  const std::vector<CrashPoint> points = log.crash_points(from_op);
+  const size_t stride = std::max<size_t>(1, (points.size() + limit - 1) / limit);
   size_t verified = 0;
-  for (const CrashPoint& point : log.crash_points(from_op)) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (i % stride != 0 && i + 1 != points.size()) continue;
+    const CrashPoint& point = points[i];
     auto image = log.image(point);
     EXPECT_TRUE(image.is_ok()) << what << ", " << point.to_string();
     if (!image.is_ok()) return verified;
@@ -131,7 +164,9 @@ size_t verify_images(const FaultLog& log, size_t from_op, const std::vector<Stat
 bool run_failure(const Variant& setup, const Failure& failure, uint64_t seed, Totals& totals) {
   const std::string what = setup.to_string() + ", " + failure.to_string();
   SCOPED_TRACE(what);
-  testing::TempDir dir;
+  // In memory when /dev/shm is there: the fault backend syncs for real.
+  std::error_code ec;
+  testing::TempDir dir(std::filesystem::is_directory("/dev/shm", ec) ? "/dev/shm" : "/tmp");
   const std::string path = dir.file("failing.ordo");
   auto log = std::make_shared<FaultLog>();
   auto db = open_faulty(path, setup, log);
@@ -154,7 +189,7 @@ bool run_failure(const Variant& setup, const Failure& failure, uint64_t seed, To
   const size_t start_op = log->op_count();
   failure.arm(*log);
   State attempted = states.back();
-  const Status s = run(*db, workload, failing, attempted, setup.batch);
+  const Status s = run(*db, workload, failing, attempted, setup.spill, setup.batch);
   if (s.is_ok()) {
     log->clear_failures();
     return false;
@@ -179,7 +214,8 @@ bool run_failure(const Variant& setup, const Failure& failure, uint64_t seed, To
   while (failed_op < log->op_count() && !log->op(failed_op).failed()) ++failed_op;
   const bool syncs_dead = failure.persistent && failed_in_sync;
   totals.states += verify_images(*log, failed_op, with_attempt, kBefore, failing,
-                                 syncs_dead ? SIZE_MAX : log->op_count(), kBefore, what);
+                                 syncs_dead ? SIZE_MAX : log->op_count(), kBefore, what,
+                                 setup.spill ? kSpillImagesPerFailure : kImagesPerFailure);
 
   // The disk heals. A sync failure or an EIO poisons the handle; ENOSPC from
   // a write (a page, a spill, the meta itself) leaves it usable.
@@ -193,7 +229,7 @@ bool run_failure(const Variant& setup, const Failure& failure, uint64_t seed, To
   }
   const size_t retry_op = log->op_count();
   State retried = states.back();
-  const Status r = run(*db, workload, failing, retried, setup.batch);
+  const Status r = run(*db, workload, failing, retried, setup.spill, setup.batch);
   EXPECT_TRUE(r.is_ok()) << "retry: " << r.to_string();
   std::vector<State> with_retry = states;
   with_retry.push_back(testing::without_empty(retried));
@@ -201,38 +237,53 @@ bool run_failure(const Variant& setup, const Failure& failure, uint64_t seed, To
   // its sync returned, the retry after.
   const size_t retry_end = log->op_count();
   totals.states += verify_images(*log, std::max(retry_op, retry_end - std::min<size_t>(retry_end, 3)),
-                                 with_retry, kBefore, failing, retry_end, failing, what + ", retry");
+                                 with_retry, kBefore, failing, retry_end, failing, what + ", retry",
+                                 setup.spill ? kSpillImagesPerFailure : kImagesPerFailure);
   EXPECT_EQ(read_snapshot(*db), with_retry.back());
   EXPECT_EQ(testing::read_state(*before), states[kBefore]);
   testing::expect_check_clean(*before);
   return true;
 }
 
-TEST(FailedCommitCrashTest, EveryFailingOpOfACommitLeavesThePreviousCommit) {
+class FailedCommitCrashTest : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(FailedCommitCrashTest, EveryFailingOpOfACommitLeavesThePreviousCommit) {
   const uint64_t seed = testing::test_seed(4321);
+  const Variant setup = GetParam();
   Totals totals;
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
-    for (const Variant setup : {Variant{protocol, false, false}, Variant{protocol, true, false},
-                              Variant{protocol, false, true}}) {
-      for (int err : {EIO, ENOSPC}) {
-        for (bool persistent : {false, true}) {
-          for (OpKind kind : {OpKind::kWrite, OpKind::kSync}) {
-            for (size_t nth = 0; nth < 1000; ++nth) {
-              if (!run_failure(setup, Failure{kind, nth, err, persistent}, seed, totals)) break;
-              if (::testing::Test::HasFailure()) {
-                std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-                return;
-              }
-            }
-          }
+  for (int err : {EIO, ENOSPC}) {
+    for (bool persistent : {false, true}) {
+      for (OpKind kind : {OpKind::kWrite, OpKind::kSync}) {
+        const size_t stride = setup.spill && kind == OpKind::kWrite ? kSpillStride : 1;
+        for (size_t nth = 0; nth < 100000; nth += stride) {
+          if (!run_failure(setup, Failure{kind, nth, err, persistent}, seed, totals)) break;
+          if (::testing::Test::HasFailure()) return;
         }
       }
     }
   }
-  std::printf("failed commits: %zu failure points, %zu crash states verified (seed %llu)\n",
-              totals.failure_points, totals.states, static_cast<unsigned long long>(seed));
-  EXPECT_GT(totals.failure_points, 100u);
+  std::printf("failed commits, %s: %zu failure points, %zu crash states verified\n",
+              setup.to_string().c_str(), totals.failure_points, totals.states);
+  EXPECT_GT(totals.failure_points, 40u);
 }
+
+std::vector<Variant> variants() {
+  std::vector<Variant> out;
+  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+    out.push_back(Variant{protocol, false, false});
+    out.push_back(Variant{protocol, true, false});
+    out.push_back(Variant{protocol, false, true});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, FailedCommitCrashTest, ::testing::ValuesIn(variants()),
+                         [](const auto& test_info) {
+                           const Variant& v = test_info.param;
+                           return std::string(v.protocol == CommitProtocol::kOneSync ? "OneSync"
+                                                                                    : "TwoSync") +
+                                  (v.spill ? "Spills" : v.batch ? "Batch" : "");
+                         });
 
 }  // namespace
 }  // namespace ordo
