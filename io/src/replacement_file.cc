@@ -106,7 +106,20 @@ Status ReplacementFile::publish(bool overwrite,
   }
   published_ = true;
   if (on_event) on_event("renamed");
-  if (::fsync(dir_fd_) != 0) return file_error("fsync directory " + dir_, errno);
+  if (::fsync(dir_fd_) != 0) {
+    // The name may not survive a crash, so the call fails, and a failed call
+    // leaves no file that looks like a finished output. (The file itself is
+    // complete and synced: one that comes back after a crash is whole.)
+    const int err = errno;
+    std::string what = "fsync directory " + dir_ + " after the rename (" + base_;
+    if (::unlinkat(dir_fd_, base_.c_str(), 0) == 0) {
+      what += " removed again)";
+    } else {
+      what += " is complete but may not survive a crash; removing it failed: " + errno_text(errno) +
+              ")";
+    }
+    return write_error(what, err);
+  }
   if (on_event) on_event("directory synced");
   return Status::ok();
 }

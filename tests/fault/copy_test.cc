@@ -177,5 +177,94 @@ TEST(CopyFaultTest, NoSpaceOrAFailedSyncLeavesNoTargetAndNoTemporaryFile) {
   }
 }
 
+// A disk whose write or sync fails, once (the nth op) or from the nth op on,
+// with EIO or ENOSPC: for every n up to the ops a copy issues, the copy
+// fails with the error (Full for ENOSPC, IOError carrying EIO), names the
+// call, and leaves no target and no temporary file; the same copy then
+// succeeds once the disk works.
+struct DiskFailure {
+  FaultOp::Kind op;
+  int err;
+  bool persistent;  // from the nth op on, else only the nth
+  bool compact;
+};
+
+std::string failure_name(const DiskFailure& f) {
+  return std::string(f.compact ? "compact_" : "plain_") +
+         (f.op == FaultOp::Kind::kWrite ? "write_" : "sync_") + (f.err == EIO ? "EIO" : "ENOSPC") +
+         (f.persistent ? "_from_nth" : "_at_nth");
+}
+
+class CopyDiskFailureTest : public ::testing::TestWithParam<DiskFailure> {};
+
+TEST_P(CopyDiskFailureTest, LeavesNoTargetAndNoTemporaryFile) {
+  const DiskFailure f = GetParam();
+  io::testing::TempDir dir;
+  auto db = Database::open(dir.file("src.ordo"));
+  ASSERT_TRUE(db.is_ok());
+  build(**db);
+  const std::string target = dir.file("copy.ordo");
+  auto copy = [&](const std::shared_ptr<FaultLog>& log) {
+    engine::CopyHooks hooks;
+    hooks.backend_factory = io::testing::fault_backend_factory(log);
+    auto r = (*db)->begin_read();
+    EXPECT_TRUE(r.is_ok());
+    return engine::copy_to_path(*r, target, CopyOptions{.compact = f.compact}, hooks);
+  };
+  // The ops of a copy that succeeds.
+  size_t ops = 0;
+  {
+    auto log = std::make_shared<FaultLog>();
+    ASSERT_TRUE(copy(log).is_ok());
+    ops = f.op == FaultOp::Kind::kWrite ? log->write_count() : log->sync_count();
+    std::filesystem::remove(target);
+  }
+  ASSERT_GT(ops, 0u);
+  for (size_t n = 0; n < ops; ++n) {
+    SCOPED_TRACE("op " + std::to_string(n) + " of " + std::to_string(ops));
+    auto log = std::make_shared<FaultLog>();
+    if (f.op == FaultOp::Kind::kWrite) {
+      f.persistent ? log->fail_writes_from(n, f.err) : log->fail_write_at(n, f.err);
+    } else {
+      f.persistent ? log->fail_syncs_from(n, f.err) : log->fail_sync_at(n, f.err);
+    }
+    auto result = copy(log);
+    ASSERT_FALSE(result.is_ok());
+    if (f.err == ENOSPC) {
+      EXPECT_TRUE(result.status().is_full()) << result.status().to_string();
+    } else {
+      EXPECT_TRUE(result.status().is_io_error()) << result.status().to_string();
+      EXPECT_EQ(result.status().errno_value(), EIO);
+    }
+    const std::string call = f.op == FaultOp::Kind::kWrite ? "pwritev" : "fdatasync";
+    EXPECT_NE(result.status().message().find(call), std::string::npos)
+        << result.status().to_string();
+    EXPECT_EQ(log->failed_count(), 1u);  // the copy stops at the first failure
+    EXPECT_FALSE(std::filesystem::exists(target));
+    EXPECT_EQ(files_in(dir.path()), 1u);
+  }
+  // The disk works again: the same copy succeeds and holds the snapshot.
+  auto log = std::make_shared<FaultLog>();
+  ASSERT_TRUE(copy(log).is_ok());
+  auto r = (*db)->begin_read();
+  EXPECT_EQ(open_image(io::testing::pread_file(target, 0, std::filesystem::file_size(target))),
+            std::optional<Contents>(read_all(*r)));
+}
+
+std::vector<DiskFailure> disk_failures() {
+  std::vector<DiskFailure> out;
+  for (bool compact : {false, true}) {
+    for (FaultOp::Kind op : {FaultOp::Kind::kWrite, FaultOp::Kind::kSync}) {
+      for (int err : {EIO, ENOSPC}) {
+        for (bool persistent : {false, true}) out.push_back({op, err, persistent, compact});
+      }
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(WritesAndSyncs, CopyDiskFailureTest, ::testing::ValuesIn(disk_failures()),
+                         [](const auto& test_info) { return failure_name(test_info.param); });
+
 }  // namespace
 }  // namespace ordo

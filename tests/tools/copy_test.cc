@@ -24,6 +24,7 @@ using testing::ProcessResult;
 using testing::sh_quote;
 using testing::read_file;
 using testing::TempDir;
+using testing::without_mapsize;
 
 constexpr uint64_t kLiveKeys = 40;
 
@@ -128,14 +129,6 @@ TEST(ToolCopyLiveTest, HundredCopiesUnderALiveWriterEachCheckCleanAndHoldTheirSn
   EXPECT_GT(snapshots.size(), 50u);
   std::printf("100 copies of %zu snapshots while the writer made %llu commits\n", snapshots.size(),
               static_cast<unsigned long long>(committed.load()));
-}
-
-// A dump without its mapsize= lines, which follow the file's size.
-std::string without_mapsize(std::string d) {
-  for (size_t at; (at = d.find("mapsize=")) != std::string::npos;) {
-    d.erase(at, d.find('\n', at) - at + 1);
-  }
-  return d;
 }
 
 class ToolCopyTest : public ::testing::Test {

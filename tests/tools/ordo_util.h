@@ -47,6 +47,14 @@ inline void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+// A dump without its mapsize= lines (the file's size, not its contents).
+inline std::string without_mapsize(std::string d) {
+  for (size_t at; (at = d.find("mapsize=")) != std::string::npos;) {
+    d.erase(at, d.find('\n', at) - at + 1);
+  }
+  return d;
+}
+
 // True when every byte of `text` is printable ASCII, a tab or a newline, or
 // part of valid UTF-8 (what the tool may print in messages).
 inline bool terminal_safe(const std::string& text) {

@@ -1,7 +1,9 @@
 // `ordo copy SRC DST [--compact] [--force]`: a consistent copy of the last
 // commit of SRC (ReadTxn::copy_to), taken while writers go on. The copy
 // appears at DST only once complete and durable (temporary file, fsync,
-// rename, directory fsync); an existing DST is refused unless --force.
+// rename, directory fsync); an existing DST is refused unless --force. A
+// failed copy (a write or sync failing, no space) leaves no file at DST, or
+// with --force the old one, and no temporary file.
 // --compact rewrites every tree densely: no free pages. DST "-" streams the
 // copy to stdout (a pipe or a file, never a terminal), for backups.
 #include <fmt/core.h>
@@ -16,6 +18,23 @@
 #include "progress.h"
 
 namespace ordo::tool {
+namespace {
+
+// After a failed copy to a path (by rename): what is left at `target`, the
+// file it was before (`before`, when it existed) or nothing, unless the error
+// said otherwise.
+void report_failed_copy(const std::string& target, const struct stat* before) {
+  struct stat now;
+  if (::stat(target.c_str(), &now) != 0) {
+    report_message(target + (before != nullptr ? ": nothing was copied, and the file that was "
+                                                 "there is gone (the rename had replaced it)"
+                                               : ": nothing was copied"));
+  } else if (before != nullptr && now.st_dev == before->st_dev && now.st_ino == before->st_ino) {
+    report_message(target + ": nothing was copied; the file is as it was");
+  }
+}
+
+}  // namespace
 
 int run_copy(const CopyCommandOptions& o) {
   const bool to_stdout = o.target == "-";
@@ -57,6 +76,7 @@ int run_copy(const CopyCommandOptions& o) {
   progress.finish();
   if (!result.is_ok()) {
     report_error(to_stdout ? o.source : o.target, result.status());
+    if (in_place.stream() == nullptr) report_failed_copy(o.target, exists ? &st : nullptr);
     return kExitError;
   }
   if (o.json) {

@@ -3,12 +3,14 @@
 // FILE (created when missing). Each block goes into the tree its database=
 // line names (the default tree when it names none), or with --tree into T.
 // All of it is one write txn, committed at the end: on any error (bad
-// input, a key over the limit, no space) nothing is loaded, and a file the
-// load created is removed. --batch N commits every N records instead (an
-// error then keeps the batches committed before it, and says so).
+// input, a key over the limit, no space, a failed commit or sync) nothing is
+// loaded, and a file the load created is removed. --batch N commits every N
+// records instead (an error then keeps the batches committed before it, and
+// says which records those are).
 // --append adds with WriteTxn::append (ascending keys after the tree's last
 // key; with --append a key out of order is an error naming its line), else
 // put (overwrites existing keys).
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +27,41 @@
 #include "progress.h"
 
 namespace ordo::tool {
+namespace {
+
+// The file a load created, by its real path (not a symlink to it) and inode:
+// a failed load removes it, and nothing else.
+class CreatedFile {
+ public:
+  // Creates the missing file `path` empty (through a symlink: its target),
+  // which Database::open then makes a database, so that a failure there
+  // too leaves no file. When it cannot, nothing is created here and
+  // Database::open reports why.
+  explicit CreatedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    const bool known = ::fstat(fd, &created_) == 0;
+    ::close(fd);
+    if (char* real = known ? ::realpath(path.c_str(), nullptr) : nullptr) {
+      path_ = real;
+      std::free(real);
+    }
+  }
+  CreatedFile() = default;
+
+  // Removes the file if it is still the one created; true when it did.
+  bool remove() const {
+    struct stat now;
+    return !path_.empty() && ::lstat(path_.c_str(), &now) == 0 && now.st_dev == created_.st_dev &&
+           now.st_ino == created_.st_ino && std::remove(path_.c_str()) == 0;
+  }
+
+ private:
+  std::string path_;
+  struct stat created_ {};
+};
+
+}  // namespace
 
 int run_load(const LoadOptions& o) {
   auto forced_name = tree_name(o.tree);
@@ -54,32 +91,28 @@ int run_load(const LoadOptions& o) {
   static char buffer[1 << 20];
   std::setvbuf(in, buffer, _IOFBF, sizeof buffer);
 
+  const CreatedFile created = existed ? CreatedFile() : CreatedFile(o.path);
   auto db_result = Database::open(o.path);
   if (!db_result.is_ok()) {
+    const bool removed = created.remove();
     report_error(o.path, db_result.status());
+    if (removed) {
+      report_message(o.path + ": nothing was loaded; the file this load created was removed");
+    }
     if (o.input) std::fclose(in);
     return kExitError;
   }
   std::unique_ptr<Database> db = std::move(db_result).value();
-  // The file this load created, by its real path (not a symlink to it): a
-  // failed load removes it, and nothing else.
-  std::string created_path;
-  struct stat created;
-  if (!existed) {
-    if (char* real = ::realpath(o.path.c_str(), nullptr)) {
-      created_path = real;
-      std::free(real);
-      if (::lstat(created_path.c_str(), &created) != 0) created_path.clear();
-    }
-  }
   const uint32_t max_key = db->max_key_bytes();
 
   DumpReader reader(in);
   Progress progress("loaded", input_bytes ? "bytes" : "records");
   uint64_t records = 0, committed_records = 0, blocks = 0, in_txn = 0;
-  uint64_t last_txn = 0;
+  uint64_t last_txn = 0, committed_line = 0;
   std::string key, value;
   Status failure;
+  bool commit_failed = false;
+  bool changed = false;  // since the last commit: a tree created or a record added
   {
     auto txn = db->begin_write();
     if (!txn.is_ok()) failure = txn.status();
@@ -105,6 +138,7 @@ int run_load(const LoadOptions& o) {
           break;
         }
         tree = *t;
+        changed = true;
       }
       for (;;) {
         auto got = reader.next_record(&key, &value);
@@ -138,6 +172,7 @@ int run_load(const LoadOptions& o) {
         }
         records++;
         in_txn++;
+        changed = true;
         if (records % 4096 == 0) {
           progress.update(input_bytes ? reader.bytes_read() : records, input_bytes);
         }
@@ -146,11 +181,14 @@ int run_load(const LoadOptions& o) {
           Status c = txn->commit();
           if (!c.is_ok()) {
             failure = c.with_context("commit");
+            commit_failed = true;
             break;
           }
           last_txn = id;
           committed_records = records;
+          committed_line = reader.key_line();
           in_txn = 0;
+          changed = false;
           txn = db->begin_write();
           if (!txn.is_ok()) {
             failure = txn.status();
@@ -159,7 +197,9 @@ int run_load(const LoadOptions& o) {
         }
       }
     }
-    if (failure.is_ok()) {
+    // With --batch, a last txn with nothing in it is not committed (it would
+    // only sync again).
+    if (failure.is_ok() && (changed || last_txn == 0)) {
       const uint64_t id = txn->txn_id();
       Status c = txn->commit();
       if (c.is_ok()) {
@@ -167,6 +207,7 @@ int run_load(const LoadOptions& o) {
         committed_records = records;
       } else {
         failure = c.with_context("commit");
+        commit_failed = true;
       }
     }
   }
@@ -175,16 +216,21 @@ int run_load(const LoadOptions& o) {
   if (!failure.is_ok()) {
     const bool nothing = committed_records == 0;
     db.reset();
-    struct stat now;
-    if (nothing && !created_path.empty() && ::lstat(created_path.c_str(), &now) == 0 &&
-        now.st_dev == created.st_dev && now.st_ino == created.st_ino) {
-      std::remove(created_path.c_str());  // leave no trace of a failed load
+    const bool removed = nothing && created.remove();  // leave no trace of a failed load
+    // A failed commit is the database file's failure (a write or sync), not the input's.
+    report_error(commit_failed ? o.path : input_name, failure);
+    if (!nothing) {
+      report_message(
+          fmt::format("{}: the first {} records were committed (--batch: through "
+                      "line {} of {}, txn {}); the rest was not loaded",
+                      o.path, committed_records, committed_line, input_name, last_txn));
+    } else if (commit_failed) {
+      report_message(o.path + ": nothing was loaded: the commit did not take effect, " +
+                     (removed ? "and the file this load created was removed"
+                              : "the database holds what it held before"));
+    } else {
+      report_message(o.path + ": nothing was loaded");
     }
-    report_error(input_name, failure);
-    report_message(nothing ? o.path + ": nothing was loaded"
-                           : fmt::format("{}: the first {} records were committed (--batch); "
-                                         "the rest was not loaded",
-                                         o.path, committed_records));
     return kExitError;
   }
   if (o.json) {

@@ -55,8 +55,10 @@ class ReplacementFile {
 
   // Closes the temporary file and renames it to the path (without
   // `overwrite`, refuses to replace a file that appeared meanwhile:
-  // InvalidArgument), then fsyncs the directory. `on_event`, when set, hears
-  // "renamed" and "directory synced".
+  // InvalidArgument), then fsyncs the directory. When that fsync fails, the
+  // renamed file is removed again (the error says so, or that removing it
+  // failed too): a failed publish leaves no file under the path. `on_event`,
+  // when set, hears "renamed" and "directory synced".
   Status publish(bool overwrite,
                  const std::function<void(std::string_view event)>& on_event = {});
 
