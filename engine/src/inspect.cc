@@ -2,15 +2,12 @@
 #include "ordo/inspect.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 #include "free_entry.h"
@@ -431,10 +428,17 @@ Result<std::vector<FreeEntryInfo>> free_entries(Txn& txn) {
 
 namespace {
 
-// Processes holding OFD locks on the file `dev`/`ino`, by the lock's first
-// byte, from /proc/<pid>/fdinfo of every descriptor open on it.
-std::map<uint64_t, std::vector<int>> lock_holders(dev_t dev, ino_t ino) {
-  std::map<uint64_t, std::vector<int>> out;
+// One OFD lock on the file, from /proc/<pid>/fdinfo: bytes [first, last].
+struct HeldLock {
+  uint64_t first;
+  uint64_t last;
+  int pid;
+};
+
+// The OFD locks held on the file `dev`/`ino`, from /proc/<pid>/fdinfo of
+// every descriptor open on it.
+std::vector<HeldLock> held_locks(dev_t dev, ino_t ino) {
+  std::vector<HeldLock> out;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return out;
   while (dirent* p = ::readdir(proc)) {
@@ -456,12 +460,11 @@ std::map<uint64_t, std::vector<int>> lock_holders(dev_t dev, ino_t ino) {
         std::istringstream words(line.substr(5));
         std::string w[8];
         for (auto& x : w) words >> x;
-        // "1: OFDLCK ADVISORY READ -1 fe:00:1234 START END"
-        const uint64_t start = std::strtoull(w[6].c_str(), nullptr, 10);
-        auto& pids = out[start];
-        if (std::find(pids.begin(), pids.end(), static_cast<int>(pid)) == pids.end()) {
-          pids.push_back(static_cast<int>(pid));
-        }
+        // "1: OFDLCK ADVISORY READ -1 fe:00:1234 START END" (END inclusive, or "EOF")
+        const uint64_t first = std::strtoull(w[6].c_str(), nullptr, 10);
+        const uint64_t last =
+            w[7] == "EOF" ? UINT64_MAX : std::strtoull(w[7].c_str(), nullptr, 10);
+        out.push_back(HeldLock{first, last, static_cast<int>(pid)});
       }
     }
     ::closedir(fds);
@@ -473,49 +476,23 @@ std::map<uint64_t, std::vector<int>> lock_holders(dev_t dev, ino_t ino) {
 }  // namespace
 
 Result<std::vector<ReaderSlot>> reader_slots(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return Status::not_found(path + ": no such file");
-    return Status::io_error("open " + path + ": " + std::strerror(err), err);
-  }
-  std::vector<ReaderSlot> out;
-  const uint64_t base = io::PageFile::kReaderSlotBase;
-  uint64_t start = base;
-  const uint64_t limit = base + (base - 1);  // slots are base + txn id, txn id < 2^62
-  while (start < limit) {
-    struct flock fl = {};
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-    fl.l_start = static_cast<off_t>(start);
-    fl.l_len = static_cast<off_t>(limit - start);
-    int rc;
-    do {
-      rc = ::fcntl(fd, F_OFD_GETLK, &fl);
-    } while (rc != 0 && errno == EINTR);
-    if (rc != 0) {
-      const int err = errno;
-      ::close(fd);
-      return Status::io_error("fcntl F_OFD_GETLK " + path + ": " + std::strerror(err), err);
-    }
-    if (fl.l_type == F_UNLCK) break;
-    const uint64_t lock_start = static_cast<uint64_t>(fl.l_start);
-    const uint64_t lock_len = fl.l_len == 0 ? limit - lock_start : static_cast<uint64_t>(fl.l_len);
-    for (uint64_t b = std::max(lock_start, start); b < lock_start + lock_len && b < limit; ++b) {
-      out.push_back(ReaderSlot{b - base, {}});
-      if (out.size() > 1'000'000) break;
-    }
-    start = lock_start + lock_len;
-  }
+  ORDO_ASSIGN_OR_RETURN(const std::vector<uint64_t> held, io::PageFile::held_reader_slots(path));
+  std::vector<HeldLock> locks;
   struct stat st;
-  if (!out.empty() && ::fstat(fd, &st) == 0) {
-    const auto holders = lock_holders(st.st_dev, st.st_ino);
-    for (ReaderSlot& slot : out) {
-      auto it = holders.find(slot.snapshot_txn + base);
-      if (it != holders.end()) slot.pids = it->second;
+  if (!held.empty() && ::stat(path.c_str(), &st) == 0) locks = held_locks(st.st_dev, st.st_ino);
+  std::vector<ReaderSlot> out;
+  out.reserve(held.size());
+  for (const uint64_t txn : held) {
+    ReaderSlot slot{txn, {}};
+    const uint64_t byte = io::PageFile::kReaderSlotBase + txn;
+    for (const HeldLock& lock : locks) {
+      if (lock.first > byte || lock.last < byte) continue;
+      if (std::find(slot.pids.begin(), slot.pids.end(), lock.pid) == slot.pids.end()) {
+        slot.pids.push_back(lock.pid);
+      }
     }
+    out.push_back(std::move(slot));
   }
-  ::close(fd);
   return out;
 }
 

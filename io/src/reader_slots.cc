@@ -9,48 +9,94 @@
 #include <string>
 
 #include "errno_status.h"
+#include "ofd_lock.h"
 #include "ordo/io/page_file.h"
 
 namespace ordo::io {
 
-namespace {
-
-int ofd_lock(int fd, int cmd, short type, uint64_t start, uint64_t len, short* found_type) {
-  struct flock fl = {};
-  fl.l_type = type;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = static_cast<off_t>(start);
-  fl.l_len = static_cast<off_t>(len);
-  int rc;
-  do {
-    rc = ::fcntl(fd, cmd, &fl);
-  } while (rc != 0 && errno == EINTR);
-  if (found_type != nullptr) *found_type = fl.l_type;
-  return rc == 0 ? 0 : errno;
-}
-
-}  // namespace
-
 Status PageFile::lock_reader_slot(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase) return Status::invalid_argument("txn id too large for a slot");
-  int err = ofd_lock(fd_, F_OFD_SETLK, F_RDLCK, kReaderSlotBase + txn_id, 1, nullptr);
+  int err = ofd_set_lock(fd_, F_RDLCK, {kReaderSlotBase + txn_id, 1});
   return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK reader slot " + path_, err);
 }
 
 Status PageFile::unlock_reader_slot(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase) return Status::invalid_argument("txn id too large for a slot");
-  int err = ofd_lock(fd_, F_OFD_SETLK, F_UNLCK, kReaderSlotBase + txn_id, 1, nullptr);
+  int err = ofd_set_lock(fd_, F_UNLCK, {kReaderSlotBase + txn_id, 1});
   return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock reader slot " + path_, err);
 }
 
 Result<bool> PageFile::reader_slot_in(uint64_t first_txn, uint64_t end_txn) const {
   end_txn = std::min(end_txn, kReaderSlotBase);
   if (first_txn >= end_txn) return false;
-  short found = F_UNLCK;
-  int err = ofd_lock(fd_, F_OFD_GETLK, F_WRLCK, kReaderSlotBase + first_txn, end_txn - first_txn,
-                     &found);
+  std::optional<OfdRange> found;
+  int err = ofd_conflicting_lock(fd_, F_WRLCK, {kReaderSlotBase + first_txn, end_txn - first_txn},
+                                 &found);
   if (err != 0) return os_error("fcntl F_OFD_GETLK reader slots " + path_, err);
-  return found != F_UNLCK;
+  return found.has_value();
+}
+
+namespace {
+
+// The held reader slots on `fd` (see PageFile::held_reader_slots).
+Result<std::vector<uint64_t>> held_reader_slots_of(int fd, const std::string& path) {
+  // The kernel names any conflicting lock in a range, not the lowest (its
+  // list groups locks by holder), so each answer splits the range: the part
+  // below the lock, the lock's own bytes (every one a held slot), the part
+  // above. Every query that finds a lock finds slots no earlier one did, so
+  // n slots take at most 2n + 1 queries. Ranges are taken lowest first: the
+  // ids come out in order, and the cap keeps the lowest.
+  constexpr uint64_t kBase = PageFile::kReaderSlotBase;
+  constexpr size_t kMax = PageFile::kMaxListedReaderSlots;
+  struct Range {
+    uint64_t start;
+    uint64_t end;
+    bool held;  // known to be held: list it; else a range to ask about
+  };
+  const uint64_t end = kBase + kBase;  // past the largest off_t, 2^63 - 1: every slot
+  std::vector<Range> todo = {{kBase, end, false}};
+  std::vector<uint64_t> out;
+  while (!todo.empty() && out.size() < kMax) {
+    const Range r = todo.back();
+    todo.pop_back();
+    if (r.held) {
+      for (uint64_t b = r.start; b < r.end && out.size() < kMax; ++b) {
+        out.push_back(b - kBase);
+      }
+      continue;
+    }
+    std::optional<OfdRange> lock;
+    const int err = ofd_conflicting_lock(fd, F_WRLCK, {r.start, r.end - r.start}, &lock);
+    if (err != 0) return os_error("fcntl F_OFD_GETLK reader slots " + path, err);
+    if (!lock) continue;
+    const uint64_t lock_start = std::max(lock->start, r.start);
+    const uint64_t lock_end =
+        lock->len == 0 || lock->start + lock->len > r.end ? r.end : lock->start + lock->len;
+    if (lock_start >= lock_end) {
+      // Never from Linux; refused so that every step makes progress.
+      return Status::io_error("fcntl F_OFD_GETLK reader slots " + path +
+                                  ": the lock found lies outside the range asked about",
+                              EIO);
+    }
+    if (lock_end < r.end) todo.push_back({lock_end, r.end, false});
+    todo.push_back({lock_start, lock_end, true});
+    if (r.start < lock_start) todo.push_back({r.start, lock_start, false});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> PageFile::held_reader_slots(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::not_found(path + ": no such file");
+    return os_error("open " + path, err);
+  }
+  auto out = held_reader_slots_of(fd, path);
+  ::close(fd);
+  return out;
 }
 
 Status PageFile::lock_commit(uint64_t txn_id) {

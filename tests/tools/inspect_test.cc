@@ -2,10 +2,17 @@
 // pages, page, free, readers; counts that agree across info, stat, check and
 // trees; --json on every command, --version, --help, unknown commands, and
 // messages that never print raw binary.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "ordo/database.h"
 #include "ordo_util.h"
@@ -170,6 +177,111 @@ TEST_F(ToolInspectTest, ReadersNameTheSnapshotAndTheProcess) {
   EXPECT_EQ(j["readers"][0]["processes"][0]["pid"], getpid());
   const ProcessResult text = ordo_tool({"readers", path_});
   EXPECT_NE(text.out.find(std::to_string(getpid())), std::string::npos) << text.out;
+}
+
+// A process with a read-only handle of its own that begins a read txn each
+// time it is asked, keeps every one open, and answers with its snapshot.
+class ReaderProcess {
+ public:
+  explicit ReaderProcess(const std::string& path) {
+    int ask[2], answer[2];
+    if (::pipe2(ask, O_CLOEXEC) != 0 || ::pipe2(answer, O_CLOEXEC) != 0) return;
+    std::fflush(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) serve(path, ask[0], answer[1]);
+    ::close(ask[0]);
+    ::close(answer[1]);
+    ask_ = ask[1];
+    answer_ = answer[0];
+  }
+  ~ReaderProcess() {
+    if (pid_ <= 0) return;
+    // Other children hold copies of this pipe, so it is told, not closed.
+    (void)!::write(ask_, "q", 1);
+    ::close(ask_);
+    ::close(answer_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  ReaderProcess(const ReaderProcess&) = delete;
+  ReaderProcess& operator=(const ReaderProcess&) = delete;
+
+  int pid() const { return pid_; }
+  // The snapshot of a new read txn in the child; 0 when it failed.
+  uint64_t begin_read() {
+    uint64_t txn = 0;
+    if (pid_ <= 0 || ::write(ask_, "r", 1) != 1) return 0;
+    return ::read(answer_, &txn, sizeof(txn)) == sizeof(txn) ? txn : 0;
+  }
+
+ private:
+  [[noreturn]] static void serve(const std::string& path, int ask, int answer) {
+    auto db = Database::open(path, Options{.read_only = true});
+    std::vector<ReadTxn> reads;
+    char c;
+    while (::read(ask, &c, 1) == 1 && c == 'r') {
+      uint64_t txn = 0;
+      if (db.is_ok()) {
+        auto r = (*db)->begin_read();
+        if (r.is_ok()) {
+          txn = r->txn_id();
+          reads.push_back(std::move(r).value());
+        }
+      }
+      if (::write(answer, &txn, sizeof(txn)) != sizeof(txn)) break;
+    }
+    ::_exit(0);
+  }
+
+  int pid_ = -1;
+  int ask_ = -1;
+  int answer_ = -1;
+};
+
+// Three processes read snapshots in an order that keeps each one's slots
+// apart from the next-higher slot in the kernel's lock list (one holds two
+// side by side, two share one): `readers` lists every snapshot with its
+// processes.
+TEST_F(ToolInspectTest, ReadersListEverySnapshotOfSeveralProcesses) {
+  std::vector<std::unique_ptr<ReaderProcess>> procs;
+  for (int i = 0; i < 3; ++i) {
+    procs.push_back(std::make_unique<ReaderProcess>(path_));
+    ASSERT_GT(procs.back()->pid(), 0);
+  }
+  auto db = Database::open(path_);
+  ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+  std::map<uint64_t, std::set<int>> expected;  // snapshot -> pids
+  // A digit: that process begins a read; c: a commit.
+  for (const char step : std::string("0c1c2c2c1c0c10c2")) {
+    if (step == 'c') {
+      auto w = (*db)->begin_write();
+      ASSERT_TRUE(w.is_ok());
+      ASSERT_TRUE(w->put(w->default_tree(), "k", std::to_string(w->txn_id())).is_ok());
+      ASSERT_TRUE(w->commit().is_ok());
+      continue;
+    }
+    ReaderProcess& proc = *procs[step - '0'];
+    const uint64_t txn = proc.begin_read();
+    ASSERT_NE(txn, 0u) << "process " << step;
+    expected[txn].insert(proc.pid());
+  }
+  ASSERT_EQ(expected.size(), 8u);
+  const auto j = parse_json(ordo_tool({"readers", "--json", path_}));
+  std::map<uint64_t, std::set<int>> listed;
+  for (const auto& r : j["readers"]) {
+    std::set<int>& pids = listed[r["snapshot_txn"].get<uint64_t>()];
+    for (const auto& proc : r["processes"]) pids.insert(proc["pid"].get<int>());
+  }
+  EXPECT_EQ(listed, expected) << j.dump();
+  EXPECT_EQ(j["readers"].size(), expected.size());
+  const ProcessResult text = ordo_tool({"readers", path_});
+  for (const auto& [txn, pids] : expected) {
+    for (const int pid : pids) {
+      EXPECT_NE(text.out.find(std::to_string(pid)), std::string::npos) << text.out;
+    }
+  }
+  procs.clear();
+  EXPECT_EQ(parse_json(ordo_tool({"readers", "--json", path_}))["readers"].size(), 0u);
 }
 
 TEST_F(ToolInspectTest, EveryCommandSpeaksJson) {

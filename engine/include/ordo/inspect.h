@@ -162,8 +162,9 @@ struct ReaderSlot {
 };
 // The reader slots other handles hold on the database file at `path`
 // (read-only handles of any process; a writable handle's own read txns take
-// no slot and are not listed), by snapshot. Opens `path` read-only for the
-// query and closes it. NotFound when missing; IOError when fcntl fails.
+// no slot and are not listed), by snapshot, ascending; at most the lowest
+// io::PageFile::kMaxListedReaderSlots. Opens `path` read-only for the query
+// and closes it. NotFound when missing; IOError when open or fcntl fails.
 // Linux: holders are found through /proc/<pid>/fdinfo (only processes the
 // caller may inspect).
 Result<std::vector<ReaderSlot>> reader_slots(const std::string& path);

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ordo/io/backend.h"
 #include "ordo/io/file_options.h"
@@ -144,6 +145,16 @@ class PageFile {
   // fcntl fails.
   Result<bool> reader_slot_in(uint64_t first_txn, uint64_t end_txn) const;
   static constexpr uint64_t kReaderSlotBase = uint64_t{1} << 62;
+  // The snapshot txn ids whose reader slots any handle (of any process)
+  // holds on the file at `path`, ascending, each once; at most the lowest
+  // kMaxListedReaderSlots. Opens `path` read-only for the query (an open of
+  // its own: no handle's slots are hidden from it) and closes it. Slots one
+  // handle holds side by side are one lock to the kernel; each of its bytes
+  // is listed. Asks F_OFD_GETLK at most 2n + 1 times for n slots listed.
+  // Returns NotFound when `path` does not exist; IOError (the errno, the
+  // call and the path) when open or fcntl fails.
+  static Result<std::vector<uint64_t>> held_reader_slots(const std::string& path);
+  static constexpr size_t kMaxListedReaderSlots = 1'000'000;
 
   // Commit locks. A writer holds an exclusive open-file-description lock on
   // byte kCommitLockBase + txn_id from before it writes that txn's meta page
