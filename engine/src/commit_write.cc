@@ -26,6 +26,15 @@ Status restore_slot(io::PageFile& file, const io::WriteSpan& span, const std::by
   return file.write(std::span<const io::WriteSpan>(&back, 1), sync);
 }
 
+// True when every span's bytes are what the file's mapping shows.
+bool reached_page_cache(const io::PageFile& file, std::span<const io::WriteSpan> spans) {
+  for (const io::WriteSpan& span : spans) {
+    const std::byte* now = file.data(span.offset_bytes, span.size_bytes);
+    if (now == nullptr || std::memcmp(now, span.data, span.size_bytes) != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
@@ -53,15 +62,11 @@ CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan
     locked = true;
   }
   Status s;
-  bool sync_failed = false;
+  bool pages_failed = false;
   if (protocol == CommitProtocol::kTwoSync) {
-    // Pages durable first, then the meta and its own sync. The pages' own
-    // sync is separate, so its failure is known as one.
-    s = pages.empty() ? Status::ok() : file.write(pages, false);
-    if (s.is_ok() && sync && !pages.empty()) {
-      s = file.sync();
-      sync_failed = !s.is_ok();
-    }
+    // Pages durable first, then the meta and its own sync.
+    s = pages.empty() ? Status::ok() : file.write(pages, sync);
+    pages_failed = !s.is_ok();
     if (s.is_ok()) s = file.write(meta_spans, sync);
   } else {
     // One-sync: one batch. The meta starts only after every page write
@@ -77,6 +82,8 @@ CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan
   // Did any byte of the meta reach the page cache? Then it may be taken for
   // a commit: put the slot back before the lock lets anyone look.
   const bool meta_touched = std::memcmp(slot, before.get(), ps) != 0;
+  // Two-sync pages all in the page cache, yet the call failed: their sync did.
+  const bool sync_failed = pages_failed && sync && reached_page_cache(file, pages);
   CommitWriteResult out{s, s.is_io_error() || sync_failed || meta_touched};
   if (meta_touched) {
     Status restored = restore_slot(file, meta_span, before.get(), sync);

@@ -104,7 +104,7 @@ Status PageFile::lock_commit(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase - kCommitLockBase) {
     return Status::invalid_argument("txn id too large for a commit lock");
   }
-  const int err = ofd_lock(fd_, F_OFD_SETLK, F_WRLCK, kCommitLockBase + txn_id, 1, nullptr);
+  const int err = ofd_set_lock(fd_, F_WRLCK, {kCommitLockBase + txn_id, 1});
   if (err == EAGAIN || err == EACCES) {
     return Status::busy("commit lock of txn " + std::to_string(txn_id) + " of " + path_ +
                         " is held by another handle");
@@ -116,17 +116,16 @@ Status PageFile::unlock_commit(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase - kCommitLockBase) {
     return Status::invalid_argument("txn id too large for a commit lock");
   }
-  const int err = ofd_lock(fd_, F_OFD_SETLK, F_UNLCK, kCommitLockBase + txn_id, 1, nullptr);
+  const int err = ofd_set_lock(fd_, F_UNLCK, {kCommitLockBase + txn_id, 1});
   return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
 }
 
 Result<bool> PageFile::commit_in_flight(uint64_t txn_id) const {
   if (txn_id >= kReaderSlotBase - kCommitLockBase) return false;
-  short found = F_UNLCK;
-  const int err =
-      ofd_lock(fd_, F_OFD_GETLK, F_RDLCK, kCommitLockBase + txn_id, 1, &found);
+  std::optional<OfdRange> found;
+  const int err = ofd_conflicting_lock(fd_, F_RDLCK, {kCommitLockBase + txn_id, 1}, &found);
   if (err != 0) return os_error("fcntl F_OFD_GETLK commit lock " + path_, err);
-  return found != F_UNLCK;
+  return found.has_value();
 }
 
 }  // namespace ordo::io

@@ -176,21 +176,27 @@ TEST(FaultEngineSmokeTest, InjectedSyncEioFailsTheCommitAndKeepsThePreviousOne) 
   EXPECT_TRUE(s.is_io_error()) << s.to_string();
   EXPECT_EQ(s.errno_value(), EIO);
   EXPECT_EQ(log->failed_count(), 1u);
-  EXPECT_EQ(log->op(log->op_count() - 1).error, EIO);
-  // Commit 2 may be what a crash leaves only if its meta (slot 0) was issued before
-  // the sync failed: never with two syncs, possibly with one.
-  bool meta_issued = false;
-  for (size_t i = before_second; i < log->op_count(); ++i) {
-    const FaultOp& op = log->op(i);
-    meta_issued |= op.kind == FaultOp::Kind::kWrite && !op.failed() && op.offset_bytes == 0;
-  }
+  // The failed sync follows the meta write (slot 0, one-sync); then the slot's
+  // old bytes go back and are synced, so every crash from then on recovers commit 1.
+  size_t failed = before_second;
+  while (failed < log->op_count() && !log->op(failed).failed()) ++failed;
+  ASSERT_LT(failed, log->op_count());
+  EXPECT_EQ(log->op(failed).kind, FaultOp::Kind::kSync);
+  EXPECT_EQ(log->op(failed).error, EIO);
+  ASSERT_GE(failed, 1u);
+  EXPECT_EQ(log->op(failed - 1).offset_bytes, 0u);  // the meta of commit 2
+  ASSERT_EQ(log->op_count(), failed + 3);
+  EXPECT_EQ(log->op(failed + 1).kind, FaultOp::Kind::kWrite);
+  EXPECT_EQ(log->op(failed + 1).offset_bytes, 0u);  // the slot put back
+  EXPECT_EQ(log->op(failed + 2).kind, FaultOp::Kind::kSync);
+  EXPECT_FALSE(log->op(failed + 2).failed());
   const std::vector<CrashPoint> points = log->crash_points(log->op_count());
   EXPECT_FALSE(points.empty());
   for (const CrashPoint& p : points) {
     auto img = log->image(p);
     ASSERT_TRUE(img.is_ok());
     const int n = recovered_count(dir, *img, "eio");
-    EXPECT_TRUE(n == 1 || (meta_issued && n == 2)) << p.to_string() << " recovered " << n;
+    EXPECT_EQ(n, 1) << p.to_string();
   }
   // The handle is poisoned: the next commit fails without writing.
   const size_t ops = log->op_count();
