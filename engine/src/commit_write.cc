@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "ordo/assert.h"
 #include "page_memory.h"
 
 namespace ordo::engine {
@@ -43,6 +44,7 @@ CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan
   PageBuffer meta_page = page_buffer(ps);
   PageBuffer before = page_buffer(ps);
   if (!meta_page || !before) return {Status::full("out of memory for the meta page"), false};
+  ORDO_ASSERT(ps != 0 && meta.txn_id != 0);  // txn 0 is the new file's, written at create
   encode_meta(meta, meta_page.get());
   const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page.get(), ps};
   const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
@@ -97,6 +99,7 @@ CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan
       // handle lives.
       return out;
     }
+    ORDO_ASSERT(std::memcmp(slot, before.get(), ps) == 0);  // what every handle reads now
   }
   if (locked) (void)file.unlock_commit(meta.txn_id);
   return out;
