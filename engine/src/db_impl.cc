@@ -135,6 +135,19 @@ Status DatabaseImpl::load_existing() {
     }
     if (open_slots_.problem[0] == MetaProblem::kNoMagic &&
         open_slots_.problem[1] == MetaProblem::kNoMagic) {
+      // A create cut short (killed, or its first meta write failed) after
+      // the file grew leaves only zeros: nothing to lose, so a writable
+      // open makes it new, as it does an empty file.
+      if (holds_only_zeros()) {
+        if (options_.read_only) {
+          return Status::not_ordo_file("not an ordo database: " + path +
+                                       " holds only zeros (a create that did not finish); a "
+                                       "writable open makes it a new database");
+        }
+        ORDO_RETURN_IF_ERROR(create_new());
+        recovery_note_ = "the file held only zeros (a create that did not finish): made new";
+        return Status::ok();
+      }
       return Status::not_ordo_file("not an ordo database: " + path +
                                    " (no ordo magic in either meta page)");
     }
@@ -151,6 +164,20 @@ Status DatabaseImpl::load_existing() {
   page_size_ = m.page_size;
   publish(m);
   return Status::ok();
+}
+
+bool DatabaseImpl::holds_only_zeros() const {
+  const uint64_t len = file_->file_bytes();
+  // The mapping covers whole system pages; a file whose length is not a
+  // multiple of one is not what a create leaves.
+  const std::byte* p = file_->data(0, static_cast<size_t>(len));
+  if (p == nullptr || len == 0) return false;
+  static constexpr std::byte kZeros[4096] = {};
+  for (uint64_t at = 0; at < len; at += sizeof kZeros) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, len - at));
+    if (std::memcmp(p + at, kZeros, n) != 0) return false;
+  }
+  return true;
 }
 
 Result<MetaSlots> DatabaseImpl::read_slots() {

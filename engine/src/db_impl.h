@@ -136,6 +136,9 @@ class DatabaseImpl {
   // IOError when the lock query fails. A writable handle is the file's only
   // writer: `pick` is returned as it is.
   Result<int> settled_slot(engine::MetaSlots& slots, int pick) ORDO_EXCLUDES(state_mu_);
+  // True when every byte of the file (as mapped) is zero: what a create cut
+  // short between its growth and its first meta write leaves.
+  bool holds_only_zeros() const;
   // True when the file now holds a valid meta newer than `txn_id`.
   bool writer_moved_past(uint64_t txn_id);
   // Re-reads after a Busy from trusted_slot; a writer that outruns this many

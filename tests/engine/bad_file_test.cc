@@ -66,6 +66,40 @@ TEST_F(BadFileTest, TinyAndEmptyFiles) {
   EXPECT_TRUE(open_status(true).is_not_ordo_file()) << open_status(true).to_string();
 }
 
+// A create cut short after its growth and before its first meta write
+// leaves a file of zeros: a writable open makes it a new database (nothing
+// in it to lose), a read-only one says what it is. One byte that is not zero
+// and the file is left alone.
+TEST_F(BadFileTest, AFileOfZerosFromAnUnfinishedCreateIsMadeNew) {
+  write_file(std::string(1 << 20, '\0'));
+  Status ro = open_status(true);
+  EXPECT_TRUE(ro.is_not_ordo_file()) << ro.to_string();
+  EXPECT_NE(ro.message().find("holds only zeros"), std::string::npos) << ro.to_string();
+  {
+    auto db = testing::open_db(path());
+    EXPECT_NE(db->info().recovery.find("held only zeros"), std::string::npos)
+        << db->info().recovery;
+    auto w = db->begin_write();
+    ASSERT_TRUE(w->put(w->default_tree(), "k", "v").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  {
+    auto db = testing::open_db(path());
+    EXPECT_EQ(db->info().recovery, "");
+    auto r = db->begin_read();
+    EXPECT_EQ(r->get(r->default_tree(), "k")->str(), "v");
+  }
+
+  std::string almost(1 << 20, '\0');
+  almost[(1 << 20) - 1] = 'x';
+  write_file(almost);
+  Status s = open_status();
+  EXPECT_TRUE(s.is_not_ordo_file()) << s.to_string();
+  EXPECT_NE(s.message().find("no ordo magic"), std::string::npos) << s.to_string();
+  std::ifstream in(path(), std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), almost);
+}
+
 // Random bytes over one page of a valid file: the metas still open it, and a
 // damaged page that a tree uses is Corruption in check() and in a full read,
 // with and without checksum verification (without it, the structural checks

@@ -524,8 +524,10 @@ class Database {
   // Returns: Busy when another handle (this or another process) has it open
   // for writing and Options::writer_wait_ms passed; NotFound when missing
   // and !create_if_missing or read_only; NotOrdoFile for a file that is not
-  // an ordo database (an empty file is one only for a read-only open: a
-  // writable open makes it a new database); VersionMismatch for another format version;
+  // an ordo database (an empty file, or one of zeros only as a create cut
+  // short between growing the file and writing its first meta leaves, is one
+  // only for a read-only open: a writable open makes it a new database and,
+  // for zeros, says so in DatabaseInfo::recovery); VersionMismatch for another format version;
   // InvalidArgument for another page size than Options asks, or a bad
   // option (an Options enum out of range included); Full when the file does
   // not fit in Options::map_reserve_bytes, or a new file's meta pages do not
