@@ -92,6 +92,15 @@ DatabaseInfo Database::info() const {
                     engine::MetaProblem::kNone;
     if (!out.valid) continue;
     out.txn_id = slot.txn_id;
+    // A newer meta whose writer has not settled it yet (docs/FORMAT.md,
+    // "Failed commits") is not this handle's commit: say why.
+    if (impl_->options().read_only && slot.txn_id > m.txn_id) {
+      auto in_flight = file.commit_in_flight(slot.txn_id);
+      if (in_flight.is_ok() && *in_flight) {
+        out.valid = false;
+        out.problem = "txn " + std::to_string(slot.txn_id) + " is being committed";
+      }
+    }
     out.page_high_water = slot.page_high_water;
     out.file_bytes = slot.file_bytes;
     out.free_pages = slot.free_pages;

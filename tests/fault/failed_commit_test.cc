@@ -264,14 +264,23 @@ TEST(FailedCommitTest, ACommitIsNotTakenByOtherHandlesBeforeItsSyncReturned) {
     auto before = open_read_only(path);
     EXPECT_EQ(k_at(*before), "A@1");
     int syncs_seen = 0;
+    int in_flight_seen = 0;
     during_sync = [&] {
       ++syncs_seen;
-      EXPECT_EQ(k_at(*open_read_only(path)), "A@1");
+      auto now = open_read_only(path);
+      EXPECT_EQ(k_at(*now), "A@1");
       EXPECT_EQ(k_at(*before), "A@1");
+      const MetaInfo& slot0 = now->info().metas[0];  // txn 2's, once its meta is written
+      if (slot0.txn_id == 2) {
+        ++in_flight_seen;
+        EXPECT_FALSE(slot0.valid);
+        EXPECT_EQ(slot0.problem, "txn 2 is being committed");
+      }
     };
     ASSERT_TRUE(put_k(**db, "B").is_ok());
     during_sync = nullptr;
     EXPECT_EQ(syncs_seen, protocol == CommitProtocol::kOneSync ? 1 : 2);
+    EXPECT_EQ(in_flight_seen, 1);  // the meta's sync, in either protocol
     EXPECT_EQ(k_at(*before), "B@2");
     EXPECT_EQ(k_at(*open_read_only(path)), "B@2");
   }

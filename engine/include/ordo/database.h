@@ -201,7 +201,9 @@ struct CheckReport {
 struct MetaInfo {
   // Magic, version, page size and checksum verify, and the fields are
   // consistent with each other, with the slot (txn id parity) and with the
-  // file's length (see DatabaseInfo::recovery).
+  // file's length (see DatabaseInfo::recovery); on a read-only handle, also
+  // not a newer commit still in progress in another handle (problem: "txn N
+  // is being committed").
   bool valid = false;
   std::string problem;  // why not valid; empty when valid
   uint64_t txn_id = 0;
