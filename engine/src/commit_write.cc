@@ -1,23 +1,28 @@
 #include "commit_write.h"
 
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include "ordo/assert.h"
-#include "page_memory.h"
 
 namespace ordo::engine {
 namespace {
 
-struct PageDeleter {
-  void operator()(std::byte* p) const { page_free(p); }
-};
-using PageBuffer = std::unique_ptr<std::byte, PageDeleter>;
+// A page buffer taken from `buffers` for the length of one commit.
+class PageLease {
+ public:
+  explicit PageLease(PageBuffers& buffers) : buffers_(buffers), page_(buffers.take()) {}
+  ~PageLease() {
+    if (page_ != nullptr) buffers_.give(page_);
+  }
+  PageLease(const PageLease&) = delete;
+  PageLease& operator=(const PageLease&) = delete;
+  std::byte* get() const { return page_; }
 
-PageBuffer page_buffer(size_t bytes) {
-  return PageBuffer(static_cast<std::byte*>(page_zalloc(bytes)));
-}
+ private:
+  PageBuffers& buffers_;
+  std::byte* const page_;
+};
 
 // Puts `before` back into the meta slot of `span` after a failed commit,
 // synced when `sync`.
@@ -38,12 +43,15 @@ bool reached_page_cache(const io::PageFile& file, std::span<const io::WriteSpan>
 
 }  // namespace
 
-CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
-                               const Meta& meta, CommitProtocol protocol, bool sync) {
+CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
+                               std::span<const io::WriteSpan> pages, const Meta& meta,
+                               CommitProtocol protocol, bool sync) {
   const uint32_t ps = meta.page_size;
-  PageBuffer meta_page = page_buffer(ps);
-  PageBuffer before = page_buffer(ps);
-  if (!meta_page || !before) return {Status::full("out of memory for the meta page"), false};
+  const PageLease meta_page(buffers);
+  const PageLease before(buffers);
+  if (!meta_page.get() || !before.get()) {
+    return {Status::full("out of memory for the meta page"), false};
+  }
   ORDO_ASSERT(ps != 0 && meta.txn_id != 0);  // txn 0 is the new file's, written at create
   encode_meta(meta, meta_page.get());
   const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page.get(), ps};

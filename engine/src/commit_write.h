@@ -5,6 +5,7 @@
 #include <span>
 
 #include "meta.h"
+#include "page_buffers.h"
 #include "ordo/io/page_file.h"
 #include "ordo/options.h"
 #include "ordo/status.h"
@@ -38,7 +39,9 @@ struct CommitWriteResult {
 // held for the life of `file`, so readers keep using the previous commit).
 // REQUIRES: the caller is the file's one writer; `meta.page_size` is the
 // file's page size.
-CommitWriteResult write_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
-                               const Meta& meta, CommitProtocol protocol, bool sync);
+// The meta page and the slot's old bytes live in two buffers of `buffers`.
+CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
+                               std::span<const io::WriteSpan> pages, const Meta& meta,
+                               CommitProtocol protocol, bool sync);
 
 }  // namespace ordo::engine

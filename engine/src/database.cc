@@ -94,11 +94,11 @@ DatabaseInfo Database::info() const {
     out.txn_id = slot.txn_id;
     // A newer meta whose writer has not settled it yet (docs/FORMAT.md,
     // "Failed commits") is not this handle's commit: say why.
-    if (impl_->options().read_only && slot.txn_id > m.txn_id) {
-      auto in_flight = file.commit_in_flight(slot.txn_id);
-      if (in_flight.is_ok() && *in_flight) {
+    if (slot.txn_id > m.txn_id) {
+      auto unsettled = impl_->unsettled_problem(slot.txn_id);
+      if (unsettled.is_ok() && !unsettled->empty()) {
         out.valid = false;
-        out.problem = "txn " + std::to_string(slot.txn_id) + " is being committed";
+        out.problem = std::move(unsettled).value();
       }
     }
     out.page_high_water = slot.page_high_water;

@@ -189,15 +189,22 @@ Result<MetaSlots> DatabaseImpl::read_slots() {
   return MetaSlots::read(*file_);
 }
 
+Result<std::string> DatabaseImpl::unsettled_problem(uint64_t txn_id) const {
+  if (!options_.read_only) return std::string();
+  ORDO_ASSIGN_OR_RETURN(bool in_flight, file_->commit_in_flight(txn_id));
+  return in_flight ? "txn " + std::to_string(txn_id) + " is being committed" : std::string();
+}
+
 Result<int> DatabaseImpl::settled_slot(MetaSlots& slots, int pick) {
   if (!options_.read_only || pick < 0) return pick;
   const uint64_t txn_id = slots.meta[pick].txn_id;
   // A meta this handle already took was settled then.
-  if (txn_id <= committed().txn_id && committed().page_size != 0) return pick;
-  ORDO_ASSIGN_OR_RETURN(bool in_flight, file_->commit_in_flight(txn_id));
-  if (in_flight) {
+  const Meta taken = committed();
+  if (taken.page_size != 0 && txn_id <= taken.txn_id) return pick;
+  ORDO_ASSIGN_OR_RETURN(std::string unsettled, unsettled_problem(txn_id));
+  if (!unsettled.empty()) {
     slots.problem[pick] = MetaProblem::kInFlight;
-    slots.text[pick] = "txn " + std::to_string(txn_id) + " is being committed";
+    slots.text[pick] = std::move(unsettled);
     return slots.newest_valid();
   }
   // The lock is free: the commit is durable, or failed and its slot was put

@@ -59,6 +59,11 @@ class DatabaseImpl {
   // Read-only handles: catch up with commits made by another process.
   Status refresh_committed() ORDO_EXCLUDES(state_mu_);
 
+  // Read-only handles: "txn N is being committed" when another handle holds
+  // the commit lock of `txn_id` (PageFile::lock_commit), else empty; always
+  // empty on a writable handle. IOError when the lock query fails.
+  Result<std::string> unsettled_problem(uint64_t txn_id) const;
+
   // Makes `meta` the committed state seen by later txns.
   void publish(const engine::Meta& meta) ORDO_EXCLUDES(state_mu_);
 

@@ -254,8 +254,9 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   // The meta goes last: until it is durable the previous commit stays the one
   // a crash recovers to, and until write_commit() returns no other handle
   // takes it.
-  engine::CommitWriteResult written = engine::write_commit(
-      file, spans, meta, db_->options().commit_protocol, db_->options().sync_commits);
+  engine::CommitWriteResult written =
+      engine::write_commit(file, db_->page_buffers(), spans, meta,
+                           db_->options().commit_protocol, db_->options().sync_commits);
   if (!written.status.is_ok()) {
     if (!written.poison) return written.status;
     db_->poison(written.status);

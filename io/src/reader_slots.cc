@@ -99,11 +99,20 @@ Result<std::vector<uint64_t>> PageFile::held_reader_slots(const std::string& pat
   return out;
 }
 
+namespace {
+
+// Commit locks cover the txn ids below this: bytes [kCommitLockBase, kReaderSlotBase).
+constexpr uint64_t kCommitLockTxns = PageFile::kReaderSlotBase - PageFile::kCommitLockBase;
+
+Status commit_lock_txn_too_large() {
+  return Status::invalid_argument("txn id too large for a commit lock");
+}
+
+}  // namespace
+
 Status PageFile::lock_commit(uint64_t txn_id) {
   if (!backend_) return Status::invalid_argument("commit lock on read-only file " + path_);
-  if (txn_id >= kReaderSlotBase - kCommitLockBase) {
-    return Status::invalid_argument("txn id too large for a commit lock");
-  }
+  if (txn_id >= kCommitLockTxns) return commit_lock_txn_too_large();
   const int err = ofd_set_lock(fd_, F_WRLCK, {kCommitLockBase + txn_id, 1});
   if (err == EAGAIN || err == EACCES) {
     return Status::busy("commit lock of txn " + std::to_string(txn_id) + " of " + path_ +
@@ -113,15 +122,13 @@ Status PageFile::lock_commit(uint64_t txn_id) {
 }
 
 Status PageFile::unlock_commit(uint64_t txn_id) {
-  if (txn_id >= kReaderSlotBase - kCommitLockBase) {
-    return Status::invalid_argument("txn id too large for a commit lock");
-  }
+  if (txn_id >= kCommitLockTxns) return commit_lock_txn_too_large();
   const int err = ofd_set_lock(fd_, F_UNLCK, {kCommitLockBase + txn_id, 1});
   return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
 }
 
 Result<bool> PageFile::commit_in_flight(uint64_t txn_id) const {
-  if (txn_id >= kReaderSlotBase - kCommitLockBase) return false;
+  if (txn_id >= kCommitLockTxns) return false;
   std::optional<OfdRange> found;
   const int err = ofd_conflicting_lock(fd_, F_RDLCK, {kCommitLockBase + txn_id, 1}, &found);
   if (err != 0) return os_error("fcntl F_OFD_GETLK commit lock " + path_, err);
