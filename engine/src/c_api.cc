@@ -216,12 +216,16 @@ Status to_options(const ordo_options* in, ordo::Options* out) {
   out->sync_commits = in->sync_commits;
   out->verify_checksums = in->verify_checksums;
   out->trim_on_close = in->trim_on_close;
+  out->log_bytes = in->log_bytes;
   switch (in->commit_protocol) {
     case ORDO_COMMIT_ONE_SYNC:
       out->commit_protocol = ordo::CommitProtocol::kOneSync;
       break;
     case ORDO_COMMIT_TWO_SYNC:
       out->commit_protocol = ordo::CommitProtocol::kTwoSync;
+      break;
+    case ORDO_COMMIT_LOG:
+      out->commit_protocol = ordo::CommitProtocol::kLog;
       break;
     default:
       return Status::invalid_argument("unknown commit_protocol " +
@@ -364,9 +368,10 @@ int ordo_options_init(ordo_options* options, size_t struct_size, ordo_error* err
     options->txn_memory_budget_bytes = d.txn_memory_budget_bytes;
     options->append_fill = d.append_fill;
     options->id_node = d.id_node;
-    options->commit_protocol = d.commit_protocol == ordo::CommitProtocol::kTwoSync
-                                   ? ORDO_COMMIT_TWO_SYNC
-                                   : ORDO_COMMIT_ONE_SYNC;
+    options->commit_protocol = d.commit_protocol == ordo::CommitProtocol::kTwoSync   ? ORDO_COMMIT_TWO_SYNC
+                               : d.commit_protocol == ordo::CommitProtocol::kOneSync ? ORDO_COMMIT_ONE_SYNC
+                                                                                   : ORDO_COMMIT_LOG;
+    options->log_bytes = d.log_bytes;
     options->io_backend = ORDO_IO_AUTO;
     options->create_if_missing = d.create_if_missing;
     options->read_only = d.read_only;

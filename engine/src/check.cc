@@ -8,6 +8,8 @@
 #include "ordo/btree/tree.h"
 #include "ordo/btree/walk.h"
 #include "free_entry.h"
+#include "log_record.h"
+#include "txn_log.h"
 #include "txn_impl.h"
 
 namespace ordo {
@@ -16,11 +18,12 @@ namespace {
 using btree::NodeView;
 using btree::PageNo;
 
-enum class Owner : uint8_t { kNone, kMeta, kTree, kOverflow, kFree };
+enum class Owner : uint8_t { kNone, kMeta, kTree, kOverflow, kFree, kLog };
 
 const char* owner_name(Owner o) {
   switch (o) {
     case Owner::kMeta: return "a meta page";
+    case Owner::kLog: return "a page of the log area";
     case Owner::kTree: return "a tree page";
     case Owner::kOverflow: return "an overflow page";
     case Owner::kFree: return "a free page";
@@ -32,6 +35,16 @@ const char* owner_name(Owner o) {
 class Checker {
  public:
   using LeafVisitor = std::function<void(const NodeView& leaf, uint32_t i, PageNo pg)>;
+
+  Checker(btree::PageReader& pages, const engine::Meta& meta, CheckReport& report,
+          const std::function<void(uint64_t, uint64_t)>& progress)
+      : Checker(pages, meta.page_high_water, report, progress) {
+    for (PageNo pg = meta.log_first_page;
+         pg < meta.log_first_page + meta.log_pages && pg < high_water_; ++pg) {
+      owner_[pg] = Owner::kLog;
+      report_.log_pages++;
+    }
+  }
 
   Checker(btree::PageReader& pages, uint64_t high_water, CheckReport& report,
           const std::function<void(uint64_t, uint64_t)>& progress)
@@ -224,15 +237,68 @@ class Checker {
   }
 };
 
+// The log records from the checkpoint of `meta`'s epoch up to `meta`: each
+// present, whole, with operations that decode, and the last one carrying
+// `meta` itself. Says nothing when a later checkpoint took that slot since.
+void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& report,
+               const std::function<void(PageNo, std::string)>& problem) {
+  const int slot = engine::slot_of_epoch(meta.log_epoch);
+  const std::byte* p = file.data(static_cast<uint64_t>(slot) * meta.page_size, meta.page_size);
+  engine::Meta c;
+  std::string text;
+  if (p == nullptr || engine::decode_meta(p, &c, &text) != engine::MetaProblem::kNone ||
+      c.log_epoch != meta.log_epoch) {
+    return;
+  }
+  if (c.txn_id > meta.txn_id) {
+    problem(slot, "checkpoint txn " + std::to_string(c.txn_id) + " is past the snapshot's txn " +
+                      std::to_string(meta.txn_id) + " in the same log epoch");
+    return;
+  }
+  engine::Meta last = c;
+  const engine::LogScan scan =
+      engine::scan_log(file, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
+        if (r.meta.txn_id > meta.txn_id) return false;
+        last = r.meta;
+        report.log_records++;
+        report.log_bytes += r.bytes;
+        if (!engine::log_ops_decode(r.ops)) {
+          problem(meta.log_first_page + r.offset_bytes / meta.page_size,
+                  "log record of txn " + std::to_string(r.meta.txn_id) +
+                      ": operations do not decode");
+        }
+        return r.meta.txn_id < meta.txn_id;
+      });
+  (void)scan;
+  if (last.txn_id != meta.txn_id) {
+    problem(meta.log_first_page,
+            "the log holds txns " + std::to_string(c.txn_id + 1) + ".." +
+                std::to_string(last.txn_id) + " after checkpoint txn " +
+                std::to_string(c.txn_id) + ", not the snapshot's txn " +
+                std::to_string(meta.txn_id));
+    return;
+  }
+  if (last.txn_id != c.txn_id &&
+      (last.default_tree.root != meta.default_tree.root ||
+       last.catalog.root != meta.catalog.root || last.free_tree.root != meta.free_tree.root ||
+       last.page_high_water != meta.page_high_water)) {
+    problem(meta.log_first_page, "log record of txn " + std::to_string(meta.txn_id) +
+                                     " names other roots than the snapshot");
+  }
+}
+
 }  // namespace
 
 Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& progress) {
   if (!impl_) return Status::txn_ended("txn already committed, aborted or moved from");
   const engine::Meta& meta = impl_->snapshot();
-  // The meta page this snapshot's meta lives in: it holds the three roots.
-  const PageNo meta_page = meta.txn_id % 2;
+  // The meta page of this snapshot's checkpoint: it (or a log record after
+  // it) holds the three roots.
+  const PageNo meta_page = static_cast<PageNo>(engine::slot_of_epoch(meta.log_epoch));
   CheckReport report;
-  Checker c(impl_->pages(), meta.page_high_water, report, progress);
+  Checker c(impl_->pages(), meta, report, progress);
+  check_log(impl_->db().file(), meta, report,
+            [&](PageNo pg, std::string what) { c.problem(pg, std::move(what)); });
   c.user_tree("default tree", meta.default_tree, meta_page);
   report.free_tree_entries = c.tree(
       "free tree", meta.free_tree, meta_page,

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "log_record.h"
 #include "ordo/assert.h"
 
 namespace ordo::engine {
@@ -54,13 +55,14 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
   }
   ORDO_ASSERT(ps != 0 && meta.txn_id != 0);  // txn 0 is the new file's, written at create
   encode_meta(meta, meta_page.get());
-  const io::WriteSpan meta_span{(meta.txn_id % 2) * ps, meta_page.get(), ps};
+  const int slot_index = slot_of_epoch(meta.log_epoch);
+  const io::WriteSpan meta_span{static_cast<uint64_t>(slot_index) * ps, meta_page.get(), ps};
   const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
   // The slot's bytes now: a failed commit puts them back (the meta before
   // the previous one, which open may still fall back to).
   const std::byte* slot = file.data(meta_span.offset_bytes, ps);
   if (slot == nullptr) {
-    return {Status::corruption("meta slot " + std::to_string(meta.txn_id % 2) + " is not mapped"),
+    return {Status::corruption("meta slot " + std::to_string(slot_index) + " is not mapped"),
             false};
   }
   std::memcpy(before.get(), slot, ps);
@@ -99,7 +101,7 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
     Status restored = restore_slot(file, meta_span, before.get(), sync);
     if (!restored.is_ok()) {
       const std::string text = s.message() + "; putting back meta slot " +
-                               std::to_string(meta.txn_id % 2) + " failed too (" +
+                               std::to_string(slot_index) + " failed too (" +
                                restored.to_string() + "): a later open may find txn " +
                                std::to_string(meta.txn_id);
       out.status = s.is_full() ? Status::full(text) : Status::io_error(text, s.errno_value());
@@ -110,6 +112,57 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
     ORDO_ASSERT(std::memcmp(slot, before.get(), ps) == 0);  // what every handle reads now
   }
   if (locked) (void)file.unlock_commit(meta.txn_id);
+  return out;
+}
+
+CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
+                                      const Meta& meta, uint64_t offset_bytes, ByteView ops,
+                                      bool sync, std::vector<std::byte>& record) {
+  ORDO_ASSERT((meta.flags & kMetaFlagLogged) != 0 && meta.txn_id != 0);
+  const uint64_t bytes = log_record_bytes(ops.size());
+  ORDO_ASSERT(offset_bytes % kLogBlockBytes == 0 && offset_bytes + bytes <= log_area_bytes(meta));
+  // Pages first, unsynced: they reach the page cache before the record, so a
+  // reader that takes the record finds them; until the record is durable
+  // nothing reaches them.
+  if (!pages.empty()) {
+    Status s = file.write(pages, false);
+    if (!s.is_ok()) return {s, s.is_io_error()};
+  }
+  record.resize(bytes);
+  encode_log_record(meta, offset_bytes, ops, record.data());
+  const uint64_t at = meta.log_first_page * meta.page_size + offset_bytes;
+  const std::byte* place = file.data(at, kLogBlockBytes);
+  if (place == nullptr) return {Status::corruption("log area is not mapped"), false};
+  std::byte before[kLogBlockBytes];
+  std::memcpy(before, place, kLogBlockBytes);
+
+  if (sync) {
+    Status s = file.lock_commit(meta.txn_id);
+    if (!s.is_ok()) return {s, false};
+  }
+  const io::WriteSpan span{at, record.data(), bytes};
+  Status s = sync ? file.write_durable(std::span<const io::WriteSpan>(&span, 1))
+                  : file.write(std::span<const io::WriteSpan>(&span, 1), false);
+  CommitWriteResult out{s, false};
+  if (!s.is_ok() && std::memcmp(place, before, kLogBlockBytes) != 0) {
+    // Some of the record may be in the page cache, or on disk: put its first
+    // block back, so its header no longer names this txn.
+    out.poison = true;
+    const io::WriteSpan back{at, before, kLogBlockBytes};
+    const std::span<const io::WriteSpan> backs(&back, 1);
+    Status restored = sync ? file.write_durable(backs) : file.write(backs, false);
+    if (!restored.is_ok()) {
+      const std::string text = s.message() + "; putting back the log block at " +
+                               std::to_string(offset_bytes) + " failed too (" +
+                               restored.to_string() + "): a later open may find txn " +
+                               std::to_string(meta.txn_id);
+      out.status = s.is_full() ? Status::full(text) : Status::io_error(text, s.errno_value());
+      return out;  // the lock stays: readers keep the previous commit while this handle lives
+    }
+  } else if (!s.is_ok()) {
+    out.poison = s.is_io_error();
+  }
+  if (sync) (void)file.unlock_commit(meta.txn_id);
   return out;
 }
 

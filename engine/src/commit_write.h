@@ -3,10 +3,12 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "meta.h"
 #include "page_buffers.h"
 #include "ordo/io/page_file.h"
+#include "ordo/byte_view.h"
 #include "ordo/options.h"
 #include "ordo/status.h"
 
@@ -20,7 +22,8 @@ struct CommitWriteResult {
   bool poison = false;
 };
 
-// Writes `pages`, then `meta` into its slot (txn_id % 2), with fdatasync when
+// A checkpoint commit: writes `pages`, then `meta` into its slot
+// (slot_of_epoch(meta.log_epoch)), with fdatasync when
 // `sync` (kOneSync: one batch and one sync behind both; kTwoSync: pages and
 // their sync, then the meta and its own). When `sync`, the meta's commit lock
 // (PageFile::lock_commit) is held from before the meta is written until the
@@ -43,5 +46,23 @@ struct CommitWriteResult {
 CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
                                std::span<const io::WriteSpan> pages, const Meta& meta,
                                CommitProtocol protocol, bool sync);
+
+// A logged commit: writes `pages` into the page cache, then the log record of
+// `meta` (flag kMetaFlagLogged) with `ops` at byte `offset_bytes` of the log
+// area, made durable by itself (PageFile::write_durable) when `sync`. With
+// `sync` the meta's commit lock is held from before the record is written
+// until it is settled, so no other handle takes the record while it may fail.
+// `record` is the writer's buffer for the record's bytes.
+//
+// A failure after bytes of the record may have reached the page cache puts
+// the first block of the record's place back as it was (durably when `sync`)
+// before the lock goes, so no reader or later open takes the failed record;
+// the handle is then to be poisoned. A failed page write leaves the log
+// untouched (Full leaves the handle usable).
+// Returns Full, IOError or Busy as write_commit does.
+// REQUIRES: the caller is the file's one writer; the record fits the log area.
+CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
+                                      const Meta& meta, uint64_t offset_bytes, ByteView ops,
+                                      bool sync, std::vector<std::byte>& record);
 
 }  // namespace ordo::engine

@@ -88,11 +88,14 @@ class Copier {
  private:
   // The copy's meta: the snapshot's, made for a file of `high_water` pages
   // whose pages are all durable before the meta is seen (no one-sync check).
+  // A checkpoint of a new log epoch, whose log area the copy holds as zeros:
+  // no record of the source's log is taken for one of the copy's.
   Meta copy_meta(uint64_t high_water) const {
     Meta m = snap_;
     m.page_high_water = high_water;
     m.file_bytes = high_water * ps_;
     m.flags = 0;
+    m.log_epoch++;
     return m;
   }
 
@@ -100,7 +103,7 @@ class Copier {
   // older commit exists in the copy).
   Status write_metas(CopySink& sink, const Meta& meta) {
     std::vector<std::byte> pages(2 * ps_);
-    encode_meta(meta, pages.data() + (meta.txn_id % 2) * ps_);
+    encode_meta(meta, pages.data() + slot_of_epoch(meta.log_epoch) * ps_);
     return sink.write(0, pages.data(), pages.size());
   }
 
@@ -152,6 +155,9 @@ class Copier {
       s = c.next();
     }
     ORDO_RETURN_IF_ERROR(s);
+    for (PageNo pg = snap_.log_first_page; pg < snap_.log_first_page + snap_.log_pages; ++pg) {
+      free[pg] = true;  // the log area: zeros
+    }
     ORDO_RETURN_IF_ERROR(write_metas(sink, copy_meta(hw)));
     constexpr uint64_t kRunPages = 256;
     PageNo pg = kFirstDataPage;
@@ -197,8 +203,14 @@ class Copier {
     std::function<void(uint64_t, uint64_t)> progress;
     if (!report_progress) std::swap(progress, options_.progress);
     if (write_meta_first) ORDO_RETURN_IF_ERROR(write_metas(sink, *planned));
-    PageEmitter out(sink, ps_, kFirstDataPage);
+    // The log area first, as a new file has it (zeros), then the trees.
+    if (snap_.log_pages > 0) {
+      ORDO_RETURN_IF_ERROR(sink.write(kFirstDataPage * ps_, nullptr, snap_.log_pages * ps_));
+    }
+    PageEmitter out(sink, ps_, kFirstDataPage + snap_.log_pages);
     Meta meta = snap_;
+    meta.log_first_page = kFirstDataPage;
+    meta.log_epoch++;
     ORDO_ASSIGN_OR_RETURN(meta.default_tree, compact_tree(snap_.default_tree, out, total));
     DenseBuilder catalog(out, snap_.txn_id);
     std::vector<std::pair<std::string, btree::TreeRoot>> roots;

@@ -73,7 +73,14 @@ DatabaseInfo Database::info() const {
   info.format_version = engine::kFormatVersion;
   info.file_bytes = file.file_bytes();
   info.txn_id = m.txn_id;
-  info.current_meta = static_cast<int>(m.txn_id % 2);
+  info.current_meta = engine::slot_of_epoch(m.log_epoch);
+  info.log = impl_->log_info();
+  info.current.valid = true;
+  info.current.txn_id = m.txn_id;
+  info.current.page_high_water = m.page_high_water;
+  info.current.file_bytes = m.file_bytes;
+  info.current.free_pages = m.free_pages;
+  info.current.tree_count = m.tree_count;
   info.pages_used = m.page_high_water - m.free_pages;
   info.id_high_water = m.last_uuid;
   info.id64_high_water = Id64{m.last_id64};

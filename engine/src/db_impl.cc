@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include "options_check.h"
 #include "ordo/btree/page_format.h"
 #include "page_memory.h"
+#include "commit_write.h"
+#include "log_record.h"
 #include "recovery.h"
+#include "txn_log.h"
 
 namespace ordo {
 
@@ -20,7 +24,11 @@ using engine::MutexLock;
 DatabaseImpl::~DatabaseImpl() {
   // A forked child shares the file with its parent: it shrinks nothing.
   if (in_forked_child()) return;
-  if (options_.read_only || !options_.trim_on_close || !file_ || !poisoned().is_ok()) return;
+  if (options_.read_only || !file_ || !poisoned().is_ok()) return;
+  // The log's records become a checkpoint, so the next open replays nothing.
+  // Best effort: a failure leaves them for the next open to apply.
+  if (page_buffers_ && !checkpoint().is_ok()) return;
+  if (!options_.trim_on_close) return;
   // Best effort: a failed ftruncate leaves the preallocated tail, nothing else.
   const Meta m = committed();
   if (m.page_size != 0) (void)file_->shrink_to(m.page_high_water * m.page_size);
@@ -77,22 +85,42 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
 
 Status DatabaseImpl::create_new() {
   page_size_ = options_.page_size_bytes != 0 ? options_.page_size_bytes : btree::kDefaultPageSize;
-  ORDO_RETURN_IF_ERROR(file_->grow_to(engine::kFirstDataPage * page_size_));
+  const uint64_t log_bytes = options_.log_bytes != 0 ? options_.log_bytes : engine::kDefaultLogBytes;
   Meta meta;
   meta.page_size = page_size_;
   meta.txn_id = 0;
-  meta.page_high_water = engine::kFirstDataPage;
+  meta.log_first_page = engine::kFirstDataPage;
+  meta.log_pages = log_bytes / page_size_;
+  meta.log_epoch = 0;
+  meta.page_high_water = meta.log_first_page + meta.log_pages;
+  ORDO_RETURN_IF_ERROR(file_->grow_to(meta.page_high_water * page_size_));
   meta.file_bytes = file_->file_bytes();
+  ORDO_RETURN_IF_ERROR(prewrite_log(meta));
   std::byte* page = static_cast<std::byte*>(engine::page_zalloc(page_size_));
   engine::encode_meta(meta, page);
   io::WriteSpan span{0, page, page_size_};
   Status s = file_->write(std::span<const io::WriteSpan>(&span, 1), true);
   engine::page_free(page);
   ORDO_RETURN_IF_ERROR(s);
-  publish(meta);
+  publish_checkpoint(meta);
   open_slots_.meta[0] = meta;
   open_slots_.problem[0] = MetaProblem::kNone;
   open_slots_.text[1] = "never written";
+  return Status::ok();
+}
+
+Status DatabaseImpl::prewrite_log(const Meta& meta) {
+  // Written through the page cache in pieces; the meta write after it syncs
+  // them with the rest of the new file.
+  constexpr uint64_t kPieceBytes = 1 << 20;
+  const uint64_t total = engine::log_area_bytes(meta);
+  std::vector<std::byte> zeros(std::min(total, kPieceBytes));
+  for (uint64_t done = 0; done < total;) {
+    const uint64_t n = std::min<uint64_t>(zeros.size(), total - done);
+    const io::WriteSpan span{meta.log_first_page * meta.page_size + done, zeros.data(), n};
+    ORDO_RETURN_IF_ERROR(file_->write(std::span<const io::WriteSpan>(&span, 1), false));
+    done += n;
+  }
   return Status::ok();
 }
 
@@ -162,8 +190,61 @@ Status DatabaseImpl::load_existing() {
   }
   // read_slots() checked that the file holds every page up to the high-water.
   page_size_ = m.page_size;
-  publish(m);
+  publish_checkpoint(m);
+  return open_log(m);
+}
+
+Status DatabaseImpl::open_log(const Meta& c) {
+  if (options_.read_only) {
+    ORDO_ASSIGN_OR_RETURN(Meta tail, newest_meta_from_file());
+    publish(tail);
+    return Status::ok();
+  }
+  Meta last = c;
+  uint64_t bytes = 0;
+  const engine::LogScan scan =
+      engine::scan_log(*file_, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
+        last = r.meta;
+        bytes += r.bytes;
+        return true;
+      });
+  if (scan.records == 0) return Status::ok();
+  const std::string txns = "txns " + std::to_string(c.txn_id + 1) + ".." +
+                           std::to_string(last.txn_id) + " (" + std::to_string(scan.records) +
+                           " log records, " + std::to_string(bytes) + " bytes) after checkpoint txn " +
+                           std::to_string(c.txn_id);
+  // A process that died leaves every page in the page cache; a machine that
+  // went down may have lost pages written since the checkpoint.
+  Status intact = engine::verify_since(*file_, last, c.txn_id);
+  if (intact.is_ok()) {
+    publish(last);
+    MutexLock g(state_mu_);
+    log_ = LogState{c.txn_id, scan.next_bytes, scan.records, bytes};
+    return Status::ok();
+  }
+  needs_replay_ = true;
+  replay_note_ = "replayed " + txns + " (pages not all on disk: " + intact.to_string() + ")";
   return Status::ok();
+}
+
+Status DatabaseImpl::replay_log(const std::shared_ptr<DatabaseImpl>& db) {
+  if (!db->needs_replay_) return Status::ok();
+  const Meta c = db->committed();
+  std::vector<engine::LogRecord> records;
+  engine::scan_log(*db->file_, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
+    records.push_back(r);
+    return true;
+  });
+  db->replaying_ = true;
+  Status s;
+  for (const engine::LogRecord& r : records) {
+    s = engine::replay_record(db, r);
+    if (!s.is_ok()) break;
+  }
+  db->replaying_ = false;
+  db->needs_replay_ = false;
+  ORDO_RETURN_IF_ERROR(s);
+  return db->checkpoint();
 }
 
 bool DatabaseImpl::holds_only_zeros() const {
@@ -221,7 +302,13 @@ bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
   if (!file_->refresh().is_ok()) return false;
   const MetaSlots slots = MetaSlots::read(*file_);
   const int pick = slots.newest_valid();
-  return pick >= 0 && slots.meta[pick].txn_id > txn_id;
+  if (pick < 0) return false;
+  if (slots.meta[pick].txn_id > txn_id) return true;
+  // A record past it in the log of that checkpoint.
+  const engine::LogScan scan =
+      engine::scan_log(*file_, slots.meta[pick], 0, slots.meta[pick].txn_id + 1,
+                       [&](const engine::LogRecord& r) { return r.meta.txn_id <= txn_id; });
+  return scan.last_txn > txn_id;
 }
 
 Result<Meta> DatabaseImpl::newest_meta_from_file() {
@@ -251,7 +338,68 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
     return Status::corruption("both meta pages are invalid: meta 0: " + slots.text[0] +
                               "; meta 1: " + slots.text[1]);
   }
-  return slots.meta[pick];
+  return log_tail(slots.meta[pick]);
+}
+
+Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
+  MutexLock g(verify_mu_);
+  LogCursor& cur = log_cursor_;
+  if (cur.epoch != c.log_epoch || cur.checkpoint_txn != c.txn_id) {
+    cur = LogCursor{c.log_epoch, c.txn_id, 0, c};
+  }
+  // The records after where this handle read up to; the newest and the one
+  // before it, in case the newest is not settled.
+  Meta newest = cur.last, before = cur.last;
+  uint64_t newest_next = cur.next_bytes, before_next = cur.next_bytes;
+  engine::scan_log(*file_, c, cur.next_bytes, cur.last.txn_id + 1,
+                   [&](const engine::LogRecord& r) {
+                     before = newest;
+                     before_next = newest_next;
+                     newest = r.meta;
+                     newest_next = r.offset_bytes + r.bytes;
+                     return true;
+                   });
+  if (newest.txn_id != cur.last.txn_id) {
+    ORDO_ASSIGN_OR_RETURN(bool in_flight, file_->commit_in_flight(newest.txn_id));
+    if (in_flight) {
+      newest = before;
+      newest_next = before_next;
+    } else {
+      // The lock is free: the record is durable, or failed and was put back
+      // before the lock went, which a second read tells.
+      bool same = false;
+      engine::scan_log(*file_, c, before_next, before.txn_id + 1,
+                       [&](const engine::LogRecord& r) {
+                         same = r.meta.txn_id == newest.txn_id;
+                         return false;
+                       });
+      if (!same) {
+        return Status::busy("log record of txn " + std::to_string(newest.txn_id) +
+                            " changed while it was being checked");
+      }
+    }
+  }
+  if (newest.txn_id > c.txn_id && !log_verified_) {
+    // The first logged state this handle takes: after a crash of the machine
+    // the log may hold commits whose pages never reached the disk, which only
+    // a writable open can replay.
+    Status intact = engine::verify_since(*file_, newest, c.txn_id);
+    if (!intact.is_ok()) {
+      if (writer_moved_past(newest.txn_id)) {
+        return Status::busy("a writer committed past txn " + std::to_string(newest.txn_id) +
+                            " while it was being checked");
+      }
+      return Status::busy("txns " + std::to_string(c.txn_id + 1) + ".." +
+                          std::to_string(newest.txn_id) +
+                          " are in the log but not all their pages are on disk (" +
+                          intact.to_string() +
+                          "): open the database writable once to replay them");
+    }
+    log_verified_ = true;
+  }
+  cur.next_bytes = newest_next;
+  cur.last = newest;
+  return newest;
 }
 
 Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::string* note) {
@@ -346,16 +494,91 @@ Status DatabaseImpl::refresh_committed() {
 
 Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const {
   std::vector<uint64_t> snapshots;
+  uint64_t checkpoint_txn = 0;
   {
     MutexLock g(state_mu_);
     snapshots = readers_.snapshots();
+    checkpoint_txn = log_.checkpoint_txn;
   }
-  return engine::ReuseRule::make(snapshot_txn, std::move(snapshots), *file_);
+  return engine::ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(snapshots), *file_);
 }
 
 void DatabaseImpl::publish(const Meta& meta) {
   MutexLock g(state_mu_);
   committed_ = meta;
+}
+
+DatabaseImpl::LogState DatabaseImpl::log_state() const {
+  MutexLock g(state_mu_);
+  return log_;
+}
+
+LogInfo DatabaseImpl::log_info() const {
+  const Meta m = committed();
+  LogInfo out;
+  out.first_page = m.log_first_page;
+  out.area_bytes = engine::log_area_bytes(m);
+  out.epoch = m.log_epoch;
+  out.replayed = replay_note_;
+  const int slot = engine::slot_of_epoch(m.log_epoch);
+  const std::byte* p = file_->data(static_cast<uint64_t>(slot) * m.page_size, m.page_size);
+  Meta c;
+  std::string text;
+  if (p == nullptr || engine::decode_meta(p, &c, &text) != MetaProblem::kNone ||
+      c.log_epoch != m.log_epoch) {
+    return out;
+  }
+  out.checkpoint_txn = c.txn_id;
+  const engine::LogScan scan =
+      engine::scan_log(*file_, c, 0, c.txn_id + 1, [](const engine::LogRecord&) { return true; });
+  out.records = scan.records;
+  out.head_bytes = scan.next_bytes;
+  out.last_txn = scan.last_txn;
+  return out;
+}
+
+void DatabaseImpl::publish_logged(const Meta& meta, uint64_t record_bytes, uint64_t held_pages) {
+  MutexLock g(state_mu_);
+  ORDO_DCHECK(meta.log_epoch == committed_.log_epoch && meta.txn_id == committed_.txn_id + 1);
+  committed_ = meta;
+  log_.head_bytes += record_bytes;
+  log_.record_bytes += record_bytes;
+  log_.records++;
+  log_.held_pages += held_pages;
+}
+
+bool DatabaseImpl::checkpoint_due() const {
+  MutexLock g(state_mu_);
+  return log_.held_pages >= 256 && log_.held_pages * 16 > committed_.page_high_water;
+}
+
+void DatabaseImpl::publish_checkpoint(const Meta& meta) {
+  MutexLock g(state_mu_);
+  committed_ = meta;
+  log_ = LogState{meta.txn_id, 0, 0, 0};
+}
+
+Status DatabaseImpl::checkpoint() {
+  const LogState before = log_state();
+  Meta m = committed();
+  if (before.records == 0 && before.checkpoint_txn == m.txn_id) return Status::ok();
+  // Every page of the logged txns durable, then the meta that names them.
+  Status s = file_->sync();
+  if (!s.is_ok()) {
+    poison(s);
+    return s.with_context("checkpoint of txn " + std::to_string(m.txn_id));
+  }
+  m.log_epoch++;
+  m.flags = 0;
+  m.file_bytes = file_->file_bytes();
+  const engine::CommitWriteResult w =
+      engine::write_commit(*file_, *page_buffers_, {}, m, CommitProtocol::kTwoSync, true);
+  if (!w.status.is_ok()) {
+    if (w.poison) poison(w.status);
+    return w.status.with_context("checkpoint of txn " + std::to_string(m.txn_id));
+  }
+  publish_checkpoint(m);
+  return Status::ok();
 }
 
 void DatabaseImpl::poison(const Status& s) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "batch_queue.h"
 #include "fork_guard.h"
@@ -67,6 +68,46 @@ class DatabaseImpl {
   // Makes `meta` the committed state seen by later txns.
   void publish(const engine::Meta& meta) ORDO_EXCLUDES(state_mu_);
 
+  // The log (docs/FORMAT.md, "The log") as this handle knows it.
+  struct LogState {
+    uint64_t checkpoint_txn = 0;  // txn of the checkpoint the records follow
+    uint64_t head_bytes = 0;      // where the next record goes in the log area
+    uint64_t records = 0;         // records written since that checkpoint
+    uint64_t record_bytes = 0;    // their bytes
+    // Pages those txns freed that the checkpoint's state reaches: not
+    // reusable before the next checkpoint (engine::ReuseRule).
+    uint64_t held_pages = 0;
+  };
+  LogState log_state() const ORDO_EXCLUDES(state_mu_);
+  // The log as the file holds it now, for Database::info(): the checkpoint of
+  // the committed state's epoch and the records after it.
+  LogInfo log_info() const ORDO_EXCLUDES(state_mu_);
+  // publish() after a logged commit whose record took `record_bytes` and
+  // which freed `held_pages` pages the checkpoint's state reaches.
+  void publish_logged(const engine::Meta& meta, uint64_t record_bytes, uint64_t held_pages)
+      ORDO_EXCLUDES(state_mu_);
+  // True when the pages held for the next checkpoint are worth taking one
+  // for: more than 1/16 of the pages in use (and at least 256), so the file
+  // grows by at most that much between checkpoints.
+  bool checkpoint_due() const ORDO_EXCLUDES(state_mu_);
+  // publish() of a checkpoint meta: the log starts again, empty.
+  void publish_checkpoint(const engine::Meta& meta) ORDO_EXCLUDES(state_mu_);
+  // Makes the committed state a checkpoint: fdatasync, then the committed
+  // meta with the next log epoch into its slot, then fdatasync. Nothing to do
+  // when no record was written since the last one. The caller is the writer
+  // (holds the writer gate, or no txn exists). A failure poisons the handle
+  // (IOError, Full); the log and the committed state stay as they were.
+  Status checkpoint() ORDO_EXCLUDES(state_mu_);
+  // Writer: the buffer for log records.
+  std::vector<std::byte>& record_buffer() { return record_buffer_; }
+  // True while open replays log records: commits then write pages only.
+  bool replaying() const { return replaying_; }
+  // Writable opens whose log holds records the file's pages do not (a crash
+  // of the machine lost pages): applies them, each as a write txn, then takes
+  // a checkpoint. Called once by the opener, with the shared state.
+  static Status replay_log(const std::shared_ptr<DatabaseImpl>& db);
+  bool needs_replay() const { return needs_replay_; }
+
   // The writer lock: one write txn at a time.
   engine::WriterGate& writer_gate() { return writer_gate_; }
   // Database::batch callers waiting to be committed as a group.
@@ -115,6 +156,8 @@ class DatabaseImpl {
   const std::string& meta_problem(int i) const { return open_slots_.text[i]; }
   // Set when open fell back to the older meta; empty otherwise.
   const std::string& recovery_note() const { return recovery_note_; }
+  // Set when open replayed log records (LogInfo::replayed).
+  const std::string& replay_note() const { return replay_note_; }
 
  private:
   DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile> file);
@@ -150,6 +193,18 @@ class DatabaseImpl {
   // checks in a row makes open fail with Busy.
   static constexpr int kRaceRetries = 100;
 
+  // After the checkpoint `c` was picked at open: finds the records after it.
+  // A writable handle takes the last one when the pages of every txn since
+  // `c` read back intact, else marks them for replay_log(); a read-only one
+  // goes through newest_meta_once().
+  Status open_log(const engine::Meta& c);
+  // Read-only handles: the newest settled state of the log after checkpoint
+  // `c` (itself when no record follows it). Busy when it raced a writer.
+  Result<engine::Meta> log_tail(const engine::Meta& c);
+  // The new file's log area: zeros written and synced, so records never
+  // write into unwritten extents.
+  Status prewrite_log(const engine::Meta& meta);
+
   Options options_;
   std::unique_ptr<io::PageFile> file_;
   uint32_t page_size_ = 0;
@@ -172,8 +227,25 @@ class DatabaseImpl {
 
   engine::MetaSlots open_slots_;
   std::string recovery_note_;
+  std::string replay_note_;
   engine::Mutex verify_mu_;
   uint64_t verified_txn_ ORDO_GUARDED_BY(verify_mu_) = UINT64_MAX;  // last verified one-sync txn
+
+  LogState log_ ORDO_GUARDED_BY(state_mu_);
+  std::vector<std::byte> record_buffer_;
+  bool replaying_ = false;
+  bool needs_replay_ = false;
+  // Read-only handles: where the log was read up to (a settled record) and
+  // whether the pages of a logged state were verified once (a handle that
+  // lives was not through a crash of the machine since).
+  struct LogCursor {
+    uint64_t epoch = UINT64_MAX;
+    uint64_t checkpoint_txn = 0;
+    uint64_t next_bytes = 0;
+    engine::Meta last;
+  };
+  LogCursor log_cursor_ ORDO_GUARDED_BY(verify_mu_);
+  bool log_verified_ ORDO_GUARDED_BY(verify_mu_) = false;
 };
 
 }  // namespace ordo

@@ -42,6 +42,12 @@ class FreeList {
 
   // Committed page `pg`, written by txn `written_by`, is replaced by this txn.
   void add_freed(uint64_t written_by, btree::PageNo pg) { freed_.emplace_back(written_by, pg); }
+  // Pages freed so far by this txn that txn `txn` or one before it wrote.
+  uint64_t freed_written_by_at_most(uint64_t txn) const {
+    uint64_t n = 0;
+    for (const auto& [by, pg] : freed_) n += by <= txn ? 1 : 0;
+    return n;
+  }
 
   // Commit: writes the freed pages and `allocator`'s unused reusable pages
   // into the free tree under this txn's id. Corruption when the update does

@@ -45,6 +45,7 @@ const char* page_kind_name(PageKind kind) {
     case PageKind::kOverflow: return "overflow";
     case PageKind::kFree: return "free";
     case PageKind::kUnreachable: return "unreachable";
+    case PageKind::kLog: return "log";
   }
   return "?";
 }
@@ -187,6 +188,7 @@ Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>
   for (uint64_t i = 0; i < map.pages.size(); ++i) {
     map.pages[i].page = i;
     if (i < engine::kFirstDataPage) map.pages[i].kind = PageKind::kMeta;
+    if (engine::in_log_area(meta, i)) map.pages[i].kind = PageKind::kLog;
   }
   uint64_t seen = 0;
   btree::PageReader& pages = impl->pages();
@@ -285,6 +287,11 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
     std::string text;
     if (engine::decode_meta(raw, &m, &text) != engine::MetaProblem::kNone) d.problem = text;
     d.txn_id = m.txn_id;
+    return d;
+  }
+  if (engine::in_log_area(meta, page_number)) {
+    d.kind = PageKind::kLog;
+    d.owned = true;
     return d;
   }
   std::vector<TreeSummary> trees;
@@ -413,7 +420,7 @@ Result<std::vector<FreeEntryInfo>> free_entries(Txn& txn) {
     info.written_by = e.written_by;
     info.chunk = e.chunk;
     for (uint64_t i = 0; i < e.page_count(); ++i) info.pages.push_back(e.page(i));
-    if (e.freed_by > rule.last_freeing_txn() && e.written_by != e.freed_by) {
+    if (rule.recent(e)) {
       info.state = FreeState::kRecent;
     } else {
       ORDO_ASSIGN_OR_RETURN(const bool reusable, rule.reusable(e));

@@ -47,6 +47,9 @@ void encode_meta(const Meta& m, std::byte* page) {
   store_u64(page + kMetaOffTreeCount, m.tree_count);
   store_u64(page + kMetaOffFreePages, m.free_pages);
   store_u64(page + kMetaOffFlags, m.flags);
+  store_u64(page + kMetaOffLogFirstPage, m.log_first_page);
+  store_u64(page + kMetaOffLogPages, m.log_pages);
+  store_u64(page + kMetaOffLogEpoch, m.log_epoch);
   store_u64(page + kMetaChecksumOffset, XXH3_64bits(page, kMetaChecksumOffset));
 }
 
@@ -66,6 +69,12 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
     return MetaProblem::kNoMagic;
   }
   uint32_t version = load_u32(p + kMetaOffVersion);
+  if (version == 2 && load_u64(p + kV2ChecksumOffset) == XXH3_64bits(p, kV2ChecksumOffset)) {
+    *text = "format version 2 (this build reads version " + std::to_string(kFormatVersion) +
+            "; `ordo upgrade FILE` converts the file in place, keeping every page)";
+    m->txn_id = load_u64(p + kMetaOffTxnId);
+    return MetaProblem::kBadVersion;
+  }
   if (load_u64(p + kMetaChecksumOffset) != XXH3_64bits(p, kMetaChecksumOffset)) {
     *text = "meta checksum mismatch";
     return MetaProblem::kBadChecksum;
@@ -91,8 +100,20 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
   m->tree_count = load_u64(p + kMetaOffTreeCount);
   m->free_pages = load_u64(p + kMetaOffFreePages);
   m->flags = load_u64(p + kMetaOffFlags);
+  m->log_first_page = load_u64(p + kMetaOffLogFirstPage);
+  m->log_pages = load_u64(p + kMetaOffLogPages);
+  m->log_epoch = load_u64(p + kMetaOffLogEpoch);
   const char* bad = nullptr;
-  if (m->page_high_water < kFirstDataPage) {
+  if ((m->flags & ~kMetaKnownFlags) != 0) {
+    bad = "unknown flags";
+  } else if (m->log_pages != 0 &&
+             (m->log_first_page < kFirstDataPage || m->log_first_page > m->page_high_water ||
+              m->log_pages > m->page_high_water - m->log_first_page)) {
+    bad = "log area outside the pages in use";
+  } else if (in_log_area(*m, m->default_tree.root) || in_log_area(*m, m->catalog.root) ||
+             in_log_area(*m, m->free_tree.root)) {
+    bad = "a tree root inside the log area";
+  } else if (m->page_high_water < kFirstDataPage) {
     bad = "page high-water below the first data page";
   } else if (m->page_high_water > m->file_bytes / m->page_size) {
     bad = "page high-water past the file length it records";
@@ -120,9 +141,10 @@ bool is_inconsistent(MetaProblem problem) {
 }
 
 MetaProblem check_meta_in_file(const Meta& m, int slot, uint64_t file_bytes, std::string* text) {
-  if (m.txn_id % 2 != static_cast<uint64_t>(slot)) {
-    *text = "txn " + std::to_string(m.txn_id) + " found in meta slot " + std::to_string(slot) +
-            ", which holds only " + (slot == 0 ? "even" : "odd") + " txn ids";
+  if (slot_of_epoch(m.log_epoch) != slot || (m.flags & kMetaFlagLogged) != 0) {
+    *text = "txn " + std::to_string(m.txn_id) + " (log epoch " + std::to_string(m.log_epoch) +
+            ") found in meta slot " + std::to_string(slot) + ", which holds only " +
+            (slot == 0 ? "even" : "odd") + " epochs of checkpoint metas";
     return MetaProblem::kBadFields;
   }
   // Divides rather than multiplies: an absurd high-water must not overflow.

@@ -1,8 +1,11 @@
 // The meta page: the root of everything on disk. Pages 0 and 1 hold the two
-// meta slots, written alternately (txn id parity); open trusts the valid one
-// with the highest txn id. Layout (little-endian, offsets in bytes):
+// meta slots, each the state of one checkpoint; checkpoint number E (the log
+// epoch) writes slot E mod 2, and open trusts the valid one with the highest
+// txn id, then replays the log records written after it. A log record carries
+// the meta of its txn in the same encoding (flag kMetaFlagLogged).
+// Layout (little-endian, offsets in bytes):
 //     0   8 magic 89 'O' 'R' 'D' 'O' 0d 0a 1a
-//     8   4 format version (2)
+//     8   4 format version (3)
 //    12   4 page size in bytes
 //    16   8 txn id
 //    24   8 page high-water mark: the next never-used page number
@@ -14,8 +17,12 @@
 //   152   8 ID high-water mark: last 64-bit ID issued
 //   160   8 named tree count
 //   168   8 free page count (pages recorded in the free tree)
-//   176   8 flags: bit 0 = written by a one-sync commit
-//   184   8 XXH3-64 of bytes 0..183
+//   176   8 flags: bit 0 = written by a one-sync commit; bit 1 = carried in a log record
+//   184   8 first page of the log area
+//   192   8 pages in the log area (0: no log; every commit is a checkpoint)
+//   200   8 log epoch: the number of the checkpoint this meta belongs to
+//   208  40 zero
+//   248   8 XXH3-64 of bytes 0..247
 // The rest of the page is zero.
 // TreeRoot encoding (32 bytes): root page u64, root checksum u64, entries
 // u64, depth u32, flags u32 (0).
@@ -32,8 +39,8 @@
 namespace ordo::engine {
 
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'R', 'D', 'O', 0x0d, 0x0a, 0x1a};
-inline constexpr uint32_t kFormatVersion = 2;
-inline constexpr uint32_t kMetaBytes = 192;
+inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kMetaBytes = 256;
 inline constexpr uint32_t kTreeRootBytes = 32;
 
 // Meta field offsets in bytes; docs/FORMAT.md has the same table.
@@ -51,9 +58,17 @@ inline constexpr uint32_t kMetaOffLastId64 = 152;
 inline constexpr uint32_t kMetaOffTreeCount = 160;
 inline constexpr uint32_t kMetaOffFreePages = 168;
 inline constexpr uint32_t kMetaOffFlags = 176;
+inline constexpr uint32_t kMetaOffLogFirstPage = 184;
+inline constexpr uint32_t kMetaOffLogPages = 192;
+inline constexpr uint32_t kMetaOffLogEpoch = 200;
 // Meta flag: written by a one-sync commit, so open must verify that txn's pages.
 inline constexpr uint64_t kMetaFlagOneSync = 1;
-inline constexpr uint32_t kMetaChecksumOffset = 184;
+// Meta flag: the meta of a txn carried in its log record (never in a meta slot).
+inline constexpr uint64_t kMetaFlagLogged = 2;
+inline constexpr uint64_t kMetaKnownFlags = kMetaFlagOneSync | kMetaFlagLogged;
+inline constexpr uint32_t kMetaChecksumOffset = 248;
+// Version 2's meta (192 bytes, checksum at 184), recognized to name the upgrade.
+inline constexpr uint32_t kV2ChecksumOffset = 184;
 static_assert(kMetaChecksumOffset + 8 == kMetaBytes);
 
 // Tree root encoding offsets (32 bytes).
@@ -80,7 +95,19 @@ struct Meta {
   uint64_t tree_count = 0;
   uint64_t free_pages = 0;
   uint64_t flags = 0;  // kMetaFlag*
+  uint64_t log_first_page = 0;
+  uint64_t log_pages = 0;
+  uint64_t log_epoch = 0;
 };
+
+// The meta slot (0 or 1) that a checkpoint meta of `log_epoch` lives in.
+inline int slot_of_epoch(uint64_t log_epoch) { return static_cast<int>(log_epoch % 2); }
+
+// The log area of `meta` in bytes, and whether page `pg` lies in it.
+inline uint64_t log_area_bytes(const Meta& meta) { return meta.log_pages * meta.page_size; }
+inline bool in_log_area(const Meta& meta, uint64_t pg) {
+  return pg >= meta.log_first_page && pg < meta.log_first_page + meta.log_pages;
+}
 
 void encode_tree_root(const btree::TreeRoot& root, std::byte* out);
 btree::TreeRoot decode_tree_root(const std::byte* in);

@@ -65,7 +65,12 @@ int MetaSlots::newest_valid() const {
   int pick = -1;
   for (int i = 0; i < 2; ++i) {
     if (problem[i] != MetaProblem::kNone) continue;
-    if (pick < 0 || meta[i].txn_id > meta[pick].txn_id) pick = i;
+    // Two checkpoints of one txn (a checkpoint after its logged commit): the
+    // later epoch.
+    if (pick < 0 || meta[i].txn_id > meta[pick].txn_id ||
+        (meta[i].txn_id == meta[pick].txn_id && meta[i].log_epoch > meta[pick].log_epoch)) {
+      pick = i;
+    }
   }
   return pick;
 }

@@ -23,9 +23,20 @@ Status check_options(const Options& options) {
                                     std::to_string(static_cast<int>(options.io_backend)));
   }
   if (options.commit_protocol != CommitProtocol::kTwoSync &&
-      options.commit_protocol != CommitProtocol::kOneSync) {
+      options.commit_protocol != CommitProtocol::kOneSync &&
+      options.commit_protocol != CommitProtocol::kLog) {
     return Status::invalid_argument("unknown commit_protocol " +
                                     std::to_string(static_cast<int>(options.commit_protocol)));
+  }
+  if (options.log_bytes != 0) {
+    const uint64_t page = options.page_size_bytes != 0 ? options.page_size_bytes
+                                                       : btree::kDefaultPageSize;
+    if (options.log_bytes < kMinLogBytes || options.log_bytes > kMaxLogBytes ||
+        options.log_bytes % page != 0) {
+      return Status::invalid_argument(
+          "log_bytes " + std::to_string(options.log_bytes) +
+          " must be a multiple of the page size from 64 KiB to 1 GiB (or 0 for the default)");
+    }
   }
   if (options.run_reclaim_limit_pages == 0) {
     return Status::invalid_argument("run_reclaim_limit_pages must be at least 1");

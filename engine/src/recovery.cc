@@ -77,8 +77,10 @@ class NewRuns {
 // walk hashes every child of such a page against its entry.
 class LastCommitVerifier : public btree::PageVisitor {
  public:
-  LastCommitVerifier(SnapshotPages& pages, const Meta& meta, NewRuns& new_runs, bool catalog)
-      : pages_(pages), meta_(meta), new_runs_(new_runs), catalog_(catalog) {}
+  LastCommitVerifier(SnapshotPages& pages, const Meta& meta, NewRuns& new_runs, bool catalog,
+                     uint64_t since_txn)
+      : pages_(pages), meta_(meta), new_runs_(new_runs), catalog_(catalog),
+        since_txn_(since_txn) {}
 
   Status verify(const btree::TreeRoot& root) {
     btree::WalkOptions options;
@@ -87,17 +89,19 @@ class LastCommitVerifier : public btree::PageVisitor {
   }
 
   Status damaged(const btree::PageRef& ref, Status problem) override {
-    return problem.with_context("page written by txn " + std::to_string(meta_.txn_id));
+    return problem.with_context(since_txn_ + 1 == meta_.txn_id
+                                    ? "page written by txn " + std::to_string(meta_.txn_id)
+                                    : "page written after txn " + std::to_string(since_txn_));
   }
 
   Result<btree::WalkStep> page(const btree::PageRef& ref, const NodeView& v) override {
-    if (v.txn_id() != meta_.txn_id) return btree::WalkStep::kSkip;  // older, durable before
+    if (v.txn_id() <= since_txn_) return btree::WalkStep::kSkip;  // older, durable before
     if (ref.leaf() && catalog_) {
       for (uint32_t i = 0; i < v.count(); ++i) {
         if (v.value(i).size() != kTreeRootBytes) {
           return Status::corruption("catalog entry has a bad size", ref.page);
         }
-        LastCommitVerifier named(pages_, meta_, new_runs_, false);
+        LastCommitVerifier named(pages_, meta_, new_runs_, false, since_txn_);
         ORDO_RETURN_IF_ERROR(named.verify(decode_tree_root(v.value(i).data())));
       }
     }
@@ -111,8 +115,8 @@ class LastCommitVerifier : public btree::PageVisitor {
     if (!new_runs_.written_by_last_txn(run.ref.first)) return Status::ok();
     ORDO_ASSIGN_OR_RETURN(const std::byte* bytes, pages_.read_run(run.ref.first, run.pages));
     if (btree::overflow_run_checksum(bytes, run.pages, meta_.page_size) != run.ref.checksum) {
-      return Status::corruption("overflow run written by txn " + std::to_string(meta_.txn_id) +
-                                    " does not match its checksum",
+      return Status::corruption("overflow run referred to by txn " +
+                                    std::to_string(meta_.txn_id) + " does not match its checksum",
                                 run.ref.first);
     }
     return Status::ok();
@@ -123,17 +127,34 @@ class LastCommitVerifier : public btree::PageVisitor {
   const Meta& meta_;
   NewRuns& new_runs_;
   const bool catalog_;
+  const uint64_t since_txn_;
 };
+
+Status verify_pages(const io::PageFile& file, const Meta& meta, const Meta* previous,
+                    uint64_t since_txn) {
+  if (meta.page_high_water > file.file_bytes() / meta.page_size) {
+    return Status::corruption("file ends before the pages of txn " + std::to_string(meta.txn_id));
+  }
+  SnapshotPages pages(file, meta.page_size, meta.page_high_water, /*verify=*/true);
+  NewRuns new_runs(pages, meta, previous);
+  ORDO_RETURN_IF_ERROR(
+      LastCommitVerifier(pages, meta, new_runs, false, since_txn).verify(meta.default_tree));
+  ORDO_RETURN_IF_ERROR(
+      LastCommitVerifier(pages, meta, new_runs, false, since_txn).verify(meta.free_tree));
+  return LastCommitVerifier(pages, meta, new_runs, true, since_txn).verify(meta.catalog);
+}
 
 }  // namespace
 
 Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta* previous) {
-  SnapshotPages pages(file, meta.page_size, meta.page_high_water, /*verify=*/true);
-  NewRuns new_runs(pages, meta, previous);
-  ORDO_RETURN_IF_ERROR(
-      LastCommitVerifier(pages, meta, new_runs, false).verify(meta.default_tree));
-  ORDO_RETURN_IF_ERROR(LastCommitVerifier(pages, meta, new_runs, false).verify(meta.free_tree));
-  return LastCommitVerifier(pages, meta, new_runs, true).verify(meta.catalog);
+  // Logged txns between the previous checkpoint and this one reached the disk
+  // with this commit's one sync: their pages are checked too.
+  return verify_pages(file, meta, previous, previous != nullptr ? previous->txn_id : 0);
+}
+
+Status verify_since(const io::PageFile& file, const Meta& meta, uint64_t since_txn) {
+  // No previous meta: every run a page since `since_txn` refers to is checked.
+  return verify_pages(file, meta, nullptr, since_txn);
 }
 
 }  // namespace ordo::engine

@@ -10,7 +10,8 @@
 
 namespace ordo::engine {
 
-// Verifies the pages the txn of `meta` wrote: from each root (default tree,
+// Verifies the pages the txns after `previous` (every txn when null) up to
+// that of `meta` wrote: from each root (default tree,
 // catalog, free tree, and named trees the catalog changes of that txn name),
 // descends only into pages stamped with the txn's id, and checks every child
 // of such a page against the checksum its entry records (which catches a torn
@@ -22,5 +23,14 @@ namespace ordo::engine {
 // one pass over the previous free tree when a run below that mark needs it;
 // never the file. Returns Corruption naming the first page that fails.
 Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta* previous);
+
+// The same check for every txn after `since_txn` up to meta's: descends into
+// pages stamped with a txn id above `since_txn`, hashing every child of such a
+// page against its entry, and hashes every overflow run those pages refer to.
+// Used for logged commits, whose pages reach the disk only at the checkpoint
+// after them. Work is proportional to the pages written since `since_txn`
+// (times the fan-out) and their runs. Returns Corruption naming the first page
+// that fails, or the file ending before meta's high-water mark.
+Status verify_since(const io::PageFile& file, const Meta& meta, uint64_t since_txn);
 
 }  // namespace ordo::engine

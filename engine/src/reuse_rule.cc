@@ -4,12 +4,22 @@
 
 namespace ordo::engine {
 
-Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, std::vector<uint64_t> reader_snapshots,
+Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
+                                  std::vector<uint64_t> reader_snapshots,
                                   const io::PageFile& file) {
   const uint64_t last = snapshot_txn == 0 ? 0 : snapshot_txn - 1;
   std::sort(reader_snapshots.begin(), reader_snapshots.end());
   ORDO_ASSIGN_OR_RETURN(bool other, file.reader_slot_in(0, snapshot_txn));
-  return ReuseRule(last, std::move(reader_snapshots), file, other);
+  return ReuseRule(last, checkpoint_txn, std::move(reader_snapshots), file, other);
+}
+
+bool ReuseRule::recent(const FreeEntry& entry) const {
+  if (entry.written_by == entry.freed_by) return false;
+  if (entry.freed_by > last_) return true;
+  // The checkpoint's state reaches pages written at or before it and freed
+  // after it; pages written after it it never reaches (a written_by of 0,
+  // unknown, counts as before).
+  return entry.freed_by > checkpoint_ && entry.written_by <= checkpoint_;
 }
 
 Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
@@ -17,7 +27,7 @@ Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
   // free in its snapshot and in the meta before, so neither that meta nor any
   // snapshot reaches them: they need not wait a commit.
   if (entry.written_by == entry.freed_by) return true;
-  if (entry.freed_by > last_) return false;
+  if (recent(entry)) return false;
   auto it = std::lower_bound(readers_.begin(), readers_.end(), entry.written_by);
   if (it != readers_.end() && *it < entry.freed_by) return false;
   if (!other_readers_) return true;

@@ -14,11 +14,13 @@ namespace ordo::engine {
 class ReuseRule {
  public:
   // `snapshot_txn`: the newest committed txn (the snapshot the write txn
-  // starts from). `reader_snapshots`: snapshot txn ids of this process's live
-  // read txns. `file`: asked for other processes' reader slots. IOError when
-  // the first reader-slot query fails.
-  static Result<ReuseRule> make(uint64_t snapshot_txn, std::vector<uint64_t> reader_snapshots,
-                                const io::PageFile& file);
+  // starts from). `checkpoint_txn`: the last checkpoint made durable, the
+  // state open falls back to after a crash and replays the log on.
+  // `reader_snapshots`: snapshot txn ids of this process's live read txns.
+  // `file`: asked for other processes' reader slots. IOError when the first
+  // reader-slot query fails.
+  static Result<ReuseRule> make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
+                                std::vector<uint64_t> reader_snapshots, const io::PageFile& file);
 
   // Entries freed after this txn are not reusable yet: the previous meta
   // (kept whole for recovery) may reach their pages. The one exception is an
@@ -26,19 +28,26 @@ class ReuseRule {
   // sort by freeing txn, then writing txn, so those come last.
   uint64_t last_freeing_txn() const { return last_; }
 
+  // True when the entry's pages wait for a checkpoint or for the next
+  // commit, whatever the readers: freed after last_freeing_txn(), or freed
+  // after the checkpoint while written at or before it (the checkpoint's state
+  // reaches them, and open may replay the log on it).
+  bool recent(const FreeEntry& entry) const;
+
   // True when no snapshot still in use can reach the entry's pages: it holds
-  // pages its txn recorded unused (written_by == freed_by), or it was freed
-  // no later than last_freeing_txn() and no reader here or in another
-  // process reads a snapshot in [written_by, freed_by). IOError when the
-  // reader-slot query fails.
+  // pages its txn recorded unused (written_by == freed_by), or it is not
+  // recent() and no reader here or in another process reads a snapshot in
+  // [written_by, freed_by). IOError when the reader-slot query fails.
   Result<bool> reusable(const FreeEntry& entry) const;
 
  private:
-  ReuseRule(uint64_t last, std::vector<uint64_t> readers, const io::PageFile& file,
-            bool other_readers)
-      : last_(last), readers_(std::move(readers)), file_(&file), other_readers_(other_readers) {}
+  ReuseRule(uint64_t last, uint64_t checkpoint, std::vector<uint64_t> readers,
+            const io::PageFile& file, bool other_readers)
+      : last_(last), checkpoint_(checkpoint), readers_(std::move(readers)), file_(&file),
+        other_readers_(other_readers) {}
 
   uint64_t last_;
+  uint64_t checkpoint_;
   std::vector<uint64_t> readers_;  // sorted
   const io::PageFile* file_;
   // Another process held a reader slot below the newest txn when the rule was

@@ -10,6 +10,7 @@
 #include "write_txn_pages.h"
 #include "ordo/btree/tree.h"
 #include "snapshot_pages.h"
+#include "txn_log.h"
 #include "writer_gate.h"
 
 namespace ordo {
@@ -141,9 +142,18 @@ class WriteTxnImpl : public TxnImpl {
   // then only be aborted.
   Status note(Status s);
   Status write_and_publish(engine::Meta& meta);
+  // The two ways a commit goes to the file (docs/FORMAT.md, "Commit protocol").
+  Status write_logged(engine::Meta& meta, std::span<const io::WriteSpan> spans);
+  Status write_checkpoint(engine::Meta& meta, std::span<const io::WriteSpan> spans);
+  // The error of a failed commit that left the handle poisoned.
+  Status poisoned_commit(const engine::Meta& meta, const Status& s);
 
   engine::WriterLock lock_;
   engine::WriteTxnPages pages_;
+  // The txn's operations, for its log record.
+  engine::TxnLog log_;
+  // Pages it freed that the last checkpoint's state reaches (set at commit).
+  uint64_t held_pages_ = 0;
   btree::TreeRoot catalog_;
   uint64_t tree_count_;
   // Trees this txn touched, by tree id: per-txn cost follows the trees

@@ -6,6 +6,7 @@
 
 #include "commit_checks.h"
 #include "commit_write.h"
+#include "log_record.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/cursor.h"
 #include "page_memory.h"
@@ -21,6 +22,11 @@ WriteTxnImpl::WriteTxnImpl(std::shared_ptr<DatabaseImpl> db, engine::WriterLock 
       pages_(db_->file(), db_->page_buffers(), snapshot, snapshot.txn_id + 1, std::move(rule),
              db_->options().txn_memory_budget_bytes, db_->options().verify_checksums,
              db_->options().run_reclaim_limit_pages),
+      // A txn whose operations outgrow a quarter of the log commits as a
+      // checkpoint: its pages are then written once.
+      log_(db_->options().commit_protocol == CommitProtocol::kLog && !db_->replaying()
+               ? engine::log_area_bytes(snapshot) / 4
+               : 0),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   TreeState& default_tree = trees_[0];
@@ -109,6 +115,7 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   st.dirty = true;
   st.name = std::string(name);
   tree_count_++;
+  log_.create_tree(name);
   return tree;
 }
 
@@ -123,6 +130,7 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
   st->dropped = true;
   st->dirty = false;
   tree_count_--;
+  log_.drop_tree(name);
   return Status::ok();
 }
 
@@ -150,6 +158,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   renamed.dirty = true;
   renamed.name = std::string(to);
   renamed.root = root;
+  log_.rename_tree(from, to);
   return Status::ok();
 }
 
@@ -157,7 +166,9 @@ Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
-  return note(btree::put(pages_, st->root, key, value, &st->rightmost));
+  ORDO_RETURN_IF_ERROR(note(btree::put(pages_, st->root, key, value, &st->rightmost)));
+  log_.put(st->name, key, value);
+  return Status::ok();
 }
 
 Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
@@ -165,7 +176,10 @@ Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
   st->rightmost.invalidate();
-  return note(btree::append(pages_, st->root, key, value, db_->options().append_fill));
+  ORDO_RETURN_IF_ERROR(
+      note(btree::append(pages_, st->root, key, value, db_->options().append_fill)));
+  log_.append(st->name, key, value);
+  return Status::ok();
 }
 
 Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
@@ -176,6 +190,7 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
   if (!found) return Status::not_found("key not found");
   st->dirty = true;
+  log_.del(st->name, key);
   return Status::ok();
 }
 
@@ -198,6 +213,7 @@ Result<uint64_t> WriteTxnImpl::del_range(const Tree& tree, const KeyRange& range
     st->dirty = true;
     removed++;
   }
+  if (removed > 0) log_.del_range(st->name, range);
   return removed;
 }
 
@@ -225,6 +241,7 @@ Status WriteTxnImpl::commit() {
     }
   }
   ORDO_RETURN_IF_ERROR(btree::finalize(pages_, catalog_));
+  held_pages_ = pages_.freed_written_by_at_most(db_->log_state().checkpoint_txn);
   ORDO_RETURN_IF_ERROR(pages_.record_free_pages());
   ORDO_RETURN_IF_ERROR(btree::finalize(pages_, pages_.free_tree()));
   meta.catalog = catalog_;
@@ -234,8 +251,6 @@ Status WriteTxnImpl::commit() {
   meta.tree_count = tree_count_;
   meta.last_uuid = db_->uuid_generator().last();
   meta.last_id64 = db_->id64_generator().last().value;
-  meta.flags = db_->options().commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync
-                                                                         : 0;
   return write_and_publish(meta);
 }
 
@@ -251,28 +266,77 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
     if (id != 0 && st.loaded && st.dirty && !st.dropped) roots.push_back(st.root);
   }
   engine::check_pages_before_write(meta, roots, spans);
-  // The meta goes last: until it is durable the previous commit stays the one
-  // a crash recovers to, and until write_commit() returns no other handle
-  // takes it.
-  engine::CommitWriteResult written =
-      engine::write_commit(file, db_->page_buffers(), spans, meta,
-                           db_->options().commit_protocol, db_->options().sync_commits);
-  if (!written.status.is_ok()) {
-    if (!written.poison) return written.status;
-    db_->poison(written.status);
-    return written.status.with_context(
-        "txn " + std::to_string(meta.txn_id) +
-        " was not committed (the previous commit stands); this handle can only read now: "
-        "reopen the database to write again");
-  }
-  db_->publish(meta);
+  const bool logged = db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed());
+  Status s = logged ? write_logged(meta, spans) : write_checkpoint(meta, spans);
+  if (!s.is_ok()) return s;
   auto& c = db_->counters();
   c.commits++;
-  c.pages_written += spans.size() + 1;
+  c.pages_written += spans.size() + (logged ? 0 : 1);
   c.pages_reused += pages_.pages_reused();
   c.pages_spilled += pages_.pages_spilled();
   c.overflow_pages_written += pages_.overflow_pages_written();
   return Status::ok();
+}
+
+Status WriteTxnImpl::write_logged(engine::Meta& meta, std::span<const io::WriteSpan> spans) {
+  io::PageFile& file = db_->file();
+  meta.flags = engine::kMetaFlagLogged;
+  if (db_->replaying()) {
+    // Open applies a record it found: the pages only; the checkpoint after
+    // the last record makes them durable.
+    Status s = spans.empty() ? Status::ok() : file.write(spans, false);
+    if (!s.is_ok()) return s;
+    db_->publish_logged(meta, 0, 0);
+    return Status::ok();
+  }
+  const uint64_t record_bytes = engine::log_record_bytes(log_.bytes().size());
+  if (db_->log_state().head_bytes + record_bytes > engine::log_area_bytes(meta) ||
+      db_->checkpoint_due()) {
+    // The log is full, or pages wait for a checkpoint: the committed state
+    // becomes one, and the record goes to the start of the log.
+    ORDO_RETURN_IF_ERROR(db_->checkpoint());
+    meta.log_epoch = db_->committed().log_epoch;
+  }
+  const uint64_t offset = db_->log_state().head_bytes;
+  engine::CommitWriteResult written =
+      engine::write_logged_commit(file, spans, meta, offset, log_.bytes(),
+                                  db_->options().sync_commits, db_->record_buffer());
+  if (!written.status.is_ok()) {
+    return written.poison ? poisoned_commit(meta, written.status) : written.status;
+  }
+  db_->publish_logged(meta, record_bytes, held_pages_);
+  return Status::ok();
+}
+
+Status WriteTxnImpl::write_checkpoint(engine::Meta& meta, std::span<const io::WriteSpan> spans) {
+  const Options& o = db_->options();
+  // The log's txns since the last checkpoint are in the page cache: this
+  // commit's syncs make them durable with its own pages.
+  meta.log_epoch = snapshot_.log_epoch + 1;
+  meta.flags = o.commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync : 0;
+  const CommitProtocol protocol =
+      o.commit_protocol == CommitProtocol::kOneSync ? CommitProtocol::kOneSync
+                                                     : CommitProtocol::kTwoSync;
+  // With the log, checkpoints sync whatever sync_commits says: the page reuse
+  // rule counts on the last one being durable.
+  const bool sync = o.sync_commits || o.commit_protocol == CommitProtocol::kLog;
+  // The meta goes last: until it is durable the previous commit stays the one
+  // a crash recovers to, and until write_commit() returns no other handle
+  // takes it.
+  engine::CommitWriteResult written =
+      engine::write_commit(db_->file(), db_->page_buffers(), spans, meta, protocol, sync);
+  if (!written.status.is_ok()) {
+    return written.poison ? poisoned_commit(meta, written.status) : written.status;
+  }
+  db_->publish_checkpoint(meta);
+  return Status::ok();
+}
+
+Status WriteTxnImpl::poisoned_commit(const engine::Meta& meta, const Status& s) {
+  db_->poison(s);
+  return s.with_context("txn " + std::to_string(meta.txn_id) +
+                        " was not committed (the previous commit stands); this handle can only "
+                        "read now: reopen the database to write again");
 }
 
 // Public WriteTxn.

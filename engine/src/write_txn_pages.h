@@ -59,6 +59,12 @@ class WriteTxnPages : public btree::PageWriter {
                : Status::ok();
   }
 
+  // Pages this txn freed that txn `txn` or one before it wrote (before
+  // record_free_pages()).
+  uint64_t freed_written_by_at_most(uint64_t txn) const {
+    return free_list_.freed_written_by_at_most(txn);
+  }
+
   // Commit: records freed and unused reusable pages in the free tree.
   Status record_free_pages() { return free_list_.record(*this, allocator_); }
 

@@ -36,6 +36,10 @@ Status WriteBackend::write_ordered(std::span<const WriteSpan> first,
   return write(then, sync_after);
 }
 
+Status WriteBackend::write_durable(std::span<const WriteSpan> spans) {
+  return write(spans, true);
+}
+
 Result<std::unique_ptr<WriteBackend>> make_backend(int fd, BackendKind kind) {
   if (fd < 0) {
     return Status::invalid_argument("make_backend: bad file descriptor " + std::to_string(fd));

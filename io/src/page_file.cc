@@ -244,6 +244,14 @@ Status PageFile::sync() {
   return s;
 }
 
+Status PageFile::write_durable(std::span<const WriteSpan> spans) {
+  if (!backend_) return Status::invalid_argument("write to read-only file " + path_);
+  const uint64_t submissions_before = backend_->submissions();
+  Status s = backend_->write_durable(spans).with_context(path_);
+  count_call(submissions_before, spans, {}, true, s);
+  return s;
+}
+
 std::string_view PageFile::backend_name() const {
   return backend_ ? backend_->name() : std::string_view("none");
 }

@@ -22,11 +22,14 @@ class PosixBackend final : public WriteBackend {
   std::string_view name() const override { return "posix"; }
   Status write(std::span<const WriteSpan> spans, bool sync_after) override;
   Status sync() override;
+  // pwritev2 with RWF_DSYNC per coalesced run.
+  Status write_durable(std::span<const WriteSpan> spans) override;
   uint64_t submissions() const override { return submissions_; }
 
  private:
-  // Writes all of `run`. Returns Full/IOError as WriteBackend::write.
-  Status write_run(WriteRun& run);
+  // Writes all of `run` with pwritev2 and `flags` (0 or RWF_DSYNC). Returns
+  // Full/IOError as WriteBackend::write.
+  Status write_run(WriteRun& run, int flags);
 
   const int fd_;
   WritePlan plan_;

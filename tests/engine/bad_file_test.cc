@@ -201,8 +201,8 @@ TEST_F(BadFileTest, UnknownFormatVersionIsVersionMismatch) {
     std::string page(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     page[8] = 99;
     page[9] = page[10] = page[11] = 0;
-    uint64_t sum = XXH3_64bits(page.data(), 184);
-    std::memcpy(page.data() + 184, &sum, 8);
+    uint64_t sum = XXH3_64bits(page.data(), 248);  // docs/FORMAT.md: the meta checksum
+    std::memcpy(page.data() + 248, &sum, 8);
     patch(slot * 4096, page);
   }
   Status s = open_status();
@@ -262,7 +262,7 @@ TEST_F(BadFileTest, FlippedCellByteIsCaughtOnlyWithVerification) {
     Options ro;
     ro.read_only = true;
     auto db = testing::open_db(path(), ro);
-    high_water = db->info().metas[db->info().current_meta].page_high_water;
+    high_water = db->info().current.page_high_water;
   }
   ASSERT_LT(high_water * 4096, static_cast<uint64_t>(size) + 1);
   for (uint64_t pg = 2; pg < high_water; ++pg) {

@@ -198,7 +198,7 @@ TEST_F(EngineTest, RewritesReuseFreedPagesSoTheFileStaysBounded) {
     }
     ASSERT_TRUE(w->commit().is_ok());
   };
-  auto high_water = [&] { return db->info().metas[db->info().current_meta].page_high_water; };
+  auto high_water = [&] { return db->info().current.page_high_water; };
   load(0);
   uint64_t after_load = high_water();
   for (int round = 1; round <= 10; ++round) load(round);
@@ -291,6 +291,7 @@ TEST_F(EngineTest, EndedTxnRefusesWork) {
 TEST_F(EngineTest, FileGrowsInExtents) {
   Options options;
   options.extent_bytes = 1 << 20;
+  options.log_bytes = 64 << 10;  // the new file's pages fit the first extent
   auto db = testing::open_db(path(), options);
   EXPECT_EQ(db->info().file_bytes, 1u << 20);
   auto w = db->begin_write();
@@ -300,7 +301,7 @@ TEST_F(EngineTest, FileGrowsInExtents) {
   ASSERT_TRUE(w->commit().is_ok());
   DatabaseInfo info = db->info();
   EXPECT_EQ(info.file_bytes % (1 << 20), 0u);
-  EXPECT_GE(info.file_bytes, info.metas[info.current_meta].page_high_water * 4096);
+  EXPECT_GE(info.file_bytes, info.current.page_high_water * 4096);
   EXPECT_GT(db->stats().file_growths, 1u);
 }
 
@@ -323,7 +324,7 @@ TEST_F(EngineTest, DropRenameAndListTrees) {
     }
     ASSERT_TRUE(w->commit().is_ok());
   }
-  uint64_t free_before = db->info().metas[db->info().current_meta].free_pages;
+  uint64_t free_before = db->info().current.free_pages;
   {
     auto w = db->begin_write();
     Tree a = *w->open_tree("a");
@@ -345,9 +346,9 @@ TEST_F(EngineTest, DropRenameAndListTrees) {
   ASSERT_TRUE(b2.is_ok());
   EXPECT_EQ(r->tree_stats(*b2)->entries, 3000u);
   EXPECT_EQ(r->get(*b2, be_key(7))->size(), 3000u);
-  EXPECT_EQ(db->info().metas[db->info().current_meta].tree_count, 2u);
+  EXPECT_EQ(db->info().current.tree_count, 2u);
   // Dropping "a" returned its pages and overflow runs to the free tree.
-  uint64_t free_after = db->info().metas[db->info().current_meta].free_pages;
+  uint64_t free_after = db->info().current.free_pages;
   EXPECT_GT(free_after, free_before + 3000 / 7);
   auto fs = r->free_space();
   ASSERT_TRUE(fs.is_ok());
@@ -441,7 +442,7 @@ TEST_F(EngineTest, AbortsReturnTheirPages) {
     for (int i = 0; i < 10000; ++i) ASSERT_TRUE(d->del(d->default_tree(), be_key(i)).is_ok());
     ASSERT_TRUE(d->commit().is_ok());
   }
-  auto meta = [&] { return db->info().metas[db->info().current_meta]; };
+  auto meta = [&] { return db->info().current; };
   const uint64_t free_before = meta().free_pages, file_before = db->info().file_bytes;
   const uint64_t high_water_before = meta().page_high_water;
   for (int round = 0; round < 50; ++round) {

@@ -38,7 +38,7 @@ class FreeListTest : public testing::PageFileTest {
   }
 
   ReuseRule rule(uint64_t snapshot_txn, std::vector<uint64_t> readers) {
-    auto r = ReuseRule::make(snapshot_txn, std::move(readers), *file_);
+    auto r = ReuseRule::make(snapshot_txn, snapshot_txn, std::move(readers), *file_);
     EXPECT_TRUE(r.is_ok());
     return std::move(*r);
   }

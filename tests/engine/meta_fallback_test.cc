@@ -23,7 +23,8 @@ constexpr uint64_t kPage = 4096;
 constexpr size_t kOffHighWater = 24;
 constexpr size_t kOffFileBytes = 32;
 constexpr size_t kOffDefaultRootPage = 40;
-constexpr size_t kChecksumOffset = 184;
+constexpr size_t kOffLogEpoch = 200;
+constexpr size_t kChecksumOffset = 248;
 
 enum class Damage {
   kHighWaterPastTheFile,       // high-water (and the file length it records) 1000x the file
@@ -209,12 +210,15 @@ INSTANTIATE_TEST_SUITE_P(
              name(std::get<1>(param_info.param));
     });
 
-// A slot holding a txn id of the other parity was not written there by a commit.
-TEST(MetaFallbackParityTest, TxnIdOfTheOtherParityMakesTheSlotUnusable) {
+// A slot holding a log epoch of the other parity was not written there by a
+// checkpoint.
+TEST(MetaFallbackParityTest, EpochOfTheOtherParityMakesTheSlotUnusable) {
   io::testing::TempDir dir;
   const std::string path = dir.file("db.ordo");
+  Options o;
+  o.commit_protocol = CommitProtocol::kTwoSync;  // every commit a checkpoint
   {
-    auto db = testing::open_db(path);
+    auto db = testing::open_db(path, o);
     ASSERT_NE(db, nullptr);
     for (int t = 0; t < 2; ++t) {
       auto w = db->begin_write();
@@ -223,16 +227,16 @@ TEST(MetaFallbackParityTest, TxnIdOfTheOtherParityMakesTheSlotUnusable) {
     }
   }
   std::vector<std::byte> page = io::testing::pread_file(path, 0, kPage);  // slot 0: txn 2
-  store_u64(page, 16, 3);
+  store_u64(page, kOffLogEpoch, 3);
   store_u64(page, kChecksumOffset, XXH3_64bits(page.data(), kChecksumOffset));
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::pwrite(fd, page.data(), page.size(), 0), static_cast<ssize_t>(kPage));
   ::close(fd);
-  auto db = testing::open_db(path);
+  auto db = testing::open_db(path, o);
   ASSERT_NE(db, nullptr);
   EXPECT_EQ(db->info().txn_id, 1u);
-  EXPECT_NE(db->info().recovery.find("holds only even txn ids"), std::string::npos)
+  EXPECT_NE(db->info().recovery.find("holds only even epochs"), std::string::npos)
       << db->info().recovery;
 }
 

@@ -41,7 +41,7 @@ class ChurnTest : public ::testing::Test {
       ASSERT_TRUE(s.is_ok()) << s.to_string();
     }
   }
-  uint64_t used_pages() { return db_->info().metas[db_->info().current_meta].page_high_water; }
+  uint64_t used_pages() { return db_->info().current.page_high_water; }
 
   static constexpr uint64_t kKeys = 100000;
   io::testing::TempDir dir_;
@@ -129,7 +129,7 @@ TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
   auto snapshot = reader_db->begin_read();
   ASSERT_TRUE(snapshot.is_ok()) << snapshot.status().to_string();
   auto high_water = [&] {
-    return writer->info().metas[writer->info().current_meta].page_high_water;
+    return writer->info().current.page_high_water;
   };
   uint64_t after_10 = 0;
   for (int round = 1; round <= 30; ++round) {
@@ -234,7 +234,7 @@ TEST(TrimOnCloseTest, ClosedFileEndsAtTheHighWaterMark) {
   };
   auto high_water_bytes = [](Database& db) {
     const DatabaseInfo info = db.info();
-    return info.metas[info.current_meta].page_high_water * info.page_size_bytes;
+    return info.current.page_high_water * info.page_size_bytes;
   };
   uint64_t used = 0;
   {

@@ -32,6 +32,10 @@ using testing::Workload;
 
 constexpr int kTxns = 60;
 
+const char* protocol_name(CommitProtocol p) {
+  return p == CommitProtocol::kOneSync ? "one-sync" : p == CommitProtocol::kTwoSync ? "two-sync" : "log";
+}
+
 class CrashEnumerationTest : public ::testing::TestWithParam<CommitProtocol> {};
 
 TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
@@ -43,6 +47,9 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
   options.commit_protocol = GetParam();
   options.extent_bytes = 64 << 10;  // the file crosses many extent boundaries
   options.max_extent_bytes = 64 << 10;
+  // A small log: it fills every few txns (a checkpoint), and the larger txns
+  // commit by a checkpoint of their own.
+  options.log_bytes = 128 << 10;
   auto db = DatabaseOpener::open(path, options, io::testing::fault_backend_factory(log));
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
 
@@ -79,15 +86,17 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
   }
   std::printf("%s: %zu crash states verified (%zu recovered the txn in flight) over %d txns, "
               "%zu I/O ops\n",
-              GetParam() == CommitProtocol::kOneSync ? "one-sync" : "two-sync", verified,
-              rolled_forward, kTxns, log->op_count());
+              protocol_name(GetParam()), verified, rolled_forward, kTxns, log->op_count());
   EXPECT_GE(verified, 5000u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, CrashEnumerationTest,
-                         ::testing::Values(CommitProtocol::kTwoSync, CommitProtocol::kOneSync),
+                         ::testing::Values(CommitProtocol::kTwoSync, CommitProtocol::kOneSync,
+                                           CommitProtocol::kLog),
                          [](const auto& test_info) {
-                           return test_info.param == CommitProtocol::kOneSync ? "OneSync" : "TwoSync";
+                           return test_info.param == CommitProtocol::kOneSync   ? "OneSync"
+                                  : test_info.param == CommitProtocol::kTwoSync ? "TwoSync"
+                                                                                : "Log";
                          });
 
 }  // namespace

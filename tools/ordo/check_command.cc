@@ -45,6 +45,9 @@ int run_check(const std::string& path, bool json) {
     j["tree_pages"] = report->tree_pages;
     j["overflow_pages"] = report->overflow_pages;
     j["free_pages"] = report->free_pages;
+    j["log_pages"] = report->log_pages;
+    j["log_records"] = report->log_records;
+    j["log_record_bytes"] = report->log_bytes;
     j["user_trees"] = report->trees;
     j["user_entries"] = report->entries;
     j["catalog_entries"] = report->catalog_entries;
@@ -59,11 +62,13 @@ int run_check(const std::string& path, bool json) {
     }
     print_line(json_text(j));
   } else {
-    print_line(fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free; {} user trees, {} "
-                           "entries; internal: catalog {} entries, free tree {} entries",
+    print_line(fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free, {} log; {} user "
+                           "trees, {} entries; internal: catalog {} entries, free tree {} entries; "
+                           "log: {} records ({} bytes) since the checkpoint",
                            path, info.txn_id, report->high_water_pages, report->tree_pages,
-                           report->overflow_pages, report->free_pages, report->trees,
-                           report->entries, report->catalog_entries, report->free_tree_entries));
+                           report->overflow_pages, report->free_pages, report->log_pages,
+                           report->trees, report->entries, report->catalog_entries,
+                           report->free_tree_entries, report->log_records, report->log_bytes));
     if (!info.recovery.empty()) print_line("last commit rolled back: " + info.recovery);
     for (const auto& p : report->problems) {
       print_line(fmt::format("page {}: {}", p.page_number, safe_text(p.what)));

@@ -82,7 +82,7 @@ Result<ChurnRow> measure(Database& db, uint64_t round, bool reader_held, double 
   row.seconds = seconds;
   const DatabaseInfo info = db.info();
   row.file_bytes = info.file_bytes;
-  row.used_bytes = info.metas[info.current_meta].page_high_water * info.page_size_bytes;
+  row.used_bytes = info.current.page_high_water * info.page_size_bytes;
   {
     ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db.begin_read());
     ORDO_ASSIGN_OR_RETURN(const FreeSpace free, txn.free_space());

@@ -194,6 +194,12 @@ struct CheckReport {
   uint64_t entries = 0;
   uint64_t catalog_entries = 0;        // internal: one per named tree
   uint64_t free_tree_entries = 0;      // internal: free-tree entries
+  uint64_t log_pages = 0;              // the log area's pages
+  // Log records after the snapshot's checkpoint up to the snapshot (each
+  // checked: whole, checksummed, decodable, the last naming the snapshot's
+  // roots), and their bytes in the log area.
+  uint64_t log_records = 0;
+  uint64_t log_bytes = 0;
   static constexpr size_t kMaxProblems = 1000;
 };
 
@@ -214,13 +220,35 @@ struct MetaInfo {
 };
 
 // What `ordo info` shows.
+// The log area and what it holds (docs/FORMAT.md, "The log").
+struct LogInfo {
+  uint64_t first_page = 0;      // first page of the log area
+  uint64_t area_bytes = 0;      // its length (Options::log_bytes when created)
+  uint64_t epoch = 0;           // checkpoints taken since the file was made
+  uint64_t checkpoint_txn = 0;  // txn of the last checkpoint (durable with its pages)
+  // Records written since that checkpoint: they start at byte 0 of the area
+  // (the tail) and end at head_bytes (where the next one goes).
+  uint64_t records = 0;
+  uint64_t head_bytes = 0;
+  uint64_t last_txn = 0;        // txn of the last of them (checkpoint_txn when none)
+  // What open did with the log, when a crash of the machine had lost pages
+  // of logged txns: "replayed txns 8..12 (5 log records, 20480 bytes) after
+  // checkpoint txn 7 (...)". Empty otherwise.
+  std::string replayed;
+};
+
 struct DatabaseInfo {
   std::string path;
   uint32_t page_size_bytes = 0;
   uint32_t format_version = 0;
   uint64_t file_bytes = 0;        // current file length
   uint64_t txn_id = 0;            // last committed txn
-  int current_meta = 0;           // 0 or 1: the meta page in use
+  int current_meta = 0;           // 0 or 1: the meta page of the last checkpoint
+  // The last commit's state (its meta, from the log when it is past the
+  // checkpoint): valid, txn_id, page_high_water, file_bytes, free_pages,
+  // tree_count.
+  MetaInfo current;
+  LogInfo log;
   MetaInfo metas[2];
   uint64_t pages_used = 0;        // high-water pages minus free pages
   Uuid id_high_water;             // last UUIDv7 issued by a committed txn

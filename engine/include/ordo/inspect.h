@@ -50,8 +50,10 @@ enum class PageKind : uint8_t {
   kOverflow,      // an overflow run (first page or a later one)
   kFree,          // listed in the free tree
   kUnreachable,   // below the high-water mark, but neither in a tree nor free (a leak)
+  kLog,           // the log area (docs/FORMAT.md, "The log")
 };
-const char* page_kind_name(PageKind kind);  // "meta", "branch", "leaf", "overflow", "free", "unreachable"
+// "meta", "branch", "leaf", "overflow", "free", "unreachable", "log"
+const char* page_kind_name(PageKind kind);
 
 // One page below the snapshot's high-water mark.
 struct PageSummary {

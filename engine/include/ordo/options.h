@@ -20,7 +20,7 @@ enum class IoBackend {
 
 // How a commit makes itself durable (docs/FORMAT.md, "Commit protocol").
 enum class CommitProtocol {
-  // Pages, fdatasync, meta page, fdatasync.
+  // Every commit is a checkpoint: pages, fdatasync, meta page, fdatasync.
   kTwoSync,
   // Pages, meta page, one fdatasync. Open then trusts the newest meta only
   // when every page its txn wrote verifies against its checksum, else uses
@@ -31,6 +31,15 @@ enum class CommitProtocol {
   // ID high-water marks go back with it. DatabaseInfo::recovery says so.
   // With kTwoSync the same damage is reported as Corruption when read.
   kOneSync,
+  // A commit appends one log record (the txn's operations) to the file's log
+  // area and makes that record alone durable (pwritev2 with RWF_DSYNC); its
+  // pages go to the page cache and reach the disk at the next checkpoint
+  // (fdatasync, then the meta page, then fdatasync), taken when the log area
+  // is full, when a txn's operations are larger than a quarter of it (such a
+  // txn commits as a checkpoint: its data is not written twice), and when
+  // the last writable handle closes. Open replays the records written after
+  // the last checkpoint. Readers of every process see each commit at once.
+  kLog,
 };
 
 struct Options {
@@ -76,13 +85,23 @@ struct Options {
   // Reserving costs no memory.
   uint64_t map_reserve_bytes = 256ull << 30;
 
-  // One-sync is the default: the crash enumeration test (every crash point of
-  // a 60-txn workload, both protocols) recovers a committed state for each.
-  CommitProtocol commit_protocol = CommitProtocol::kOneSync;
+  // The log is the default: the crash enumeration test (every crash point of
+  // a workload, each protocol) recovers a committed state for each.
+  CommitProtocol commit_protocol = CommitProtocol::kLog;
 
-  // false skips every fdatasync: commits are atomic but not durable across a
-  // power failure or OS crash (a process crash loses nothing). For bulk loads
-  // that can be redone.
+  // Bytes of the log area of a new file (a multiple of the page size, at
+  // least 64 KiB, at most 1 GiB): it bounds the work open does after a crash
+  // (replaying at most this many bytes of records) and sets how often
+  // commits take a checkpoint. An existing file keeps its own; 0 takes the
+  // default for a new file.
+  uint64_t log_bytes = 0;
+
+  // false skips the sync of each commit's log record (kLog) or pages and meta
+  // (kOneSync, kTwoSync): commits are atomic but not durable across a power
+  // failure or OS crash (a process crash loses nothing); after such a crash
+  // open finds the state of a checkpoint or of a later commit. Checkpoints
+  // still sync: with kLog when the log area fills, when a txn is too large
+  // for a record, and at close. For bulk loads that can be redone.
   bool sync_commits = true;
 
   // Node number (0..1023) placed in 64-bit IDs from WriteTxn::next_id64(), so

@@ -139,10 +139,13 @@ ORDO_API const char* ordo_version(void);
 /* ordo_options.commit_protocol (options.h, CommitProtocol). */
 enum {
   /* Pages, meta page, one fdatasync; open trusts the newest commit only if
-   * its pages verify, else uses the previous one. The default. */
+   * its pages verify, else uses the previous one. */
   ORDO_COMMIT_ONE_SYNC = 0,
   /* Pages, fdatasync, meta page, fdatasync: never rolls a commit back. */
-  ORDO_COMMIT_TWO_SYNC = 1
+  ORDO_COMMIT_TWO_SYNC = 1,
+  /* One log record per commit, made durable alone; pages reach the disk at
+   * checkpoints; open replays the records after the last one. The default. */
+  ORDO_COMMIT_LOG = 2
 };
 
 /* ordo_options.io_backend (options.h, IoBackend). */
@@ -180,7 +183,7 @@ typedef struct ordo_options {
   double append_fill;
   /* Node number (0..1023) placed in IDs from ordo_next_id64. Default 0. */
   uint32_t id_node;
-  /* ORDO_COMMIT_ONE_SYNC (default) or ORDO_COMMIT_TWO_SYNC. */
+  /* ORDO_COMMIT_LOG (default), ORDO_COMMIT_ONE_SYNC or ORDO_COMMIT_TWO_SYNC. */
   int commit_protocol;
   /* ORDO_IO_AUTO (default), ORDO_IO_URING or ORDO_IO_POSIX. */
   int io_backend;
@@ -189,8 +192,9 @@ typedef struct ordo_options {
   /* Open for reading only: begin_write is ORDO_INVALID_ARGUMENT. Works while
    * another process writes the file. Default false. */
   bool read_only;
-  /* false skips every fdatasync: commits stay atomic but are not durable
-   * across a power failure or OS crash. Default true. */
+  /* false skips the sync of each commit: commits stay atomic but are not
+   * durable across a power failure or OS crash (checkpoints still sync).
+   * Default true. */
   bool sync_commits;
   /* Check every page read against its checksum (damage is then
    * ORDO_CORRUPTION, not wrong data); one hash per page visited. Default
@@ -199,6 +203,9 @@ typedef struct ordo_options {
   /* A closing writable handle gives back the preallocated space past the
    * last page. Default true. */
   bool trim_on_close;
+  /* Bytes of the log area of a new file: a multiple of the page size, 64 KiB
+   * to 1 GiB; 0 (default) takes 4 MiB. */
+  uint64_t log_bytes;
 } ordo_options;
 
 /* Fills `*options` with the defaults of ordo::Options and sets struct_size to

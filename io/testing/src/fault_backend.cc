@@ -16,8 +16,11 @@ namespace ordo::io::testing {
 FaultBackend::FaultBackend(int fd, std::unique_ptr<WriteBackend> real, std::shared_ptr<FaultLog> log)
     : fd_(fd), real_(std::move(real)), log_(std::move(log)) {}
 
-Status FaultBackend::write(std::span<const WriteSpan> spans, bool sync_after) {
-  // The real backends' validation (overlap, nullptr data, offset range), same messages.
+namespace {
+
+// The real backends' validation (overlap, nullptr data, offset range), same messages,
+// then the non-empty spans by offset.
+Result<std::vector<WriteSpan>> sorted_spans(std::span<const WriteSpan> spans) {
   WritePlan plan;
   ORDO_RETURN_IF_ERROR(plan.build(spans));
   std::vector<WriteSpan> sorted;
@@ -27,10 +30,36 @@ Status FaultBackend::write(std::span<const WriteSpan> spans, bool sync_after) {
   }
   std::sort(sorted.begin(), sorted.end(),
             [](const WriteSpan& a, const WriteSpan& b) { return a.offset_bytes < b.offset_bytes; });
+  return sorted;
+}
+
+}  // namespace
+
+Status FaultBackend::write(std::span<const WriteSpan> spans, bool sync_after) {
+  ORDO_ASSIGN_OR_RETURN(const std::vector<WriteSpan> sorted, sorted_spans(spans));
   for (const WriteSpan& span : sorted) {
     ORDO_RETURN_IF_ERROR(write_one(span));
   }
   return sync_after ? sync() : Status::ok();
+}
+
+Status FaultBackend::write_durable(std::span<const WriteSpan> spans) {
+  ORDO_ASSIGN_OR_RETURN(const std::vector<WriteSpan> sorted, sorted_spans(spans));
+  for (const WriteSpan& span : sorted) {
+    ORDO_RETURN_IF_ERROR(write_one(span));
+    FaultOp op;
+    op.kind = FaultOp::Kind::kSyncRange;
+    op.error = log_->admit_sync();
+    op.file_bytes = file_bytes();
+    const int err = op.error;
+    log_->record(std::move(op));
+    if (err != 0) {
+      return write_error("pwritev2(RWF_DSYNC) at offset " + std::to_string(span.offset_bytes) +
+                             " (injected by FaultLog)",
+                         err);
+    }
+  }
+  return Status::ok();
 }
 
 Status FaultBackend::write_one(const WriteSpan& span) {

@@ -114,16 +114,39 @@ std::optional<size_t> FaultLog::last_sync_before(size_t after_ops) const {
   return std::nullopt;
 }
 
+std::vector<size_t> FaultLog::range_synced_writes(size_t after_ops) const {
+  const std::optional<size_t> sync = last_sync_before(after_ops);
+  std::vector<size_t> synced;
+  for (size_t i = sync ? *sync + 1 : 0; i < after_ops; ++i) {
+    const FaultOp& op = ops_[i];
+    if (op.kind == FaultOp::Kind::kSyncRange && !op.failed() &&
+        (!sync || op.synced_op > *sync)) {
+      synced.push_back(op.synced_op);
+    }
+  }
+  return synced;
+}
+
 std::vector<size_t> FaultLog::pending_writes(size_t after_ops) const {
   const std::optional<size_t> sync = last_sync_before(after_ops);
+  const std::vector<size_t> synced = range_synced_writes(after_ops);
   std::vector<size_t> pending;
   for (size_t i = sync ? *sync + 1 : 0; i < after_ops; ++i) {
-    if (ops_[i].kind == FaultOp::Kind::kWrite && !ops_[i].failed()) pending.push_back(i);
+    if (ops_[i].kind != FaultOp::Kind::kWrite || ops_[i].failed()) continue;
+    if (std::find(synced.begin(), synced.end(), i) != synced.end()) continue;
+    pending.push_back(i);
   }
   return pending;
 }
 
 std::vector<std::byte> FaultLog::durable_image(size_t after_ops) const {
+  std::vector<std::byte> image = synced_image(after_ops);
+  // Writes made durable by their own range sync since then, in issue order.
+  for (size_t i : range_synced_writes(after_ops)) apply_write(image, ops_[i]);
+  return image;
+}
+
+std::vector<std::byte> FaultLog::synced_image(size_t after_ops) const {
   const std::optional<size_t> sync = last_sync_before(after_ops);
   if (!sync) return initial_;
   size_t from = 0;
@@ -187,6 +210,10 @@ std::vector<CrashPoint> FaultLog::crash_points(size_t from_op) const {
       if (last.failed()) continue;  // changed nothing: same states as after k - 1
       if (last.kind == FaultOp::Kind::kSync) {
         pending.clear();
+      } else if (last.kind == FaultOp::Kind::kSyncRange) {
+        // Its write is durable now: every variant of the others is a new state.
+        pending.erase(std::remove(pending.begin(), pending.end(), last.synced_op),
+                      pending.end());
       } else {
         pending.push_back(k - 1);
         only_new_prefix = true;
@@ -276,6 +303,7 @@ int FaultLog::admit_sync() {
 
 void FaultLog::record(FaultOp op) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (op.kind == FaultOp::Kind::kSyncRange) op.synced_op = ops_.size() - 1;
   if (op.failed()) {
     ++failed_;
   } else if (op.kind == FaultOp::Kind::kWrite) {

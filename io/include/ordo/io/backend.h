@@ -97,6 +97,15 @@ class WriteBackend {
   // Returns Full on ENOSPC/EDQUOT, IOError (errno) on any other failure.
   virtual Status sync() = 0;
 
+  // Writes the spans as write(spans, false) would, each made durable by itself before
+  // the call returns (pwritev2 with RWF_DSYNC): only these bytes (and the file metadata
+  // needed to read them back) are synced, not the other writes of the file. A commit's
+  // log record takes this path. On a failure the spans' bytes may have reached the
+  // page cache or the disk in part.
+  // The default implementation is write(spans, true), which syncs the whole file.
+  // Returns as write().
+  virtual Status write_durable(std::span<const WriteSpan> spans);
+
   // System calls this backend made so far to hand writes or syncs to the kernel:
   // io_uring_enter calls (io_uring), pwritev and fdatasync calls (POSIX). Failed and
   // retried calls count. Read by the writer thread (not synchronized).

@@ -131,6 +131,11 @@ class PageFile {
   // fdatasync. Returns InvalidArgument on a read-only file, else as WriteBackend::sync.
   Status sync();
 
+  // Writes the spans, each durable by itself when the call returns (see
+  // WriteBackend::write_durable: only these bytes are synced). Counted in stats() as
+  // one write call with one sync. Returns as write().
+  Status write_durable(std::span<const WriteSpan> spans);
+
   // Reader slots across processes. A read-only handle marks the snapshot it
   // reads with a shared open-file-description lock on byte
   // kReaderSlotBase + txn_id (no data lives there); the writer asks whether

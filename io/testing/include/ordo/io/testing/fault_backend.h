@@ -37,6 +37,11 @@ class FaultBackend final : public WriteBackend {
   std::string_view name() const override { return "fault"; }
   Status write(std::span<const WriteSpan> spans, bool sync_after) override;
   Status sync() override;
+  // For each span (sorted by offset): a write op as write() records it, then a
+  // range-sync op (FaultOp::kSyncRange) that the log may fail as it fails syncs; the
+  // real backend writes the span without a sync (the log, not the disk, models
+  // durability).
+  Status write_durable(std::span<const WriteSpan> spans) override;
   // The real backend's: one per write op and sync op it performed (POSIX by default).
   uint64_t submissions() const override { return real_->submissions(); }
 

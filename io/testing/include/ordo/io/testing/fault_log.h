@@ -2,14 +2,16 @@
 // to inject. Tests only; the engine never links it.
 //
 // The log holds the file's bytes from the moment recording started (start()) and every
-// op since: one write op per WriteSpan (its offset and a copy of its bytes) and one op
-// per sync, each with the file length seen by fstat right after it. From that it builds
+// op since: one write op per WriteSpan (its offset and a copy of its bytes), one op per
+// sync, and for a durable write (WriteBackend::write_durable) its write op followed by a
+// range-sync op naming it, each with the file length seen by fstat right after it. From that it builds
 // the file as a crash would leave it (image()) and lists every such state
 // (crash_points()).
 //
 // Crash model (docs/FORMAT.md "What ordo assumes of the disk"): a completed sync makes
 // every earlier completed write durable, and the file length fstat reported at that sync
-// too. Of the writes issued after the last completed sync, any subset may have landed,
+// too; a completed range sync makes its one write durable, and nothing else. Of the
+// other writes issued after the last completed sync, any subset may have landed,
 // in any order, and a write may be torn at 512-byte sector boundaries. File growth
 // (fallocate) after the last sync may be lost. Failed ops (injected or real) are
 // assumed to have changed nothing.
@@ -36,11 +38,14 @@ class FaultBackend;
 
 // One recorded op.
 struct FaultOp {
-  enum class Kind : uint8_t { kWrite, kSync };
+  // kSyncRange: the durable half of a write_durable() span; it makes the write op
+  // `synced_op` (the op just before it) durable.
+  enum class Kind : uint8_t { kWrite, kSync, kSyncRange };
 
   Kind kind = Kind::kWrite;
   uint64_t offset_bytes = 0;    // kWrite: where the bytes go
   std::vector<std::byte> data;  // kWrite: a copy of the span's bytes
+  size_t synced_op = 0;         // kSyncRange: index of the write op it makes durable
   uint64_t file_bytes = 0;      // file length (fstat) right after the op
   int error = 0;                // 0 when performed; else the errno it failed with
 
@@ -68,7 +73,8 @@ class FaultLog {
   size_t op_count() const;
   // REQUIRES: i < op_count(). The reference stays valid until the next start().
   const FaultOp& op(size_t i) const;
-  // Performed (not failed) write and sync ops, and failed ops of either kind.
+  // Performed (not failed) write and sync ops (range syncs count as syncs), and failed
+  // ops of any kind.
   size_t write_count() const;
   size_t sync_count() const;
   size_t failed_count() const;
@@ -131,10 +137,16 @@ class FaultLog {
 
   // REQUIRES: mutex_ held. Index of the last performed sync in [0, after_ops), if any.
   std::optional<size_t> last_sync_before(size_t after_ops) const;
-  // REQUIRES: mutex_ held. Indexes of the performed writes in (last sync, after_ops).
+  // REQUIRES: mutex_ held. Indexes of the performed writes in (last sync, after_ops)
+  // that no range sync in [0, after_ops) made durable.
   std::vector<size_t> pending_writes(size_t after_ops) const;
+  // REQUIRES: mutex_ held. Indexes of the writes after the last sync before
+  // `after_ops` that a performed range sync in [0, after_ops) made durable.
+  std::vector<size_t> range_synced_writes(size_t after_ops) const;
   // REQUIRES: mutex_ held. The durable image of a crash after `after_ops` ops.
   std::vector<std::byte> durable_image(size_t after_ops) const;
+  // REQUIRES: mutex_ held. The image after the last sync before `after_ops` (cached).
+  std::vector<std::byte> synced_image(size_t after_ops) const;
 
   mutable std::mutex mutex_;
   std::vector<std::byte> initial_;

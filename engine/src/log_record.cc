@@ -1,0 +1,106 @@
+#include "log_record.h"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include "ordo/assert.h"
+#include "ordo/btree/endian.h"
+
+namespace ordo::engine {
+
+using btree::load_u32;
+using btree::load_u64;
+using btree::store_u32;
+using btree::store_u64;
+
+uint64_t log_record_bytes(uint64_t ops_bytes) {
+  const uint64_t bytes = kLogHeaderBytes + kMetaBytes + ops_bytes;
+  return (bytes + kLogBlockBytes - 1) / kLogBlockBytes * kLogBlockBytes;
+}
+
+void encode_log_record(const Meta& meta, uint64_t offset_bytes, ByteView ops, std::byte* out) {
+  ORDO_ASSERT(offset_bytes % kLogBlockBytes == 0);
+  ORDO_ASSERT((meta.flags & kMetaFlagLogged) != 0);
+  const uint64_t total = log_record_bytes(ops.size());
+  std::memset(out, 0, total);
+  std::byte* body = out + kLogHeaderBytes;
+  // encode_meta zeroes a whole page: encode into a page, keep kMetaBytes.
+  std::byte page[btree::kMinPageSize];
+  Meta m = meta;
+  const uint32_t page_size = m.page_size;
+  m.page_size = btree::kMinPageSize;
+  encode_meta(m, page);
+  store_u32(page + kMetaOffPageSize, page_size);
+  store_u64(page + kMetaChecksumOffset, XXH3_64bits(page, kMetaChecksumOffset));
+  std::memcpy(body, page, kMetaBytes);
+  if (!ops.empty()) std::memcpy(body + kMetaBytes, ops.data(), ops.size());
+  const uint64_t body_bytes = kMetaBytes + ops.size();
+  std::memcpy(out + kLogOffMagic, kLogMagic, sizeof kLogMagic);
+  store_u64(out + kLogOffEpoch, meta.log_epoch);
+  store_u64(out + kLogOffTxnId, meta.txn_id);
+  store_u64(out + kLogOffOffset, offset_bytes);
+  store_u32(out + kLogOffBodyBytes, static_cast<uint32_t>(body_bytes));
+  store_u64(out + kLogOffBodyChecksum, XXH3_64bits(body, body_bytes));
+  store_u64(out + kLogOffHeaderChecksum, XXH3_64bits(out, kLogOffHeaderChecksum));
+}
+
+namespace {
+
+// The record at `offset` of the log area when it is the one expected: epoch
+// and txn of `want`, whole and checksummed, its meta valid and of this file.
+bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offset,
+                 uint64_t txn_id, LogRecord* out) {
+  const uint64_t area = log_area_bytes(checkpoint);
+  if (offset + kLogBlockBytes > area) return false;
+  const uint64_t base = checkpoint.log_first_page * checkpoint.page_size;
+  const std::byte* h = file.data(base + offset, kLogBlockBytes);
+  if (h == nullptr) return false;
+  if (std::memcmp(h + kLogOffMagic, kLogMagic, sizeof kLogMagic) != 0) return false;
+  if (load_u64(h + kLogOffHeaderChecksum) != XXH3_64bits(h, kLogOffHeaderChecksum)) return false;
+  if (load_u64(h + kLogOffEpoch) != checkpoint.log_epoch ||
+      load_u64(h + kLogOffTxnId) != txn_id || load_u64(h + kLogOffOffset) != offset) {
+    return false;
+  }
+  const uint64_t body_bytes = load_u32(h + kLogOffBodyBytes);
+  if (body_bytes < kMetaBytes) return false;
+  const uint64_t total = log_record_bytes(body_bytes - kMetaBytes);
+  if (total > area - offset) return false;
+  const std::byte* rec = file.data(base + offset, total);
+  if (rec == nullptr) return false;
+  const std::byte* body = rec + kLogHeaderBytes;
+  if (load_u64(h + kLogOffBodyChecksum) != XXH3_64bits(body, body_bytes)) return false;
+  std::string text;
+  Meta m;
+  if (decode_meta(body, &m, &text) != MetaProblem::kNone) return false;
+  if (m.txn_id != txn_id || (m.flags & kMetaFlagLogged) == 0 ||
+      m.page_size != checkpoint.page_size || m.log_epoch != checkpoint.log_epoch ||
+      m.log_first_page != checkpoint.log_first_page || m.log_pages != checkpoint.log_pages) {
+    return false;
+  }
+  out->meta = m;
+  out->offset_bytes = offset;
+  out->bytes = total;
+  out->ops = ByteView(body + kMetaBytes, body_bytes - kMetaBytes);
+  return true;
+}
+
+}  // namespace
+
+LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
+                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit) {
+  LogScan scan;
+  scan.next_bytes = from_bytes;
+  scan.last_txn = from_txn - 1;
+  if (checkpoint.log_pages == 0) return scan;
+  LogRecord rec;
+  while (read_record(file, checkpoint, scan.next_bytes, scan.last_txn + 1, &rec)) {
+    scan.records++;
+    scan.next_bytes += rec.bytes;
+    scan.last_txn = rec.meta.txn_id;
+    if (!visit(rec)) break;
+  }
+  return scan;
+}
+
+}  // namespace ordo::engine

@@ -1,0 +1,67 @@
+// Log records: one per logged commit, appended to the log area of the file
+// (docs/FORMAT.md, "The log"). A record is a 64-byte header, then its body:
+// the txn's meta (kMetaBytes, flag kMetaFlagLogged) and its operations
+// (txn_log.h), padded with zeros to whole log blocks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "meta.h"
+#include "ordo/byte_view.h"
+#include "ordo/io/page_file.h"
+#include "ordo/status.h"
+
+namespace ordo::engine {
+
+// Records start on log-block boundaries of the log area and fill whole blocks.
+inline constexpr uint32_t kLogBlockBytes = 4096;
+inline constexpr uint32_t kLogHeaderBytes = 64;
+// "ORDOLOG1" as bytes.
+inline constexpr uint8_t kLogMagic[8] = {'O', 'R', 'D', 'O', 'L', 'O', 'G', '1'};
+
+// Header field offsets (bytes); docs/FORMAT.md has the same table.
+inline constexpr uint32_t kLogOffMagic = 0;
+inline constexpr uint32_t kLogOffEpoch = 8;
+inline constexpr uint32_t kLogOffTxnId = 16;
+inline constexpr uint32_t kLogOffOffset = 24;
+inline constexpr uint32_t kLogOffBodyBytes = 32;
+inline constexpr uint32_t kLogOffBodyChecksum = 40;
+inline constexpr uint32_t kLogOffHeaderChecksum = 56;
+
+// Bytes a record with `ops_bytes` of operations takes in the log area.
+uint64_t log_record_bytes(uint64_t ops_bytes);
+
+// Writes the record of `meta` (its txn id and epoch) with `ops`, to be placed
+// at byte `offset_bytes` of the log area, into `out`: log_record_bytes(ops.size())
+// bytes, padding zeroed.
+void encode_log_record(const Meta& meta, uint64_t offset_bytes, ByteView ops, std::byte* out);
+
+// A record found in the log: the meta of its txn and its operations (a view
+// into the file's mapping, valid while the file is open).
+struct LogRecord {
+  Meta meta;
+  uint64_t offset_bytes = 0;  // in the log area
+  uint64_t bytes = 0;         // log_record_bytes of it
+  ByteView ops;
+};
+
+// The records written after checkpoint `checkpoint` (a meta slot's meta):
+// epoch checkpoint.log_epoch, from byte `from_bytes` of the log area, the
+// first with txn id `from_txn`, each the next txn, up to the first block that
+// does not hold the expected record (a torn or never-written record, one of
+// another epoch, the end of the log area). `visit` sees each in order and may
+// stop the scan by returning false. Never fails on the log's contents: a
+// damaged record ends the log. Returns what `visit` returned last (true when
+// none was seen).
+struct LogScan {
+  uint64_t records = 0;     // valid records seen
+  uint64_t next_bytes = 0;  // where the record after the last one seen goes
+  uint64_t last_txn = 0;    // txn id of the last one seen, else from_txn - 1
+};
+LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
+                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit);
+
+}  // namespace ordo::engine

@@ -1,0 +1,88 @@
+// TxnLog: the operations of one write txn as its log record carries them
+// (docs/FORMAT.md, "Log record operations"), and their replay at open.
+//
+// Each operation is a kind byte, then its fields, each a u32 length (little-
+// endian) and that many bytes: tree name (empty for the default tree), key,
+// value, range ends. Only operations that changed the txn's state are
+// recorded; replaying them in order on the state the txn started from gives
+// the state it committed.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ordo/byte_view.h"
+#include "ordo/database.h"
+#include "ordo/status.h"
+
+namespace ordo {
+class DatabaseImpl;
+class WriteTxnImpl;
+}
+
+namespace ordo::engine {
+
+enum class LogOp : uint8_t {
+  kPut = 1,         // tree, key, value
+  kAppend = 2,      // tree, key, value
+  kDel = 3,         // tree, key
+  kDelRange = 4,    // tree, from, end ("" with no end), u8 has_end in its own field
+  kCreateTree = 5,  // name
+  kDropTree = 6,    // name
+  kRenameTree = 7,  // from, to
+};
+
+class TxnLog {
+ public:
+  // Operations past `limit_bytes` are not kept: the txn then commits by a
+  // checkpoint instead of a log record (overflowed()).
+  explicit TxnLog(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
+
+  void put(std::string_view tree, ByteView key, ByteView value) {
+    add(LogOp::kPut, {ByteView(tree), key, value});
+  }
+  void append(std::string_view tree, ByteView key, ByteView value) {
+    add(LogOp::kAppend, {ByteView(tree), key, value});
+  }
+  void del(std::string_view tree, ByteView key) { add(LogOp::kDel, {ByteView(tree), key}); }
+  void del_range(std::string_view tree, const KeyRange& range);
+  void create_tree(std::string_view name) { add(LogOp::kCreateTree, {ByteView(name)}); }
+  void drop_tree(std::string_view name) { add(LogOp::kDropTree, {ByteView(name)}); }
+  void rename_tree(std::string_view from, std::string_view to) {
+    add(LogOp::kRenameTree, {ByteView(from), ByteView(to)});
+  }
+
+  // True once the operations outgrew the limit (and are no longer kept).
+  bool overflowed() const { return overflowed_; }
+  // 0 when the txn is not logged at all (another protocol).
+  uint64_t limit_bytes() const { return limit_bytes_; }
+  ByteView bytes() const { return ByteView(buf_); }
+  bool empty() const { return buf_.empty() && !overflowed_; }
+
+ private:
+  void add(LogOp op, std::initializer_list<ByteView> fields);
+
+  const uint64_t limit_bytes_;
+  std::string buf_;
+  bool overflowed_ = false;
+};
+
+// Applies the operations `ops` of the log record of txn `txn_id` to `txn`.
+// Corruption naming the txn when they cannot be decoded or an operation
+// does not apply as it did when the txn committed (a del that finds nothing,
+// a tree that is not there); the error of the operation otherwise.
+Status replay_txn_log(WriteTxnImpl& txn, ByteView ops, uint64_t txn_id);
+
+// True when `ops` decodes into whole operations of known kinds.
+bool log_ops_decode(ByteView ops);
+
+struct LogRecord;
+// Replays one log record as a write txn of `db` and commits it (while `db`
+// replays, a commit writes its pages only). Corruption when the txn id, tree
+// count or entry counts that result differ from the record's meta.
+Status replay_record(const std::shared_ptr<DatabaseImpl>& db, const LogRecord& record);
+
+}  // namespace ordo::engine
