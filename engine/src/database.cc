@@ -38,12 +38,7 @@ Result<WriteTxn> TxnFactory::begin_write(const std::shared_ptr<DatabaseImpl>& db
   ORDO_RETURN_IF_ERROR(db->check_writable());
   ORDO_RETURN_IF_ERROR(db->writer_gate().acquire(wait));
   engine::WriterLock lock(&db->writer_gate());
-  Status poisoned = db->poisoned();
-  if (!poisoned.is_ok()) {
-    return Status::io_error("database handle is unusable after a failed write or sync; reopen: " +
-                                poisoned.message(),
-                            poisoned.errno_value());
-  }
+  ORDO_RETURN_IF_ERROR(db->unpoisoned());
   engine::Meta snapshot = db->committed();
   ORDO_ASSIGN_OR_RETURN(engine::ReuseRule rule, db->reuse_rule(snapshot.txn_id));
   return TxnFactory::write(
@@ -61,6 +56,17 @@ Result<WriteTxn> Database::try_begin_write() {
 Result<WriteTxn> Database::begin_write(std::chrono::milliseconds timeout) {
   return TxnFactory::begin_write(
       impl_, engine::WriterGate::Wait::until(std::chrono::steady_clock::now() + timeout));
+}
+
+Status Database::checkpoint() {
+  ORDO_RETURN_IF_ERROR(impl_->check_writable());
+  if (impl_->writer_gate().held_by_this_thread()) {
+    return Status::busy("this thread holds the open write txn: commit or abort it first");
+  }
+  ORDO_RETURN_IF_ERROR(impl_->writer_gate().acquire(engine::WriterGate::Wait::forever()));
+  engine::WriterLock lock(&impl_->writer_gate());
+  ORDO_RETURN_IF_ERROR(impl_->unpoisoned());
+  return impl_->checkpoint();
 }
 
 DatabaseInfo Database::info() const {

@@ -591,6 +591,14 @@ Status DatabaseImpl::poisoned() const {
   return poisoned_;
 }
 
+Status DatabaseImpl::unpoisoned() const {
+  const Status s = poisoned();
+  if (s.is_ok()) return s;
+  return Status::io_error(
+      "database handle is unusable after a failed write or sync; reopen: " + s.message(),
+      s.errno_value());
+}
+
 bool DatabaseImpl::in_forked_child() const { return fork_guard_.in_forked_child(); }
 
 Status DatabaseImpl::check_process() const {

@@ -119,6 +119,8 @@ class DatabaseImpl {
   // later write txn fails with this status until the database is reopened.
   void poison(const Status& s) ORDO_EXCLUDES(state_mu_);
   Status poisoned() const ORDO_EXCLUDES(state_mu_);
+  // Ok, or the IOError a write on a poisoned handle gets ("reopen").
+  Status unpoisoned() const ORDO_EXCLUDES(state_mu_);
 
   // A handle for the tree named `name` (the default tree when empty), with
   // an id fixed per name for the life of this handle.

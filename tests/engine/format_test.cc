@@ -2,6 +2,7 @@
 // tables of the document and compares them with the constants.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "free_entry.h"
+#include "log_record.h"
+#include "txn_log.h"
 #include "meta.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
@@ -71,7 +74,69 @@ TEST(FormatTest, MetaTableMatchesTheCode) {
                {kMetaOffTreeCount, 8},
                {kMetaOffFreePages, 8},
                {kMetaOffFlags, 8},
+               {kMetaOffLogFirstPage, 8},
+               {kMetaOffLogPages, 8},
+               {kMetaOffLogEpoch, 8},
+               {kMetaOffLogEpoch + 8, kMetaChecksumOffset - kMetaOffLogEpoch - 8},
                {kMetaChecksumOffset, 8}});
+  EXPECT_EQ(kMetaChecksumOffset + 8, kMetaBytes);
+}
+
+TEST(FormatTest, LogRecordHeaderTableMatchesTheCode) {
+  using namespace engine;
+  auto rows = table_after("## The log");
+  expect_rows(rows, {{kLogOffMagic, 8},
+                     {kLogOffEpoch, 8},
+                     {kLogOffTxnId, 8},
+                     {kLogOffOffset, 8},
+                     {kLogOffBodyBytes, 4},
+                     {kLogOffBodyBytes + 4, 4},
+                     {kLogOffBodyChecksum, 8},
+                     {kLogOffBodyChecksum + 8, 8},
+                     {kLogOffHeaderChecksum, 8}});
+  EXPECT_EQ(rows.back().offset + rows.back().size, kLogHeaderBytes);
+  // The encoder puts each field where the table says.
+  Meta m;
+  m.page_size = 4096;
+  m.txn_id = 0x0102030405060708;
+  m.log_epoch = 0x1112131415161718;
+  m.log_first_page = 2;
+  m.log_pages = 16;
+  m.page_high_water = 18;
+  m.file_bytes = 18 * 4096;
+  m.flags = kMetaFlagLogged;
+  const std::string ops = "abc";
+  std::vector<std::byte> rec(log_record_bytes(ops.size()));
+  encode_log_record(m, 8192, ByteView(ops), rec.data());
+  EXPECT_EQ(rec.size(), kLogBlockBytes);
+  EXPECT_EQ(std::memcmp(rec.data(), "ORDOLOG1", 8), 0);
+  EXPECT_EQ(btree::load_u64(rec.data() + rows[1].offset), m.log_epoch);
+  EXPECT_EQ(btree::load_u64(rec.data() + rows[2].offset), m.txn_id);
+  EXPECT_EQ(btree::load_u64(rec.data() + rows[3].offset), 8192u);
+  EXPECT_EQ(btree::load_u32(rec.data() + rows[4].offset), kMetaBytes + ops.size());
+  // The body: the meta, then the operations.
+  Meta decoded;
+  std::string text;
+  EXPECT_EQ(decode_meta(rec.data() + kLogHeaderBytes, &decoded, &text), MetaProblem::kNone)
+      << text;
+  EXPECT_EQ(decoded.txn_id, m.txn_id);
+  EXPECT_EQ(std::memcmp(rec.data() + kLogHeaderBytes + kMetaBytes, "abc", 3), 0);
+}
+
+TEST(FormatTest, LogOperationKindsMatchTheCode) {
+  std::ifstream in(ORDO_FORMAT_MD);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  using engine::LogOp;
+  const std::pair<LogOp, const char*> kinds[] = {
+      {LogOp::kPut, "put"},           {LogOp::kAppend, "append"},
+      {LogOp::kDel, "del"},           {LogOp::kDelRange, "del_range"},
+      {LogOp::kCreateTree, "create_tree"}, {LogOp::kDropTree, "drop_tree"},
+      {LogOp::kRenameTree, "rename_tree"}};
+  for (const auto& [op, name] : kinds) {
+    const std::string row = "| " + std::to_string(static_cast<int>(op)) + " | " + name;
+    EXPECT_NE(doc.str().find(row), std::string::npos) << row;
+  }
 }
 
 TEST(FormatTest, TreeRootTableMatchesTheCode) {

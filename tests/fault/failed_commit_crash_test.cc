@@ -1,7 +1,7 @@
 // Crash enumeration with injected failures: txn F (after kBefore committed
 // txns) has each of its I/O ops in turn fail, every write op and every sync
-// op, with EIO or ENOSPC, once or on every op from there on, in both commit
-// protocols, with and without spills (a small txn memory budget), alone or as
+// op, with EIO or ENOSPC, once or on every op from there on, in each commit
+// protocol, with and without spills (a small txn memory budget), alone or as
 // a Database::batch group. After each failure:
 // - the call returned an error, and the handle is poisoned exactly when the
 //   failure was a sync or an EIO;
@@ -74,7 +74,9 @@ struct Variant {
   bool batch;
 
   std::string to_string() const {
-    return std::string(protocol == CommitProtocol::kOneSync ? "one-sync" : "two-sync") +
+    return std::string(protocol == CommitProtocol::kOneSync   ? "one-sync"
+                       : protocol == CommitProtocol::kTwoSync ? "two-sync"
+                                                              : "log") +
            (spill ? ", spills" : "") + (batch ? ", batch" : "");
   }
   Options options() const {
@@ -269,7 +271,8 @@ TEST_P(FailedCommitCrashTest, EveryFailingOpOfACommitLeavesThePreviousCommit) {
 
 std::vector<Variant> variants() {
   std::vector<Variant> out;
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+  for (CommitProtocol protocol :
+       {CommitProtocol::kOneSync, CommitProtocol::kTwoSync, CommitProtocol::kLog}) {
     out.push_back(Variant{protocol, false, false});
     out.push_back(Variant{protocol, true, false});
     out.push_back(Variant{protocol, false, true});
@@ -280,8 +283,9 @@ std::vector<Variant> variants() {
 INSTANTIATE_TEST_SUITE_P(Variants, FailedCommitCrashTest, ::testing::ValuesIn(variants()),
                          [](const auto& test_info) {
                            const Variant& v = test_info.param;
-                           return std::string(v.protocol == CommitProtocol::kOneSync ? "OneSync"
-                                                                                    : "TwoSync") +
+                           return std::string(v.protocol == CommitProtocol::kOneSync   ? "OneSync"
+                                              : v.protocol == CommitProtocol::kTwoSync ? "TwoSync"
+                                                                                       : "Log") +
                                   (v.spill ? "Spills" : v.batch ? "Batch" : "");
                          });
 

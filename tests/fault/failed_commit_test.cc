@@ -23,7 +23,7 @@ namespace {
 using io::testing::FaultLog;
 
 const char* protocol_name(CommitProtocol p) {
-  return p == CommitProtocol::kOneSync ? "one-sync" : "two-sync";
+  return p == CommitProtocol::kOneSync ? "one-sync" : p == CommitProtocol::kTwoSync ? "two-sync" : "log";
 }
 
 Status put_k(Database& db, const std::string& value) {
@@ -68,16 +68,20 @@ Faulty open_faulty(const std::string& path, CommitProtocol protocol) {
   return f;
 }
 
-// The sync of the commit's meta page: the only one of one-sync, the second
-// of two-sync.
-size_t meta_sync(CommitProtocol p) { return p == CommitProtocol::kOneSync ? 0 : 1; }
+// The sync that makes the commit durable: of its meta page, the only one of
+// one-sync, the second of two-sync; of its log record, the only one of a
+// logged commit.
+size_t meta_sync(CommitProtocol p) { return p == CommitProtocol::kTwoSync ? 1 : 0; }
+
+constexpr CommitProtocol kAllProtocols[] = {CommitProtocol::kOneSync, CommitProtocol::kTwoSync,
+                                            CommitProtocol::kLog};
 
 // A {k: old}; B {k: new} whose sync of the meta fails with EIO -> IOError,
 // the handle poisoned; a read-only handle opened now, the poisoned handle and
 // a reopen after it closed all read k = old at txn 1, with nothing to
 // recover from.
 TEST(FailedCommitTest, EioAtTheCommitsSyncLeavesThePreviousCommit) {
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+  for (CommitProtocol protocol : kAllProtocols) {
     SCOPED_TRACE(protocol_name(protocol));
     testing::TempDir dir;
     const std::string path = dir.file("eio.ordo");
@@ -129,7 +133,7 @@ TEST(FailedCommitTest, NoSpaceAtThePagesSyncOfTwoSyncPoisonsAndLeavesThePrevious
 // at txn 1; after a reopen the retry C commits, and R's snapshot still reads
 // A while a new snapshot reads C.
 TEST(FailedCommitTest, NoSpaceAtTheCommitsSyncLeavesThePreviousCommitAndARetryKeepsSnapshots) {
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+  for (CommitProtocol protocol : kAllProtocols) {
     SCOPED_TRACE(protocol_name(protocol));
     testing::TempDir dir;
     const std::string path = dir.file("nospace.ordo");
@@ -162,7 +166,7 @@ TEST(FailedCommitTest, NoSpaceAtTheCommitsSyncLeavesThePreviousCommitAndARetryKe
 
 // No retry: B fails at its sync with ENOSPC; close; reopen shows A.
 TEST(FailedCommitTest, NoSpaceAtTheSyncThenReopenShowsThePreviousCommit) {
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+  for (CommitProtocol protocol : kAllProtocols) {
     SCOPED_TRACE(protocol_name(protocol));
     testing::TempDir dir;
     const std::string path = dir.file("noretry.ordo");
@@ -179,7 +183,7 @@ TEST(FailedCommitTest, NoSpaceAtTheSyncThenReopenShowsThePreviousCommit) {
 // ENOSPC from a page write (before the meta is written): Full, the handle
 // stays usable, the retry on the same handle commits.
 TEST(FailedCommitTest, NoSpaceFromAPageWriteLeavesTheHandleUsable) {
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+  for (CommitProtocol protocol : kAllProtocols) {
     SCOPED_TRACE(protocol_name(protocol));
     testing::TempDir dir;
     const std::string path = dir.file("write.ordo");
@@ -200,7 +204,7 @@ TEST(FailedCommitTest, NoSpaceFromAPageWriteLeavesTheHandleUsable) {
 // runs, shows the previous commit.
 TEST(FailedCommitTest, EverySyncFailingLeavesThePreviousCommitVisible) {
   for (int err : {EIO, ENOSPC}) {
-    for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+    for (CommitProtocol protocol : kAllProtocols) {
       SCOPED_TRACE(std::string(protocol_name(protocol)) + (err == EIO ? ", EIO" : ", ENOSPC"));
       testing::TempDir dir;
       const std::string path = dir.file("dead.ordo");
@@ -211,8 +215,9 @@ TEST(FailedCommitTest, EverySyncFailingLeavesThePreviousCommitVisible) {
       Status s = put_k(*f.db, "B");
       ASSERT_FALSE(s.is_ok());
       EXPECT_TRUE(err == EIO ? s.is_io_error() : s.is_full()) << s.to_string();
-      if (protocol == CommitProtocol::kOneSync) {
-        // One-sync wrote the meta before its sync: putting it back needs a sync too.
+      if (protocol != CommitProtocol::kTwoSync) {
+        // One-sync wrote the meta (a logged commit its record) before its
+        // sync: putting it back needs a sync too.
         EXPECT_NE(s.message().find("failed too"), std::string::npos) << s.to_string();
       }
       EXPECT_EQ(k_at(*open_read_only(path)), "A@1");
@@ -248,7 +253,7 @@ class HookedBackend final : public io::WriteBackend {
 // handle opened then, and a new snapshot of one opened before, read txn 1.
 // Once the commit returned they read txn 2.
 TEST(FailedCommitTest, ACommitIsNotTakenByOtherHandlesBeforeItsSyncReturned) {
-  for (CommitProtocol protocol : {CommitProtocol::kOneSync, CommitProtocol::kTwoSync}) {
+  for (CommitProtocol protocol : kAllProtocols) {
     SCOPED_TRACE(protocol_name(protocol));
     testing::TempDir dir;
     const std::string path = dir.file("inflight.ordo");
@@ -279,8 +284,10 @@ TEST(FailedCommitTest, ACommitIsNotTakenByOtherHandlesBeforeItsSyncReturned) {
     };
     ASSERT_TRUE(put_k(**db, "B").is_ok());
     during_sync = nullptr;
-    EXPECT_EQ(syncs_seen, protocol == CommitProtocol::kOneSync ? 1 : 2);
-    EXPECT_EQ(in_flight_seen, 1);  // the meta's sync, in either protocol
+    EXPECT_EQ(syncs_seen, protocol == CommitProtocol::kTwoSync ? 2 : 1);
+    // The meta's sync of a checkpoint commit; a logged commit writes no meta
+    // slot (its record's lock kept the reader on txn 1 all the same).
+    EXPECT_EQ(in_flight_seen, protocol == CommitProtocol::kLog ? 0 : 1);
     EXPECT_EQ(k_at(*before), "B@2");
     EXPECT_EQ(k_at(*open_read_only(path)), "B@2");
   }

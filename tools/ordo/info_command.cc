@@ -1,4 +1,4 @@
-// `ordo info FILE [--json]`: what the file header and both meta pages say.
+// `ordo info FILE [--json]`: what the file header, both meta pages and the log say.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +52,17 @@ json info_json(const std::string& path, const DatabaseInfo& info, const Counts& 
   j["named_trees"] = counts.named_trees;
   j["user_entries"] = counts.user_entries;
   j["recovery"] = info.recovery;
+  json log;
+  log["first_page"] = info.log.first_page;
+  log["area_bytes"] = info.log.area_bytes;
+  log["epoch"] = info.log.epoch;
+  log["checkpoint_txn"] = info.log.checkpoint_txn;
+  log["records"] = info.log.records;
+  log["tail_bytes"] = 0;
+  log["head_bytes"] = info.log.head_bytes;
+  log["last_txn"] = info.log.last_txn;
+  log["replayed"] = info.log.replayed;
+  j["log"] = log;
   j["metas"] = json::array();
   for (int i = 0; i < 2; ++i) {
     j["metas"].push_back(meta_json(info.metas[i], i, i == info.current_meta));
@@ -93,6 +104,20 @@ void print_text(const std::string& path, const DatabaseInfo& info, const Counts&
                                  counts.named_trees));
   line("user entries", fmt::format("{}", counts.user_entries));
   if (!info.recovery.empty()) line("recovery", info.recovery);
+  const uint64_t log_pages = info.log.area_bytes / info.page_size_bytes;
+  line("log area", log_pages == 0 ? std::string("none")
+                                  : fmt::format("pages {}..{} ({} bytes)", info.log.first_page,
+                                                info.log.first_page + log_pages - 1,
+                                                info.log.area_bytes));
+  line("checkpoint", fmt::format("txn {} (log epoch {}, meta {})", info.log.checkpoint_txn,
+                                 info.log.epoch, info.current_meta));
+  line("log records", info.log.records == 0
+                          ? std::string("none since the checkpoint")
+                          : fmt::format("{} since the checkpoint: txns {}..{}, bytes 0..{} "
+                                        "(tail..head)",
+                                        info.log.records, info.log.checkpoint_txn + 1,
+                                        info.log.last_txn, info.log.head_bytes));
+  if (!info.log.replayed.empty()) line("log replayed", info.log.replayed);
   fmt::print("\n");
   auto title = [&](int i) {
     return fmt::format("meta {}{}", i, i == info.current_meta ? " *" : "");

@@ -639,6 +639,21 @@ class Database {
   // batch_members and batch_rollbacks count the groups.
   Status batch(const BatchFn& fn);
 
+  // Makes every commit so far durable and a checkpoint (docs/FORMAT.md, "The
+  // log"): fdatasync, the last commit's meta into its slot, fdatasync; the log
+  // starts again, so a later open replays nothing. Commits take checkpoints
+  // by themselves (when the log area fills, and at close); call this after
+  // commits made with Options::sync_commits false, to make them durable at a
+  // point of your choosing, as mdb_env_sync does. Waits for the write txn of
+  // another thread. Nothing to do (Ok) when no commit followed the last
+  // checkpoint.
+  // Errors: InvalidArgument on a read-only handle or in a forked child; Busy
+  // when this thread holds the open write txn; IOError/Full when a write or
+  // sync fails (the handle is then poisoned, as after a failed commit; the
+  // commits stay durable as far as they were).
+  // Thread-safe.
+  Status checkpoint();
+
   // A consistent copy of the last commit: begin_read(), then
   // ReadTxn::copy_to(path, options). Errors as those two.
   Result<CopyResult> copy_to(const std::string& path, const CopyOptions& options = {});
