@@ -43,7 +43,9 @@
 //                    Each run ~2 x (S + W) + ~3 s; R rounds = 4 R runs.
 //
 // --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
-// cannot append is put plainly and counted), rocksdb, leveldb, sqlite; each
+// cannot append is put plainly and counted), rocksdb, leveldb, sqlite,
+// wiredtiger (its default cache), wiredtiger-equal-mem (a cache of ordo's
+// txn memory budget, KvOptions::ordo_txn_budget_bytes); each
 // peer with its durable settings (kv_<engine>.cc) and only when CMake found
 // its package (else exit 2 naming the package). churn runs on ordo only;
 // trees on a peer makes each tree a table with KvEngine::open_table, then
@@ -303,7 +305,8 @@ void add_commit_options(CLI::App& commit, ordo::bench::CommitCommand& command) {
   commit.add_option("--seed", config.seed, "Seed of the rows picked")->capture_default_str();
   commit.add_flag("--no-sync", [&config](int64_t) { config.sync = false; },
                   "Commits not durable (ordo sync_commits=false, LMDB MDB_NOSYNC, RocksDB and "
-                  "LevelDB sync=false, SQLite synchronous=OFF); commit figures named nosync_*");
+                  "LevelDB sync=false, SQLite synchronous=OFF, WiredTiger transaction_sync "
+                  "method=none); commit figures named nosync_*");
   commit
       .add_option("--threads", config.threads,
                   "Concurrent-commit arms at the largest preload: T threads committing at once, "

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kv_registry.h"
@@ -151,28 +152,126 @@ TEST_P(KvEngineTest, SnapshotDoesNotSeeLaterCommits) {
   EXPECT_EQ(v->str(), "one");
 }
 
-TEST_P(KvEngineTest, ConcurrentPutsFromThreadsAllCommit) {
+// The snapshot is the one current at begin_read, before any read (SQLite
+// takes its snapshot at the first read instead: kv_engine.h).
+TEST_P(KvEngineTest, SnapshotIsTakenAtBeginRead) {
+  if (GetParam() == "sqlite") GTEST_SKIP() << "snapshot at the first read";
   std::unique_ptr<KvEngine> kv = open();
   ASSERT_NE(kv, nullptr);
   Result<TableId> t = kv->open_table("t");
   ASSERT_TRUE(t.is_ok());
-  constexpr uint64_t kThreads = 4;
-  constexpr uint64_t kPerThread = 25;
+  Result<std::unique_ptr<KvRead>> before = kv->begin_read();
+  ASSERT_TRUE(before.is_ok());
+  Result<std::unique_ptr<KvWrite>> w = kv->begin_write();
+  ASSERT_TRUE(w.is_ok());
+  ASSERT_TRUE((*w)->put(*t, key_of(1), "one").is_ok());
+  ASSERT_TRUE((*w)->commit().is_ok());
+  EXPECT_TRUE((*before)->get(*t, key_of(1)).status().is_not_found());
+  Result<uint64_t> n = (*before)->scan(*t, ByteView(), 10, [](ByteView, ByteView) {});
+  ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+  EXPECT_EQ(*n, 0u);
+}
+
+// Keys are raw bytes in unsigned byte order, a key before its extensions,
+// zero bytes included.
+TEST_P(KvEngineTest, KeysAreBytesInUnsignedOrder) {
+  std::unique_ptr<KvEngine> kv = open();
+  ASSERT_NE(kv, nullptr);
+  Result<TableId> t = kv->open_table("t");
+  ASSERT_TRUE(t.is_ok());
+  using namespace std::string_literals;
+  const std::vector<std::string> sorted = {"\x00"s, "\x00\x00"s, "\x01"s, "\x01\x7f"s, "\x7f"s,
+                                           "\x80"s, "\x80\x01"s, "\xff"s, "\xff\x00"s};
+  {
+    Result<std::unique_ptr<KvWrite>> w = kv->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    for (size_t i = sorted.size(); i-- > 0;) {
+      ASSERT_TRUE((*w)->put(*t, sorted[i], "v" + std::to_string(i)).is_ok());
+    }
+    ASSERT_TRUE((*w)->commit().is_ok());
+  }
+  Result<std::unique_ptr<KvRead>> r = kv->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  std::vector<std::string> keys;
+  std::vector<std::string> values;
+  Result<uint64_t> n = (*r)->scan(*t, ByteView(), UINT64_MAX, [&](ByteView k, ByteView v) {
+    keys.push_back(k.str());
+    values.push_back(v.str());
+  });
+  ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+  EXPECT_EQ(keys, sorted);
+  for (size_t i = 0; i < sorted.size() && i < values.size(); ++i) {
+    EXPECT_EQ(values[i], "v" + std::to_string(i));
+  }
+  // A scan from an absent key (a zero byte in it) starts at the next key.
+  keys.clear();
+  n = (*r)->scan(*t, "\x80\x00"s, 1, [&](ByteView k, ByteView) { keys.push_back(k.str()); });
+  ASSERT_TRUE(n.is_ok());
+  EXPECT_EQ(keys, std::vector<std::string>{"\x80\x01"});
+  // A scan from past the last key visits nothing.
+  n = (*r)->scan(*t, "\xff\x00\x00"s, 10, [](ByteView, ByteView) {});
+  ASSERT_TRUE(n.is_ok());
+  EXPECT_EQ(*n, 0u);
+  Result<ByteView> v = (*r)->get(*t, "\x00\x00"s);
+  ASSERT_TRUE(v.is_ok()) << v.status().to_string();
+  EXPECT_EQ(v->str(), "v1");
+}
+
+constexpr uint64_t kThreads = 4;
+constexpr uint64_t kPerThread = 25;
+
+// kThreads threads at once, each making kPerThread put_concurrent calls
+// put(thread, k) -> {key, value}, until its first error; each thread's last
+// status.
+template <typename MakePut>
+std::vector<Status> put_from_threads(KvEngine& kv, TableId table, MakePut put) {
   std::vector<Status> results(kThreads);
   std::vector<std::thread> threads;
   for (uint64_t th = 0; th < kThreads; ++th) {
     threads.emplace_back([&, th] {
       for (uint64_t k = 0; k < kPerThread && results[th].is_ok(); ++k) {
-        const uint64_t i = th * kPerThread + k;
-        results[th] = kv->put_concurrent(*t, key_of(i), value_of(i, 1));
+        const auto [key, value] = put(th, k);
+        results[th] = kv.put_concurrent(table, key, value);
       }
     });
   }
   for (std::thread& th : threads) th.join();
+  return results;
+}
+
+TEST_P(KvEngineTest, ConcurrentPutsFromThreadsAllCommit) {
+  std::unique_ptr<KvEngine> kv = open();
+  ASSERT_NE(kv, nullptr);
+  Result<TableId> t = kv->open_table("t");
+  ASSERT_TRUE(t.is_ok());
+  const std::vector<Status> results = put_from_threads(*kv, *t, [](uint64_t th, uint64_t k) {
+    const uint64_t i = th * kPerThread + k;
+    return std::pair(key_of(i), value_of(i, 1));
+  });
   Model expected;
   for (uint64_t i = 0; i < kThreads * kPerThread; ++i) expected[key_of(i)] = value_of(i, 1);
   for (const Status& s : results) EXPECT_TRUE(s.is_ok()) << s.to_string();
   EXPECT_EQ(read_all(*kv, *t), expected);
+}
+
+// Concurrent puts of one key all succeed (an engine that detects the
+// conflict runs the loser again); the last one committed stays.
+TEST_P(KvEngineTest, ConcurrentPutsOfOneKeyAllCommit) {
+  std::unique_ptr<KvEngine> kv = open();
+  ASSERT_NE(kv, nullptr);
+  Result<TableId> t = kv->open_table("t");
+  ASSERT_TRUE(t.is_ok());
+  const std::vector<Status> results = put_from_threads(*kv, *t, [](uint64_t th, uint64_t k) {
+    return std::pair(key_of(7), value_of(th, static_cast<int>(k)));
+  });
+  for (const Status& s : results) EXPECT_TRUE(s.is_ok()) << s.to_string();
+  const Model all = read_all(*kv, *t);
+  ASSERT_EQ(all.size(), 1u);
+  bool last_of_a_thread = false;
+  for (uint64_t th = 0; th < kThreads; ++th) {
+    last_of_a_thread |= all.begin()->second == value_of(th, kPerThread - 1);
+  }
+  EXPECT_TRUE(last_of_a_thread) << all.begin()->second;
 }
 
 TEST_P(KvEngineTest, CompactKeepsEveryEntry) {

@@ -1,11 +1,11 @@
 // KvEngine: the one interface every workload drives, so that ordo and its
-// peers (LMDB, RocksDB, LevelDB, SQLite) run the same keys, values and commit
+// peers (LMDB, RocksDB, LevelDB, SQLite, WiredTiger) run the same keys, values and commit
 // points (docs/BENCHMARKS.md, "The drivers"). One adapter per engine, each in its own
 // file (kv_ordo.cc, kv_lmdb.cc, ...); kv_registry.h opens one by name.
 //
 // Model: a store at one path holds named tables (ordo trees, LMDB named DBs,
 // RocksDB column families, LevelDB key prefixes, SQLite WITHOUT ROWID
-// tables). Writes go through one KvWrite at a time (a txn or write batch);
+// tables, WiredTiger tables). Writes go through one KvWrite at a time (a txn or write batch);
 // commit() makes them visible and, when the store was opened durable, durable
 // with the engine's own durable setting. Reads go through KvRead snapshots,
 // any number, each used by one thread.
@@ -36,12 +36,15 @@ namespace ordo::bench {
 
 struct KvOptions {
   // Commits survive power loss: ordo sync_commits, LMDB without MDB_NOSYNC,
-  // RocksDB/LevelDB WriteOptions.sync, SQLite WAL + synchronous=FULL. When
-  // false each engine skips its syncs (SQLite: synchronous=OFF).
+  // RocksDB/LevelDB WriteOptions.sync, SQLite WAL + synchronous=FULL,
+  // WiredTiger's log with commit_transaction("sync=on"). When false each
+  // engine skips its syncs (SQLite: synchronous=OFF; WiredTiger:
+  // transaction_sync method=none).
   bool durable = true;
   // LMDB only: mdb_env_set_maxdbs, the named DBs (tables) the store may hold.
   uint32_t max_tables = 256;
-  // ordo only: Options::txn_memory_budget_bytes.
+  // ordo: Options::txn_memory_budget_bytes; wiredtiger-equal-mem: its
+  // cache_size, so that both run in the same memory.
   uint64_t ordo_txn_budget_bytes = Options{}.txn_memory_budget_bytes;
 };
 
@@ -103,7 +106,8 @@ class KvEngine {
  public:
   virtual ~KvEngine() = default;
 
-  // "ordo", "lmdb", "lmdb-append", "rocksdb", "leveldb" or "sqlite".
+  // "ordo", "lmdb", "lmdb-append", "rocksdb", "leveldb", "sqlite", "wiredtiger" or
+  // "wiredtiger-equal-mem" (or one of ordo's variants, kv_registry.h).
   virtual std::string_view name() const = 0;
   // Opens the table `name`, creating it (in its own commit) when missing.
   virtual Result<TableId> open_table(std::string_view name) = 0;
@@ -123,14 +127,15 @@ class KvEngine {
 
   // Compacts the store the engine's own way and returns the path whose files
   // now hold it: ordo and LMDB write a compact copy at `copy_path` (a new
-  // file or directory) and return it; RocksDB, LevelDB and SQLite compact in
-  // place and return the store's own path, leaving `copy_path` unused.
+  // file or directory) and return it; RocksDB, LevelDB, SQLite and WiredTiger
+  // compact in place and return the store's own path, leaving `copy_path` unused.
   // REQUIRES: no KvWrite or KvRead open.
   virtual Result<std::string> compact(const std::string& copy_path) = 0;
 
   // The shape of `table` in the last commit: ordo from a walk of its tree,
   // LMDB from mdb_stat and its node layout; nullopt for engines without
-  // pages (RocksDB, LevelDB) or without a page count per table (SQLite).
+  // pages (RocksDB, LevelDB), without a page count per table (SQLite) or
+  // without a fixed page size (WiredTiger).
   // REQUIRES: no KvWrite open.
   virtual Result<std::optional<TableShape>> table_shape(TableId table) {
     return std::optional<TableShape>();

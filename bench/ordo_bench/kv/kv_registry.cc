@@ -35,6 +35,11 @@ constexpr bool kHaveSqlite = true;
 #else
 constexpr bool kHaveSqlite = false;
 #endif
+#ifdef ORDO_BENCH_HAVE_WIREDTIGER
+constexpr bool kHaveWiredtiger = true;
+#else
+constexpr bool kHaveWiredtiger = false;
+#endif
 
 constexpr EngineEntry kEngines[] = {
     {"ordo", "", true},
@@ -43,6 +48,8 @@ constexpr EngineEntry kEngines[] = {
     {"rocksdb", "librocksdb-dev (rocksdb.pc or RocksDBConfig.cmake)", kHaveRocksdb},
     {"leveldb", "libleveldb-dev (leveldbConfig.cmake)", kHaveLeveldb},
     {"sqlite", "libsqlite3-dev (sqlite3.pc)", kHaveSqlite},
+    {"wiredtiger", "libwiredtiger-dev (wiredtiger.pc)", kHaveWiredtiger},
+    {"wiredtiger-equal-mem", "libwiredtiger-dev (wiredtiger.pc)", kHaveWiredtiger},
     {"ordo-uring", "", true},   // ordo with IoBackend::kUring
     {"ordo-verify", "", true},  // ordo with verify_checksums
 };
@@ -113,6 +120,11 @@ Result<std::unique_ptr<KvEngine>> open_engine(std::string_view name, const std::
 #endif
 #ifdef ORDO_BENCH_HAVE_SQLITE
   if (name == "sqlite") return open_sqlite_kv(path, options);
+#endif
+#ifdef ORDO_BENCH_HAVE_WIREDTIGER
+  if (name == "wiredtiger" || name == "wiredtiger-equal-mem") {
+    return open_wiredtiger_kv(path, options, name == "wiredtiger-equal-mem");
+  }
 #endif
   return Status::invalid_argument(engine_missing_reason(name));
 }

@@ -12,8 +12,9 @@
 namespace ordo::bench {
 
 // Every engine name --engine accepts, whether built or not: ordo, lmdb,
-// lmdb-append, rocksdb, leveldb, sqlite, and ordo's variants ordo-uring
-// (IoBackend::kUring) and ordo-verify (verify_checksums).
+// lmdb-append, rocksdb, leveldb, sqlite, wiredtiger, wiredtiger-equal-mem
+// (WiredTiger with a cache of ordo's memory budget), and ordo's variants
+// ordo-uring (IoBackend::kUring) and ordo-verify (verify_checksums).
 const std::vector<std::string>& known_engines();
 
 // Whether `name` is ordo or one of its variants (one file, not a directory).
@@ -53,5 +54,9 @@ Result<std::unique_ptr<KvEngine>> open_leveldb_kv(const std::string& path,
                                                   const KvOptions& options);
 Result<std::unique_ptr<KvEngine>> open_sqlite_kv(const std::string& path,
                                                  const KvOptions& options);
+// `equal_mem`: cache_size = options.ordo_txn_budget_bytes ("wiredtiger-equal-mem");
+// otherwise WiredTiger's default cache ("wiredtiger").
+Result<std::unique_ptr<KvEngine>> open_wiredtiger_kv(const std::string& path,
+                                                     const KvOptions& options, bool equal_mem);
 
 }  // namespace ordo::bench

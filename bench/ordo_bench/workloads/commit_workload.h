@@ -19,7 +19,8 @@
 //
 // sync = false (--no-sync) opens the store without durable commits (ordo
 // Options::sync_commits=false, LMDB MDB_NOSYNC, RocksDB/LevelDB sync=false,
-// SQLite synchronous=OFF); every commit figure is then named nosync_*.
+// SQLite synchronous=OFF, WiredTiger transaction_sync method=none); every
+// commit figure is then named nosync_*.
 #pragma once
 
 #include <cstdint>

@@ -34,6 +34,10 @@ std::string_view per_table_note(std::string_view engine) {
     return "CREATE TABLE ... WITHOUT ROWID in its own durable transaction, then the put's "
            "transaction";
   }
+  if (engine == "wiredtiger" || engine == "wiredtiger-equal-mem") {
+    return "WT_SESSION::create (a new file NAME.wt and the directory synced, the metadata's log "
+           "record synced), then the put's synced transaction";
+  }
   return "?";
 }
 

@@ -10,8 +10,9 @@
 // the peer's (kv_<engine>.cc): LMDB mdb_dbi_open(MDB_CREATE) in its own
 // durable txn, RocksDB CreateColumnFamily (a MANIFEST record and a new
 // OPTIONS file), LevelDB nothing (a key prefix), SQLite CREATE TABLE in its
-// own durable transaction. The batch on a peer: 100 open_table calls, then
-// one txn with the 100 puts. Files are counted in the store's directory (ordo:
+// own durable transaction, WiredTiger WT_SESSION::create (a new file per
+// table and the directory synced, the metadata's log record synced). The
+// batch on a peer: 100 open_table calls, then one txn with the 100 puts. Files are counted in the store's directory (ordo:
 // the directory holding the file).
 //
 // Tree i is named "tree-XXXXXXXX", eight hex digits of i * 0x9E3779B1 mod
