@@ -20,7 +20,11 @@ Result<std::unique_ptr<Database>> DatabaseOpener::open(const std::string& path,
                                                        BackendFactory factory) {
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<DatabaseImpl> impl,
                         DatabaseImpl::open(path, options, std::move(factory)));
-  return std::unique_ptr<Database>(new Database(std::shared_ptr<DatabaseImpl>(std::move(impl))));
+  std::shared_ptr<DatabaseImpl> shared(std::move(impl));
+  // Commits in the log whose pages a crash of the machine lost: applied now,
+  // as write txns of the new handle.
+  ORDO_RETURN_IF_ERROR(DatabaseImpl::replay_log(shared));
+  return std::unique_ptr<Database>(new Database(std::move(shared)));
 }
 
 size_t DatabaseOpener::queued_batches(const Database& db) {

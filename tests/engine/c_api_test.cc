@@ -160,7 +160,8 @@ TEST_F(CApiTest, OptionsInitGivesTheDefaults) {
   EXPECT_EQ(o.txn_memory_budget_bytes, 256ull << 20);
   EXPECT_EQ(o.append_fill, 1.0);
   EXPECT_EQ(o.id_node, 0u);
-  EXPECT_EQ(o.commit_protocol, ORDO_COMMIT_ONE_SYNC);
+  EXPECT_EQ(o.commit_protocol, ORDO_COMMIT_LOG);
+  EXPECT_EQ(o.log_bytes, 0u);
   EXPECT_EQ(o.io_backend, ORDO_IO_AUTO);
   EXPECT_TRUE(o.create_if_missing);
   EXPECT_FALSE(o.read_only);

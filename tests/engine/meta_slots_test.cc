@@ -43,7 +43,8 @@ TEST(MetaSlotsTest, FallbackNoteNamesANewerSlotWrittenWholeButUnusable) {
 TEST(MetaSlotsTest, CheckMetaInFileWantsTheSlotParityAndThePagesInTheFile) {
   Meta m;
   m.page_size = 4096;
-  m.txn_id = 5;
+  m.txn_id = 4;
+  m.log_epoch = 5;  // checkpoint 5: slot 1, whatever its txn id
   m.page_high_water = 10;
   std::string text;
   EXPECT_EQ(check_meta_in_file(m, 1, 10 * 4096, &text), MetaProblem::kNone);
@@ -53,6 +54,10 @@ TEST(MetaSlotsTest, CheckMetaInFileWantsTheSlotParityAndThePagesInTheFile) {
   EXPECT_NE(text.find("truncated"), std::string::npos) << text;
   m.page_high_water = ~uint64_t{0};  // no overflow
   EXPECT_EQ(check_meta_in_file(m, 1, 10 * 4096, &text), MetaProblem::kBeyondFile);
+  // The meta of a log record is never a slot's.
+  m.page_high_water = 10;
+  m.flags = kMetaFlagLogged;
+  EXPECT_EQ(check_meta_in_file(m, 1, 10 * 4096, &text), MetaProblem::kBadFields);
 }
 
 TEST(OptionsCheckTest, DefaultsPassAndEachBadFieldIsNamed) {

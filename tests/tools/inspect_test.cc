@@ -54,13 +54,16 @@ class ToolInspectTest : public ::testing::Test {
   std::string path_;
 };
 
-// A file cut after its last commit: open falls back to the commit before,
-// and every command says so on stderr instead of showing the older data silently.
+// A file of one-sync commits cut after its last commit: open falls back to
+// the commit before, and every command says so on stderr instead of showing
+// the older data silently.
 TEST(ToolRecoveryTest, ACommitRolledBackAtOpenIsAWarning) {
   TempDir dir;
   const std::string path = dir.file("cut.ordo");
   {
-    auto db = Database::open(path);
+    Options o;
+    o.commit_protocol = CommitProtocol::kOneSync;
+    auto db = Database::open(path, o);
     ASSERT_TRUE(db.is_ok()) << db.status().to_string();
     for (const char* key : {"k1", "k2"}) {
       auto w = (*db)->begin_write();

@@ -288,13 +288,19 @@ class ToolLoadDiskFailureTest : public ToolDiskFailureTest {
   std::string input_;
 };
 
-// One txn: whichever sync fails, nothing of the load is committed (the
-// database holds what it held, for a reader that opens it afterwards) and
-// the tool says so.
+// One txn: whichever sync of its commit fails, nothing of the load is
+// committed (the database holds what it held, for a reader that opens it
+// afterwards) and the tool says so. A sync of the checkpoint after the
+// commit fails the load too, which is then committed (durable in the log)
+// and said so.
 TEST_P(ToolLoadDiskFailureTest, AFailedCommitCommitsNothing) {
   const size_t syncs = syncs_of({});
   ASSERT_GT(syncs, 0u);
   const uint64_t txn_before = txn_id(src_);
+  const std::string loaded = fresh_target("loaded.ordo");
+  ASSERT_EQ(ordo_tool({"load", loaded, "-i", input_}).exit_code, 0);
+  const std::string loaded_dump = dump_all(loaded);
+  size_t checkpoint_failures = 0;
   for (size_t n = 0; n < syncs; ++n) {
     for (bool from : {false, true}) {
       const Fault fault{Call::kSync, err(), n, from};
@@ -304,6 +310,17 @@ TEST_P(ToolLoadDiskFailureTest, AFailedCommitCommitsNothing) {
       ProcessResult r = disk.run({"load", target, "-i", input_}, fault);
       EXPECT_EQ(r.exit_code, 1) << r.err;
       EXPECT_NE(r.err.find("ordo: " + target + ": "), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(err_text()), std::string::npos) << r.err;
+      if (r.err.find("checkpoint: ") != std::string::npos) {
+        ++checkpoint_failures;
+        EXPECT_NE(r.err.find("were committed (txn " + std::to_string(txn_before + 1) +
+                             ") and are durable in its log"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_TRUE(dump_all(target) == loaded_dump) << "the committed load is not there";
+        expect_clean(target);
+        continue;
+      }
       EXPECT_NE(r.err.find("commit: "), std::string::npos) << r.err;
       EXPECT_NE(r.err.find(err_text()), std::string::npos) << r.err;
       EXPECT_NE(r.err.find("nothing was loaded: the commit did not take effect"), std::string::npos)
@@ -313,6 +330,8 @@ TEST_P(ToolLoadDiskFailureTest, AFailedCommitCommitsNothing) {
       expect_clean(target);
     }
   }
+  EXPECT_GT(checkpoint_failures, 0u);
+  EXPECT_LT(checkpoint_failures, 2 * syncs) << "no sync of the commit itself failed";
   // Writes failing (the disk full from the first page on) commit nothing either.
   const std::string target = fresh_target("target.ordo");
   ProcessResult r = FailingDisk(target, log_)
@@ -340,6 +359,15 @@ TEST_P(ToolLoadDiskFailureTest, WithBatchTheCommittedRecordsAreTheOnesNamed) {
         FailingDisk(target, log_).run({"load", target, "-i", input_, "--batch", "100"}, fault);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find(err_text()), std::string::npos) << r.err;
+    if (r.err.find("checkpoint: ") != std::string::npos) {
+      // Every batch was committed; the checkpoint after them failed.
+      EXPECT_NE(r.err.find("the " + std::to_string(kLoadRecords) + " records were committed"),
+                std::string::npos)
+          << r.err;
+      seen.insert(kLoadRecords);
+      expect_clean(target);
+      continue;
+    }
     size_t committed = 0;
     const size_t at = r.err.find("the first ");
     if (at != std::string::npos) {
@@ -365,7 +393,8 @@ TEST_P(ToolLoadDiskFailureTest, WithBatchTheCommittedRecordsAreTheOnesNamed) {
         << "the database does not hold the source and the first " << committed << " records";
     expect_clean(target);
   }
-  EXPECT_EQ(seen, (std::set<size_t>{0, 100, 200})) << "a failure in each of the three commits";
+  EXPECT_EQ(seen, (std::set<size_t>{0, 100, 200, kLoadRecords}))
+      << "a failure in each of the three commits and in the checkpoint";
 }
 
 // Into a new file: a failed load leaves no file.
@@ -385,6 +414,12 @@ TEST_P(ToolLoadDiskFailureTest, AFailedLoadIntoANewFileLeavesNoFile) {
       r = disk.run({"load", target, "-i", input_}, fault);
       EXPECT_EQ(r.exit_code, 1) << r.err;
       EXPECT_NE(r.err.find(err_text()), std::string::npos) << r.err;
+      if (r.err.find("checkpoint: ") != std::string::npos) {
+        // Committed before the checkpoint failed: the file holds the load.
+        EXPECT_TRUE(std::filesystem::exists(target)) << r.err;
+        std::filesystem::remove(target);
+        continue;
+      }
       EXPECT_FALSE(std::filesystem::exists(target)) << r.err;
       EXPECT_EQ(entries_in(dir_.path()), files) << "a file was left";
     }

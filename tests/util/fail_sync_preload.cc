@@ -148,9 +148,18 @@ ssize_t pwritev64(int fd, const struct iovec* iov, int iovcnt, off64_t offset) {
   return real(fd, iov, iovcnt, offset);
 }
 
+// With RWF_DSYNC the call is a write and a sync of its bytes: a sync that
+// fails leaves the bytes written (in the page cache), as the kernel does.
 ssize_t pwritev2(int fd, const struct iovec* iov, int iovcnt, off_t offset, int flags) {
   static const auto real = next<ssize_t (*)(int, const struct iovec*, int, off_t, int)>("pwritev2");
   FAIL_IF(write_rule, fd);
+  if ((flags & RWF_DSYNC) != 0) {
+    if (const int err = admit(sync_rule, fd)) {
+      (void)real(fd, iov, iovcnt, offset, flags & ~RWF_DSYNC);
+      errno = err;
+      return -1;
+    }
+  }
   return real(fd, iov, iovcnt, offset, flags);
 }
 
@@ -158,6 +167,13 @@ ssize_t pwritev64v2(int fd, const struct iovec* iov, int iovcnt, off64_t offset,
   static const auto real =
       next<ssize_t (*)(int, const struct iovec*, int, off64_t, int)>("pwritev64v2");
   FAIL_IF(write_rule, fd);
+  if ((flags & RWF_DSYNC) != 0) {
+    if (const int err = admit(sync_rule, fd)) {
+      (void)real(fd, iov, iovcnt, offset, flags & ~RWF_DSYNC);
+      errno = err;
+      return -1;
+    }
+  }
   return real(fd, iov, iovcnt, offset, flags);
 }
 

@@ -116,7 +116,9 @@ int run_dump(const DumpOptions& o) {
   uint64_t done = 0;
   Status s;
   for (const Block& b : blocks) {
-    s = writer.begin(b.name, lmdb_mapsize(info.pages_used * info.page_size_bytes));
+    // The data's pages: the log area holds no records LMDB would load.
+    s = writer.begin(b.name, lmdb_mapsize(info.pages_used * info.page_size_bytes -
+                                          info.log.area_bytes));
     if (!s.is_ok()) break;
     Status record_status;
     s = txn->scan(b.tree, KeyRange::all(), [&](ByteView key, ByteView value) {

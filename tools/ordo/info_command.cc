@@ -52,6 +52,9 @@ json info_json(const std::string& path, const DatabaseInfo& info, const Counts& 
   j["named_trees"] = counts.named_trees;
   j["user_entries"] = counts.user_entries;
   j["recovery"] = info.recovery;
+  j["current"] = meta_json(info.current, info.current_meta, true);
+  j["current"].erase("meta_page");
+  j["current"].erase("current");
   json log;
   log["first_page"] = info.log.first_page;
   log["area_bytes"] = info.log.area_bytes;

@@ -233,6 +233,15 @@ int run_load(const LoadOptions& o) {
     }
     return kExitError;
   }
+  // The loaded commits become a checkpoint: the file holds them in place, and
+  // the next open replays nothing.
+  if (Status cp = db->checkpoint(); !cp.is_ok()) {
+    report_error(o.path, cp.with_context("checkpoint"));
+    report_message(fmt::format("{}: the {} records were committed (txn {}) and are durable in "
+                               "its log; the next writable open of the file applies them",
+                               o.path, records, last_txn));
+    return kExitError;
+  }
   if (o.json) {
     nlohmann::ordered_json j;
     j["path"] = o.path;

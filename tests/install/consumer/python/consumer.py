@@ -34,7 +34,7 @@ class Options(Structure):
                 ("txn_memory_budget_bytes", c_uint64), ("append_fill", c_double),
                 ("id_node", c_uint32), ("commit_protocol", c_int), ("io_backend", c_int),
                 ("create_if_missing", c_bool), ("read_only", c_bool), ("sync_commits", c_bool),
-                ("verify_checksums", c_bool), ("trim_on_close", c_bool)]
+                ("verify_checksums", c_bool), ("trim_on_close", c_bool), ("log_bytes", c_uint64)]
 
 
 SCAN_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
