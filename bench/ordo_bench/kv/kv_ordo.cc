@@ -1,5 +1,6 @@
 // The "ordo", "ordo-uring" and "ordo-verify" adapters: ordo::Database in one
-// file, a tree per table, a WriteTxn per KvWrite, a ReadTxn per KvRead;
+// file, a tree per table, a WriteTxn per KvWrite, a ReadTxn per KvRead (and
+// per call of a request reader);
 // put_concurrent a Database::batch call, compact a compact copy
 // (Database::copy_to). "ordo" opens with the default Options, "ordo-uring"
 // with IoBackend::kUring, "ordo-verify" with verify_checksums.
@@ -60,6 +61,29 @@ class OrdoRead final : public KvRead {
   const std::vector<Tree>& trees_;
 };
 
+// begin_request_reads: a ReadTxn per call, ended before the call returns.
+class OrdoRequestRead final : public KvRead {
+ public:
+  OrdoRequestRead(Database& db, const std::vector<Tree>& trees) : db_(db), trees_(trees) {}
+
+  Result<ByteView> get(TableId table, ByteView key) override {
+    ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_.begin_read());
+    ORDO_ASSIGN_OR_RETURN(const ByteView value, txn.get(trees_[table], key));
+    value_.assign(value.view());
+    return ByteView(value_);
+  }
+  Result<uint64_t> scan(TableId table, ByteView from, uint64_t limit,
+                        const ScanVisitor& visit) override {
+    ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_.begin_read());
+    return OrdoRead(std::move(txn), trees_).scan(table, from, limit, visit);
+  }
+
+ private:
+  Database& db_;
+  const std::vector<Tree>& trees_;
+  std::string value_;  // the last get's value, copied before the txn ends
+};
+
 class OrdoKv final : public KvEngine {
  public:
   OrdoKv(std::unique_ptr<Database> db, std::string name)
@@ -81,6 +105,10 @@ class OrdoKv final : public KvEngine {
   Result<std::unique_ptr<KvRead>> begin_read() override {
     ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
     return std::unique_ptr<KvRead>(std::make_unique<OrdoRead>(std::move(txn), trees_));
+  }
+
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    return std::unique_ptr<KvRead>(std::make_unique<OrdoRequestRead>(*db_, trees_));
   }
 
   // Every commit is already on disk; closing only unmaps and unlocks.
