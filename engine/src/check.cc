@@ -9,6 +9,7 @@
 #include "ordo/btree/walk.h"
 #include "free_entry.h"
 #include "txn_impl.h"
+#include "txn_internals.h"
 
 namespace ordo {
 namespace {
@@ -227,7 +228,7 @@ class Checker {
 }  // namespace
 
 Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& progress) {
-  if (!impl_) return Status::txn_ended("txn already committed, aborted or moved from");
+  if (!impl_ || !impl_->live()) return TxnInternals::ended();
   const engine::Meta& meta = impl_->snapshot();
   // The meta page this snapshot's meta lives in: it holds the three roots.
   const PageNo meta_page = meta.txn_id % 2;

@@ -113,7 +113,7 @@ class KvEngine {
   // A reader for a server that answers one request per call: each get() and
   // scan() reads its own snapshot of the last commit, taken when the call
   // begins and ended before it returns, as the engine's users do per request.
-  // ordo: Database::begin_read() and the txn's end per call; LMDB: one
+  // ordo: one ReadTxn, renew() before the call and reset() after; LMDB: one
   // MDB_txn, mdb_txn_renew and mdb_txn_reset; RocksDB and LevelDB: reads
   // without a snapshot (each call its own implicit one); SQLite: statements
   // in autocommit mode on the reader's own connection (each its own read
