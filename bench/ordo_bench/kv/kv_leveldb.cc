@@ -2,8 +2,9 @@
 // has one key space, so table T's keys are stored as "T\0" + key (scans stop
 // at the end of the prefix). One WriteBatch per KvWrite written with
 // WriteOptions.sync = durable (put_concurrent: one per call), a snapshot per
-// KvRead (none for a request reader: LevelDB's implicit one per read), compact = CompactRange in place. Options are LevelDB's
-// defaults plus create_if_missing.
+// KvRead (none for a request reader: LevelDB's implicit one per read),
+// compact = CompactRange in place. Options are LevelDB's defaults plus
+// create_if_missing.
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 

@@ -7,8 +7,9 @@
 // checkpoint. Each KvRead opens its own connection and holds one
 // read transaction on it (a WAL snapshot), so readers in several threads do
 // not share a connection; a request reader has its own connection too, in
-// autocommit mode (each statement its own read txn). Other settings are SQLite's defaults (4 KiB pages,
-// 2 MB page cache, automatic checkpoints every 1000 WAL pages).
+// autocommit mode (each statement its own read txn). Other settings are
+// SQLite's defaults (4 KiB pages, 2 MB page cache, automatic checkpoints
+// every 1000 WAL pages).
 #include <sqlite3.h>
 
 #include <memory>

@@ -287,8 +287,9 @@ struct Stats {
 //
 // Errors: positioning calls return Corruption when they meet a damaged page;
 // TxnEnded once the cursor's txn was committed, aborted, reset, moved from or
-// destroyed (valid() is then false, also after the txn is renewed); NotFound when its tree no longer exists
-// in the txn. status() keeps the last error met, including by value().
+// destroyed (valid() is then false, also after the txn is renewed);
+// NotFound when its tree no longer exists in the txn. status() keeps the
+// last error met, including by value().
 //
 // Thread-safety: like its txn, one thread at a time. The cursor may outlive
 // its txn (it then only reports TxnEnded); it keeps nothing else alive.
@@ -419,10 +420,12 @@ class ReadTxn : public Txn {
   // reached may be reused by the writer from now on, as after abort(). Until
   // renew() succeeds every call on the txn reports TxnEnded and txn_id() is
   // 0; its cursors report TxnEnded for good (a renewed txn does not revive
-  // them). Does nothing on a reset or ended txn. Work: one lock of the
-  // database's reader table; on a read-only handle, once the last reader of
-  // its snapshot in this handle is gone, the release of that snapshot's
-  // reader slot (a file lock). Thread-safety: one thread at a time per txn.
+  // them). Like a live txn, a reset one keeps the database's state alive
+  // (the file stays open) until it is aborted or destroyed. Does nothing on
+  // a reset or ended txn. Work: one lock of the database's reader table; on
+  // a read-only handle, once the last reader of its snapshot in this handle
+  // is gone, the release of that snapshot's reader slot (a file lock).
+  // Thread-safety: one thread at a time per txn.
   void reset();
 
   // Takes a snapshot of the last commit, as begin_read() does, on this txn:
@@ -439,9 +442,9 @@ class ReadTxn : public Txn {
   //                    kept committing while the snapshot was pinned, or no
   //                    valid meta).
   // On an error the txn is left reset: renew() may be called again.
-  // Work: one lock of the reader table and a copy of the committed meta
-  // (~200 bytes); nothing is allocated. Thread-safety: one thread at a time
-  // per txn; other txns and the writer go on meanwhile.
+  // Work: one lock of the reader table and a copy of the committed meta;
+  // nothing is allocated. Thread-safety: one thread at a time per txn; other
+  // txns and the writer go on meanwhile.
   Status renew();
 
   // Writes a copy of this snapshot to a new database file at `path`, while
