@@ -65,7 +65,8 @@
 //                     threads at once, then 2 x 100 floor probes: 3,900 syncing
 //                     commits, ~20-50 s.
 //   reads             1,000,000 rows, 1,000,000 lookups per thread with 1 and
-//                     2 threads, 1,000 scans of 1,000 keys: seconds (ordo, LMDB)
+//                     2 threads, on one snapshot per thread and then with a
+//                     read txn per lookup, 1,000 scans of 1,000 keys: seconds (ordo, LMDB)
 //                     to about a minute (RocksDB, SQLite).
 //   linkbench         a fresh store per N = 10,000, 100,000, 1,000,000: N nodes and
 //                     ~5N links preloaded (10,000 puts per commit), then 1,000 of
@@ -492,7 +493,9 @@ int run(int argc, char** argv) {
   add_commit_options(*commit, commit_command);
   ordo::bench::ReadsCommand reads_command;
   CLI::App* reads = app.add_subcommand(
-      "reads", "Random point lookups (1 and 2 threads) and range scans after a load");
+      "reads",
+      "Random point lookups (1 and 2 threads; on one snapshot, then a read txn per lookup) and "
+      "range scans after a load");
   add_reads_options(*reads, reads_command);
   ordo::bench::LinkbenchCommand linkbench_command;
   std::string linkbench_ops;

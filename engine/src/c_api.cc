@@ -467,6 +467,34 @@ int ordo_txn_abort(ordo_txn* txn, ordo_error* err) {
   });
 }
 
+namespace {
+// The read txn of `txn`: InvalidArgument for NULL, a write txn, or a call from
+// its own scan callback (it cannot end or move to another snapshot there).
+Result<ordo::ReadTxn*> reader_of(ordo_txn* txn) {
+  if (txn == nullptr) return null_arg("txn");
+  if (txn->writer != nullptr) {
+    return Status::invalid_argument("a write txn cannot be reset or renewed");
+  }
+  ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
+  return static_cast<ordo::ReadTxn*>(txn->txn);  // begin_txn made a ReadTxn
+}
+}  // namespace
+
+int ordo_txn_reset(ordo_txn* txn, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn * r, reader_of(txn));
+    r->reset();
+    return Status::ok();
+  });
+}
+
+int ordo_txn_renew(ordo_txn* txn, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn * r, reader_of(txn));
+    return r->renew();
+  });
+}
+
 void ordo_txn_free(ordo_txn* txn) {
   if (txn == nullptr || txn->lent) return;
   if (txn->scans > 0) {

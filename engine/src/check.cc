@@ -11,6 +11,7 @@
 #include "log_record.h"
 #include "txn_log.h"
 #include "txn_impl.h"
+#include "txn_internals.h"
 
 namespace ordo {
 namespace {
@@ -290,7 +291,7 @@ void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& 
 }  // namespace
 
 Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& progress) {
-  if (!impl_) return Status::txn_ended("txn already committed, aborted or moved from");
+  if (!impl_ || !impl_->live()) return TxnInternals::ended();
   const engine::Meta& meta = impl_->snapshot();
   // The meta page of this snapshot's checkpoint: it (or a log record after
   // it) holds the three roots.

@@ -1,10 +1,28 @@
 #include "reader_table.h"
 
+#include <algorithm>
+
 namespace ordo::engine {
 
+std::vector<ReaderTable::Snapshot>::iterator ReaderTable::find(uint64_t txn_id) {
+  // The newest snapshot, at the back, is the common case.
+  if (!readers_.empty() && readers_.back().txn_id <= txn_id) {
+    return readers_.back().txn_id == txn_id ? readers_.end() - 1 : readers_.end();
+  }
+  return std::lower_bound(readers_.begin(), readers_.end(), txn_id,
+                          [](const Snapshot& s, uint64_t id) { return s.txn_id < id; });
+}
+
+bool ReaderTable::add(uint64_t txn_id) {
+  auto it = find(txn_id);
+  if (it != readers_.end() && it->txn_id == txn_id) return it->readers++ == 0;
+  readers_.insert(it, Snapshot{txn_id, 1});
+  return true;
+}
+
 bool ReaderTable::remove(uint64_t txn_id) {
-  auto it = readers_.find(txn_id);
-  if (it == readers_.end() || --it->second != 0) return false;
+  auto it = find(txn_id);
+  if (it == readers_.end() || it->txn_id != txn_id || --it->readers != 0) return false;
   readers_.erase(it);
   return true;
 }
@@ -12,7 +30,7 @@ bool ReaderTable::remove(uint64_t txn_id) {
 std::vector<uint64_t> ReaderTable::snapshots() const {
   std::vector<uint64_t> out;
   out.reserve(readers_.size());
-  for (const auto& [txn, count] : readers_) out.push_back(txn);
+  for (const Snapshot& s : readers_) out.push_back(s.txn_id);
   return out;
 }
 

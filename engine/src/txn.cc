@@ -7,6 +7,7 @@
 #include "cursor_impl.h"
 #include "tree_handles.h"
 #include "txn_impl.h"
+#include "txn_internals.h"
 
 namespace ordo {
 
@@ -44,8 +45,34 @@ Result<btree::TreeRoot> TxnImpl::root_of(const Tree& tree) {
   return root;
 }
 
-TxnImpl::~TxnImpl() {
-  if (link_) link_->txn = nullptr;
+TxnImpl::~TxnImpl() { end_cursors(); }
+
+void TxnImpl::end_cursors() {
+  if (link_) {
+    link_->txn = nullptr;
+    link_.reset();
+  }
+  cursors_.clear();
+}
+
+void ReadTxnImpl::reset() {
+  if (!live_) return;
+  end_cursors();
+  live_ = false;
+  ++generation_;
+  db_->unregister_reader(snapshot_.txn_id);
+}
+
+void ReadTxnImpl::renew(const engine::Meta& snapshot) {
+  // A tree's root is fixed within one snapshot: a server's txns between two
+  // commits look each tree up in the catalog once.
+  if (snapshot.txn_id != snapshot_.txn_id) {
+    read_roots_.clear();
+    snapshot_ = snapshot;
+    pages_.set_high_water(snapshot.page_high_water);
+  }
+  live_ = true;
+  ++generation_;
 }
 
 std::shared_ptr<TxnLink> TxnImpl::link() {
@@ -67,10 +94,10 @@ void TxnImpl::detach_cursors() {
 Txn::Txn(std::unique_ptr<TxnImpl> impl) : impl_(std::move(impl)) {}
 
 namespace {
-Status ended() { return Status::txn_ended("txn already committed, aborted or moved from"); }
+Status ended() { return TxnInternals::ended(); }
 }  // namespace
 #define ORDO_REQUIRE_LIVE() \
-  if (!impl_) return ended()
+  if (!impl_ || !impl_->live()) return ended()
 // Database::batch's txn stays where batch() lent it: moving from it leaves
 // the source as it was and the target ended (the function that tried fails).
 Txn::Txn(Txn&& other) noexcept {
@@ -85,7 +112,9 @@ Txn& Txn::operator=(Txn&& other) noexcept {
 }
 Txn::~Txn() = default;
 
-uint64_t Txn::txn_id() const { return impl_ ? impl_->txn_id() : 0; }
+bool Txn::live() const { return impl_ && impl_->live(); }
+
+uint64_t Txn::txn_id() const { return impl_ && impl_->live() ? impl_->txn_id() : 0; }
 
 void Txn::abort() {
   // Database::batch's txn ends with its group; the function that asked fails.
@@ -133,7 +162,10 @@ Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
   ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, impl_->root_of(tree));
   if (!impl_->is_write()) {
     // A read txn's pages never change under it: a plain tree cursor, checked
-    // after each call of `fn` only for the txn having ended in it.
+    // after each call of `fn` only for the txn having ended, been reset or
+    // renewed in it.
+    const TxnImpl* const impl = impl_.get();
+    const uint64_t generation = impl->generation();
     btree::Cursor c(impl_->pages(), root);
     ORDO_RETURN_IF_ERROR(c.seek(range.from()));
     while (c.valid()) {
@@ -142,7 +174,7 @@ Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
       const ByteView value = c.value();
       if (!c.status().is_ok()) return c.status();
       if (!fn(key, value)) break;
-      if (!impl_) return ended();
+      if (impl_.get() != impl || impl->generation() != generation) return ended();
       ORDO_RETURN_IF_ERROR(c.next());
     }
     return Status::ok();
@@ -223,6 +255,21 @@ Status Cursor::put(ByteView key, ByteView value) {
 Status Cursor::del() { return impl_ ? impl_->del() : moved_from(); }
 
 ReadTxn::ReadTxn(std::unique_ptr<TxnImpl> impl) : Txn(std::move(impl)) {}
+
+// Only a Txn& assignment could put a write txn here; it is left alone.
+void ReadTxn::reset() {
+  if (impl_ && !impl_->is_write()) static_cast<ReadTxnImpl&>(*impl_).reset();
+}
+
+Status ReadTxn::renew() {
+  if (!impl_ || impl_->is_write()) return ended();
+  auto& impl = static_cast<ReadTxnImpl&>(*impl_);
+  impl.reset();
+  ORDO_RETURN_IF_ERROR(impl.db().check_process());
+  ORDO_ASSIGN_OR_RETURN(const engine::Meta snapshot, impl.db().register_reader());
+  impl.renew(snapshot);
+  return Status::ok();
+}
 WriteTxn::WriteTxn(std::unique_ptr<TxnImpl> impl) : Txn(std::move(impl)) {}
 
 }  // namespace ordo

@@ -51,6 +51,13 @@ class TxnImpl {
 
   DatabaseImpl& db() { return *db_; }
   const engine::Meta& snapshot() const { return snapshot_; }
+  // False while a read txn is reset (ReadTxn::reset): it then answers every
+  // call as an ended txn does. Write txns are always live.
+  bool live() const { return live_; }
+  // Counts the ends and renewals of a read txn: a call that hands control to
+  // the caller (Txn::scan's function) compares it to see whether the txn
+  // still reads the snapshot it started on.
+  uint64_t generation() const { return generation_; }
 
   // Cursors: each registers for the life of the txn, so that writes can
   // tell them to remember their position first (detach_cursors()).
@@ -62,24 +69,41 @@ class TxnImpl {
   // Before any change to pages: cursors keep their position by key, since
   // the pages under them may change or move.
   void detach_cursors();
+  // Tells the cursors made so far that the txn ended; cursors made later
+  // link to it afresh.
+  void end_cursors();
 
   std::shared_ptr<DatabaseImpl> db_;
   engine::Meta snapshot_;
   std::unordered_map<uint32_t, btree::TreeRoot> read_roots_;
+  bool live_ = true;
+  uint64_t generation_ = 0;
 
  private:
   std::shared_ptr<TxnLink> link_;  // made by the first cursor
   std::vector<CursorImpl*> cursors_;
 };
 
+// A read txn. Made live on `snapshot`, which the caller registered
+// (DatabaseImpl::register_reader); reset() and renew() let one object serve
+// one snapshot after another without being made again.
 class ReadTxnImpl : public TxnImpl {
  public:
   ReadTxnImpl(std::shared_ptr<DatabaseImpl> db, const engine::Meta& snapshot)
       : TxnImpl(std::move(db), snapshot),
         pages_(db_->file(), snapshot.page_size, snapshot.page_high_water,
                db_->options().verify_checksums) {}
-  ~ReadTxnImpl() override { db_->unregister_reader(snapshot_.txn_id); }
+  ~ReadTxnImpl() override { reset(); }
   btree::PageReader& pages() override { return pages_; }
+
+  // Ends the snapshot: cursors report TxnEnded, the reader registration is
+  // dropped, so the writer may reuse the pages it reached. Does nothing
+  // when reset already.
+  void reset();
+  // Makes the reset txn live again on `snapshot`, registered by the caller.
+  // Tree roots looked up before are kept when `snapshot` is the one read
+  // last (no commit came in between).
+  void renew(const engine::Meta& snapshot);
 
  private:
   engine::SnapshotPages pages_;

@@ -10,9 +10,13 @@ namespace ordo {
 
 class TxnInternals {
  public:
-  // The txn's implementation; TxnEnded once it ended.
+  // What calls on an ended or reset txn return.
+  static Status ended() {
+    return Status::txn_ended("txn already committed, aborted, reset or moved from");
+  }
+  // The txn's implementation; TxnEnded once it ended or while it is reset.
   static Result<TxnImpl*> impl(Txn& txn) {
-    if (!txn.impl_) return Status::txn_ended("txn already committed, aborted or moved from");
+    if (!txn.impl_ || !txn.impl_->live()) return ended();
     return txn.impl_.get();
   }
 };

@@ -152,6 +152,34 @@ TEST_P(KvEngineTest, SnapshotDoesNotSeeLaterCommits) {
   EXPECT_EQ(v->str(), "one");
 }
 
+TEST_P(KvEngineTest, RequestReaderSeesEachCallsLastCommit) {
+  std::unique_ptr<KvEngine> kv = open();
+  ASSERT_NE(kv, nullptr);
+  Result<TableId> t = kv->open_table("t");
+  ASSERT_TRUE(t.is_ok());
+  Result<std::unique_ptr<KvRead>> r = kv->begin_request_reads();
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_TRUE((*r)->get(*t, key_of(1)).status().is_not_found());
+  for (int version = 1; version <= 3; ++version) {
+    Result<std::unique_ptr<KvWrite>> w = kv->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    ASSERT_TRUE((*w)->put(*t, key_of(1), value_of(1, version)).is_ok());
+    ASSERT_TRUE((*w)->put(*t, key_of(2), value_of(2, version)).is_ok());
+    ASSERT_TRUE((*w)->commit().is_ok());
+    // Each call takes a new snapshot; the value is the reader's own copy.
+    Result<ByteView> v = (*r)->get(*t, key_of(1));
+    ASSERT_TRUE(v.is_ok()) << v.status().to_string();
+    EXPECT_EQ(v->str(), value_of(1, version));
+    uint64_t seen = 0;
+    Result<uint64_t> n = (*r)->scan(*t, key_of(0), 10, [&](ByteView k, ByteView value) {
+      EXPECT_EQ(value.str(), value_of(seen + 1, version));
+      ++seen;
+    });
+    ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+    EXPECT_EQ(*n, 2u);
+  }
+}
+
 // The snapshot is the one current at begin_read, before any read (SQLite
 // takes its snapshot at the first read instead: kv_engine.h).
 TEST_P(KvEngineTest, SnapshotIsTakenAtBeginRead) {

@@ -233,10 +233,14 @@ TEST_P(OrdoBenchEngineTest, ReadsReportsLookupsAndScans) {
                   "2000", "--scans", "20", "--scan-length", "100", "--json"}));
     ASSERT_TRUE(j.is_object());
     expect_figures(j, "reads", GetParam(),
-                   {"point_lookups_per_s_1t", "point_lookups_per_s_2t", "scans_per_s"});
+                   {"point_lookups_per_s_1t", "point_lookups_per_s_2t",
+                    "request_lookups_per_s_1t", "request_lookups_per_s_2t", "scans_per_s"});
     ASSERT_EQ(j["lookups"].size(), 2u);
     EXPECT_EQ(j["lookups"][0]["lookups"], 2000u);
     EXPECT_EQ(j["lookups"][1]["lookups"], 4000u);  // 2 threads
+    ASSERT_EQ(j["request_lookups"].size(), 2u);
+    EXPECT_EQ(j["request_lookups"][0]["lookups"], 2000u);
+    EXPECT_EQ(j["request_lookups"][1]["lookups"], 4000u);
     EXPECT_EQ(j["scanned_keys"], 2000u);
     EXPECT_GT(j["figures"]["scans_per_s"].get<double>(), 0.0);
   }

@@ -679,6 +679,63 @@ TEST_F(CApiTest, CursorOfAFreedOrAbortedTxnReportsTxnEnded) {
   }
 }
 
+TEST_F(CApiTest, ReadTxnResetAndRenewed) {
+  Db db = open(path());
+  auto commit_value = [&](const std::string& v) {
+    Txn w = write(db.get());
+    ASSERT_EQ(put(w.get(), nullptr, "k", v), ORDO_OK) << err_.message;
+    ASSERT_EQ(ordo_txn_commit(w.get(), &err_), ORDO_OK) << err_.message;
+  };
+  ASSERT_NO_FATAL_FAILURE(commit_value("v1"));
+  Txn r = read(db.get());
+  uint64_t first = 0;
+  ASSERT_EQ(ordo_txn_id(r.get(), &first, &err_), ORDO_OK);
+  Cursor c = cursor(r.get(), nullptr);
+  ASSERT_EQ(ordo_cursor_first(c.get(), &err_), ORDO_OK);
+  ASSERT_EQ(ordo_txn_reset(r.get(), &err_), ORDO_OK) << err_.message;
+  ASSERT_EQ(ordo_txn_reset(r.get(), &err_), ORDO_OK) << err_.message;  // already reset
+  EXPECT_FALSE(ordo_txn_live(r.get()));
+  EXPECT_EQ(get(r.get(), nullptr, "k"), "<TxnEnded>");
+  uint64_t id = 0;
+  expect_error(ordo_txn_id(r.get(), &id, &err_), ORDO_TXN_ENDED, "txn");
+  expect_error(ordo_cursor_next(c.get(), &err_), ORDO_TXN_ENDED, "txn");
+  ASSERT_NO_FATAL_FAILURE(commit_value("v2"));
+  ASSERT_EQ(ordo_txn_renew(r.get(), &err_), ORDO_OK) << err_.message;
+  EXPECT_TRUE(ordo_txn_live(r.get()));
+  ASSERT_EQ(ordo_txn_id(r.get(), &id, &err_), ORDO_OK);
+  EXPECT_EQ(id, first + 1);
+  EXPECT_EQ(get(r.get(), nullptr, "k"), "v2");
+  expect_error(ordo_cursor_first(c.get(), &err_), ORDO_TXN_ENDED, "txn");  // ended for good
+  // Neither inside the txn's own scan callback.
+  struct Ctx {
+    ordo_txn* txn;
+    int reset_rc = ORDO_OK;
+    int renew_rc = ORDO_OK;
+  } ctx{r.get()};
+  auto fn = [](void* p, const void*, size_t, const void*, size_t) {
+    auto* x = static_cast<Ctx*>(p);
+    x->reset_rc = ordo_txn_reset(x->txn, nullptr);
+    x->renew_rc = ordo_txn_renew(x->txn, nullptr);
+    return 0;
+  };
+  ASSERT_EQ(ordo_scan(r.get(), nullptr, nullptr, 0, nullptr, 0, fn, &ctx, &err_), ORDO_OK)
+      << err_.message;
+  EXPECT_EQ(ctx.reset_rc, ORDO_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx.renew_rc, ORDO_INVALID_ARGUMENT);
+  EXPECT_EQ(get(r.get(), nullptr, "k"), "v2");
+  // Write txns, NULL, and an aborted txn.
+  {
+    Txn w = write(db.get());
+    expect_error(ordo_txn_reset(w.get(), &err_), ORDO_INVALID_ARGUMENT, "write txn");
+    expect_error(ordo_txn_renew(w.get(), &err_), ORDO_INVALID_ARGUMENT, "write txn");
+  }
+  expect_error(ordo_txn_reset(nullptr, &err_), ORDO_INVALID_ARGUMENT, "txn is NULL");
+  expect_error(ordo_txn_renew(nullptr, &err_), ORDO_INVALID_ARGUMENT, "txn is NULL");
+  ASSERT_EQ(ordo_txn_reset(r.get(), &err_), ORDO_OK);
+  ASSERT_EQ(ordo_txn_abort(r.get(), &err_), ORDO_OK);
+  expect_error(ordo_txn_renew(r.get(), &err_), ORDO_TXN_ENDED, "txn");
+}
+
 TEST_F(CApiTest, TreeHandleOfAnotherDatabaseIsRefused) {
   Db a = open(dir_.file("a.ordo"));
   Db b = open(dir_.file("b.ordo"));

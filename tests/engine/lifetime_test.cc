@@ -1,7 +1,7 @@
 // Handles that cannot crash or hang their host: txns that outlive their
 // Database, a Database destroyed under reading threads, the writer lock
 // (re-entry, try, timeout, across handles), tree handles of other databases,
-// Result::value() on an error, and fork().
+// Result::value() on an error, fork(), and read txns reset and renewed.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,6 +18,7 @@
 
 #include "engine_test_util.h"
 #include "io_test_util.h"
+#include "ordo/io/page_file.h"
 
 namespace ordo {
 namespace {
@@ -33,7 +34,7 @@ static_assert(std::is_default_constructible_v<Tree>);
 class LifetimeTest : public ::testing::Test {
  protected:
   std::string path() const { return dir_.file("db.ordo"); }
-  // Commits keys 0..n-1 with `value` into tree "t".
+  // Commits keys 0..n-1 with `value` into tree "t" (made when missing).
   void fill(Database& db, int n, const std::string& value) {
     auto w = db.begin_write();
     ASSERT_TRUE(w.is_ok()) << w.status().to_string();
@@ -432,6 +433,234 @@ TEST_F(LifetimeTest, ForkedChildLeavesTheParentsLaterValuesAlone) {
   auto report = r->check();
   ASSERT_TRUE(report.is_ok()) << report.status().to_string();
   EXPECT_TRUE(report->clean()) << report->problems.front().what;
+}
+
+
+// ReadTxn::reset and renew: one txn object serving snapshot after snapshot.
+class ReadTxnRenewTest : public LifetimeTest {
+ protected:
+  // Pages of the free tree the writer may not reuse yet, as a fresh reader
+  // of the last commit counts them.
+  uint64_t pending_pages(Database& db) {
+    auto r = db.begin_read();
+    EXPECT_TRUE(r.is_ok());
+    auto fs = r->free_space();
+    EXPECT_TRUE(fs.is_ok()) << fs.status().to_string();
+    return fs.is_ok() ? fs->pending_pages : 0;
+  }
+};
+
+TEST_F(ReadTxnRenewTest, RenewedTxnSeesNewerCommits) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "v1");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Tree t = *r->open_tree("t");
+  const uint64_t first = r->txn_id();
+  EXPECT_EQ(r->get(t, be_key(3))->str(), "v1");
+  r->reset();
+  fill(*db, 10, "v2");
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_TRUE(r->live());
+  EXPECT_EQ(r->txn_id(), first + 1);
+  EXPECT_EQ(r->get(t, be_key(3))->str(), "v2");
+  // A live txn renewed moves to the newest commit.
+  fill(*db, 10, "v3");
+  EXPECT_EQ(r->get(t, be_key(3))->str(), "v2");
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_EQ(r->txn_id(), first + 2);
+  EXPECT_EQ(r->get(t, be_key(3))->str(), "v3");
+  // No commit in between: the same snapshot again.
+  r->reset();
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_EQ(r->txn_id(), first + 2);
+  EXPECT_EQ(r->get(t, be_key(9))->str(), "v3");
+}
+
+TEST_F(ReadTxnRenewTest, ResetTxnAndItsCursorsReportTxnEnded) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "v");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Tree t = *r->open_tree("t");
+  auto c = r->cursor(t);
+  ASSERT_TRUE(c.is_ok());
+  ASSERT_TRUE(c->first().is_ok());
+  ASSERT_TRUE(c->valid());
+  r->reset();
+  r->reset();  // nothing more to do
+  EXPECT_FALSE(r->live());
+  EXPECT_EQ(r->txn_id(), 0u);
+  EXPECT_FALSE(c->valid());
+  EXPECT_TRUE(c->next().is_txn_ended());
+  EXPECT_TRUE(r->get(t, be_key(1)).status().is_txn_ended());
+  EXPECT_TRUE(r->open_tree("t").status().is_txn_ended());
+  EXPECT_TRUE(r->list_trees().status().is_txn_ended());
+  EXPECT_TRUE(r->cursor(t).status().is_txn_ended());
+  EXPECT_TRUE(r->scan(t, KeyRange::all(), [](ByteView, ByteView) { return true; })
+                  .is_txn_ended());
+  EXPECT_TRUE(r->tree_stats(t).status().is_txn_ended());
+  EXPECT_TRUE(r->free_space().status().is_txn_ended());
+  EXPECT_TRUE(r->check().status().is_txn_ended());
+  EXPECT_TRUE(r->copy_to(dir_.file("copy.ordo")).status().is_txn_ended());
+  // Renewed, the txn reads again; the old cursor stays ended, a new one works.
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_TRUE(c->first().is_txn_ended());
+  auto c2 = r->cursor(t);
+  ASSERT_TRUE(c2.is_ok());
+  ASSERT_TRUE(c2->first().is_ok());
+  EXPECT_EQ(c2->key().str(), be_key(0));
+  // Renewing a live txn ends its cursors too.
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_TRUE(c2->next().is_txn_ended());
+}
+
+TEST_F(ReadTxnRenewTest, AbortedOrMovedFromTxnCannotBeRenewed) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "v");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  r->reset();
+  r->abort();
+  EXPECT_TRUE(r->renew().is_txn_ended());
+  auto a = db->begin_read();
+  ASSERT_TRUE(a.is_ok());
+  a->reset();
+  ReadTxn b = std::move(*a);
+  EXPECT_TRUE(a->renew().is_txn_ended());
+  ASSERT_TRUE(b.renew().is_ok());  // the reset txn moved with its state
+  EXPECT_EQ(b.get(*b.open_tree("t"), be_key(2))->str(), "v");
+}
+
+TEST_F(ReadTxnRenewTest, ScanEndsWhenItsFunctionResetsOrRenewsTheTxn) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "v");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Tree t = *r->open_tree("t");
+  int calls = 0;
+  Status s = r->scan(t, KeyRange::all(), [&](ByteView, ByteView) {
+    ++calls;
+    r->reset();
+    return true;
+  });
+  EXPECT_TRUE(s.is_txn_ended()) << s.to_string();
+  EXPECT_EQ(calls, 1);
+  ASSERT_TRUE(r->renew().is_ok());
+  calls = 0;
+  s = r->scan(t, KeyRange::all(), [&](ByteView, ByteView) {
+    ++calls;
+    EXPECT_TRUE(r->renew().is_ok());
+    return true;
+  });
+  EXPECT_TRUE(s.is_txn_ended()) << s.to_string();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r->get(t, be_key(4))->str(), "v");  // renewed inside: live
+}
+
+TEST_F(ReadTxnRenewTest, ResetReleasesTheSnapshotsPagesAndRenewPinsTheNewest) {
+  auto db = testing::open_db(path());
+  const int n = 400;
+  fill(*db, n, std::string(500, '0'));
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Tree t = *r->open_tree("t");
+  for (int round = 1; round <= 3; ++round) fill(*db, n, std::string(500, 'a' + round));
+  const uint64_t held = pending_pages(*db);
+  r->reset();
+  const uint64_t released = pending_pages(*db);
+  // The snapshot reached every page of the first commit: ~50 leaves of 500-byte values.
+  EXPECT_GE(held, released + 40) << "held " << held << ", released " << released;
+  // Renewed, the txn pins the newest snapshot: 40 rewrites, each of which
+  // would reuse its pages were the reader not registered, leave it intact.
+  ASSERT_TRUE(r->renew().is_ok());
+  for (int round = 4; round <= 44; ++round) {
+    fill(*db, n, std::string(500, 'a' + round % 26));
+  }
+  EXPECT_GT(db->stats().pages_reused, 0u);
+  int seen = 0;
+  Status s = r->scan(t, KeyRange::all(), [&](ByteView k, ByteView v) {
+    EXPECT_EQ(k.str(), be_key(seen));
+    EXPECT_EQ(v.str(), std::string(500, 'a' + 3));
+    ++seen;
+    return true;
+  });
+  EXPECT_TRUE(s.is_ok()) << s.to_string();
+  EXPECT_EQ(seen, n);
+  auto report = r->check();
+  ASSERT_TRUE(report.is_ok());
+  EXPECT_TRUE(report->clean());
+}
+
+TEST_F(ReadTxnRenewTest, RenewLooksTreesUpAgainAfterACommit) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "old");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Tree t = *r->open_tree("t");
+  EXPECT_EQ(r->get(t, be_key(1))->str(), "old");
+  r->reset();
+  {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w->drop_tree("t").is_ok());
+    auto t2 = w->create_tree("t");
+    ASSERT_TRUE(t2.is_ok());
+    ASSERT_TRUE(w->put(*t2, be_key(1), "new").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_EQ(r->get(t, be_key(1))->str(), "new");
+  EXPECT_TRUE(r->get(t, be_key(2)).status().is_not_found());
+  r->reset();
+  {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w->drop_tree("t").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_TRUE(r->get(t, be_key(1)).status().is_not_found());
+}
+
+TEST_F(ReadTxnRenewTest, ReadOnlyHandleRenewsOnTheNewestMetaAndItsReaderSlot) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "v1");
+  Options ro;
+  ro.read_only = true;
+  auto reader = Database::open(path(), ro);
+  ASSERT_TRUE(reader.is_ok()) << reader.status().to_string();
+  auto r = (*reader)->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const Tree t = *r->open_tree("t");
+  const uint64_t first = r->txn_id();
+  auto slots = io::PageFile::held_reader_slots(path());
+  ASSERT_TRUE(slots.is_ok());
+  EXPECT_EQ(*slots, (std::vector<uint64_t>{first}));
+  r->reset();
+  slots = io::PageFile::held_reader_slots(path());
+  ASSERT_TRUE(slots.is_ok());
+  EXPECT_TRUE(slots->empty());
+  fill(*db, 10, "v2");
+  ASSERT_TRUE(r->renew().is_ok());
+  EXPECT_EQ(r->txn_id(), first + 1);
+  EXPECT_EQ(r->get(t, be_key(5))->str(), "v2");
+  slots = io::PageFile::held_reader_slots(path());
+  ASSERT_TRUE(slots.is_ok());
+  EXPECT_EQ(*slots, (std::vector<uint64_t>{first + 1}));
+}
+
+TEST_F(ReadTxnRenewTest, ForkedChildCannotRenew) {
+  auto db = testing::open_db(path());
+  fill(*db, 10, "v");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  r->reset();
+  const int child = in_child([&] {
+    if (!r->renew().is_invalid_argument()) return 10;
+    if (r->live()) return 11;
+    return 0;
+  });
+  EXPECT_EQ(child, 0);
+  ASSERT_TRUE(r->renew().is_ok());
 }
 
 }  // namespace

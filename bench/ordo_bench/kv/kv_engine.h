@@ -114,6 +114,16 @@ class KvEngine {
   // The write txn/batch. At most one at a time.
   virtual Result<std::unique_ptr<KvWrite>> begin_write() = 0;
   virtual Result<std::unique_ptr<KvRead>> begin_read() = 0;
+  // A reader for a server that answers one request per call: each get() and
+  // scan() reads its own snapshot of the last commit, taken when the call
+  // begins and ended before it returns, as the engine's users do per request.
+  // ordo: one ReadTxn, renew() before the call and reset() after; LMDB: one
+  // MDB_txn, mdb_txn_renew and mdb_txn_reset; RocksDB and LevelDB: reads
+  // without a snapshot (each call its own implicit one); SQLite: statements
+  // in autocommit mode on the reader's own connection (each its own read
+  // txn). A value is the reader's copy, valid until its next call, as a
+  // response built from it would be. Used by one thread at a time.
+  virtual Result<std::unique_ptr<KvRead>> begin_request_reads() = 0;
   // Flushes what the engine holds in memory and closes; afterwards only the
   // destructor may be called.
   virtual Status close() = 0;

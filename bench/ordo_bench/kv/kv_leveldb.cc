@@ -2,8 +2,9 @@
 // has one key space, so table T's keys are stored as "T\0" + key (scans stop
 // at the end of the prefix). One WriteBatch per KvWrite written with
 // WriteOptions.sync = durable (put_concurrent: one per call), a snapshot per
-// KvRead, compact = CompactRange in place. Options are LevelDB's
-// defaults plus create_if_missing.
+// KvRead (none for a request reader: LevelDB's implicit one per read),
+// compact = CompactRange in place. Options are LevelDB's defaults plus
+// create_if_missing.
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
@@ -74,11 +75,15 @@ class LevelWrite final : public KvWrite {
 
 class LevelRead final : public KvRead {
  public:
-  LevelRead(leveldb::DB& db, const Prefixes& prefixes)
-      : db_(db), prefixes_(prefixes), snapshot_(db.GetSnapshot()) {
+  // `per_call` (begin_request_reads): no snapshot of its own, so each call
+  // reads the implicit one LevelDB takes per read.
+  LevelRead(leveldb::DB& db, const Prefixes& prefixes, bool per_call)
+      : db_(db), prefixes_(prefixes), snapshot_(per_call ? nullptr : db.GetSnapshot()) {
     options_.snapshot = snapshot_;
   }
-  ~LevelRead() override { db_.ReleaseSnapshot(snapshot_); }
+  ~LevelRead() override {
+    if (snapshot_ != nullptr) db_.ReleaseSnapshot(snapshot_);
+  }
 
   Result<ByteView> get(TableId table, ByteView key) override {
     ORDO_RETURN_IF_ERROR(
@@ -123,7 +128,10 @@ class LevelKv final : public KvEngine {
     return std::unique_ptr<KvWrite>(std::make_unique<LevelWrite>(*db_, prefixes_, durable_));
   }
   Result<std::unique_ptr<KvRead>> begin_read() override {
-    return std::unique_ptr<KvRead>(std::make_unique<LevelRead>(*db_, prefixes_));
+    return std::unique_ptr<KvRead>(std::make_unique<LevelRead>(*db_, prefixes_, false));
+  }
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    return std::unique_ptr<KvRead>(std::make_unique<LevelRead>(*db_, prefixes_, true));
   }
   // A synced one-put WriteBatch per call; LevelDB queues concurrent writers
   // and writes their batches together.

@@ -1,6 +1,7 @@
 // The "lmdb" and "lmdb-append" adapters: an LMDB environment in the
 // directory `path`, a named DB (mdb_dbi_open) per table, an MDB txn per
-// KvWrite, per KvRead and per put_concurrent; compact is mdb_env_copy2 with
+// KvWrite, per KvRead and per put_concurrent (a request reader renews and
+// resets its one read txn per call); compact is mdb_env_copy2 with
 // MDB_CP_COMPACT.
 //
 // Settings: durable = LMDB's default (two syncs per commit, data then meta);
@@ -101,23 +102,40 @@ class LmdbWrite final : public KvWrite {
   uint64_t& fallbacks_;
 };
 
+// A read txn for the life of the reader, or (per_call, begin_request_reads)
+// one MDB_txn renewed before each call and reset after it, as a server does
+// per request: the reader slot stays this txn's, nothing is allocated.
 class LmdbRead final : public KvRead {
  public:
-  LmdbRead(MDB_txn* txn, const std::vector<MDB_dbi>& dbis) : txn_(txn), dbis_(dbis) {}
+  LmdbRead(MDB_txn* txn, const std::vector<MDB_dbi>& dbis, bool per_call)
+      : txn_(txn), dbis_(dbis), per_call_(per_call) {
+    if (per_call_) mdb_txn_reset(txn);
+  }
 
   Result<ByteView> get(TableId table, ByteView key) override {
+    ORDO_RETURN_IF_ERROR(renew());
     MDB_val k = to_val(key);
     MDB_val v;
     const int rc = mdb_get(txn_.get(), dbis_[table], &k, &v);
+    if (!per_call_) {
+      if (rc != MDB_SUCCESS) return lmdb_status(rc, "mdb_get");
+      return from_val(v);
+    }
+    if (rc == MDB_SUCCESS) value_.assign(static_cast<const char*>(v.mv_data), v.mv_size);
+    mdb_txn_reset(txn_.get());
     if (rc != MDB_SUCCESS) return lmdb_status(rc, "mdb_get");
-    return from_val(v);
+    return ByteView(value_);
   }
 
   Result<uint64_t> scan(TableId table, ByteView from, uint64_t limit,
                         const ScanVisitor& visit) override {
+    ORDO_RETURN_IF_ERROR(renew());
     MDB_cursor* cursor = nullptr;
     int rc = mdb_cursor_open(txn_.get(), dbis_[table], &cursor);
-    if (rc != MDB_SUCCESS) return lmdb_status(rc, "mdb_cursor_open");
+    if (rc != MDB_SUCCESS) {
+      if (per_call_) mdb_txn_reset(txn_.get());
+      return lmdb_status(rc, "mdb_cursor_open");
+    }
     MDB_val k = to_val(from);
     MDB_val v;
     uint64_t n = 0;
@@ -129,13 +147,20 @@ class LmdbRead final : public KvRead {
       ++n;
     }
     mdb_cursor_close(cursor);
+    if (per_call_) mdb_txn_reset(txn_.get());
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) return lmdb_status(rc, "mdb_cursor_get");
     return n;
   }
 
  private:
+  Status renew() {
+    return per_call_ ? lmdb_status(mdb_txn_renew(txn_.get()), "mdb_txn_renew") : Status::ok();
+  }
+
   TxnHandle txn_;
   const std::vector<MDB_dbi>& dbis_;
+  const bool per_call_;
+  std::string value_;  // per_call: the last get's value, copied before the reset
 };
 
 class LmdbKv final : public KvEngine {
@@ -165,7 +190,12 @@ class LmdbKv final : public KvEngine {
 
   Result<std::unique_ptr<KvRead>> begin_read() override {
     ORDO_ASSIGN_OR_RETURN(MDB_txn * txn, begin_txn(env_, MDB_RDONLY));
-    return std::unique_ptr<KvRead>(std::make_unique<LmdbRead>(txn, dbis_));
+    return std::unique_ptr<KvRead>(std::make_unique<LmdbRead>(txn, dbis_, false));
+  }
+
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    ORDO_ASSIGN_OR_RETURN(MDB_txn * txn, begin_txn(env_, MDB_RDONLY));
+    return std::unique_ptr<KvRead>(std::make_unique<LmdbRead>(txn, dbis_, true));
   }
 
   // Commits are on disk already (durable) or flushed here (MDB_NOSYNC).

@@ -1,5 +1,6 @@
 // The "ordo", "ordo-uring" and "ordo-verify" adapters: ordo::Database in one
-// file, a tree per table, a WriteTxn per KvWrite, a ReadTxn per KvRead;
+// file, a tree per table, a WriteTxn per KvWrite, a ReadTxn per KvRead (a
+// request reader renews and resets its one ReadTxn per call);
 // put_concurrent a Database::batch call, compact a compact copy
 // (Database::copy_to). "ordo" opens with the default Options, "ordo-uring"
 // with IoBackend::kUring, "ordo-verify" with verify_checksums.
@@ -55,9 +56,42 @@ class OrdoRead final : public KvRead {
     return n;
   }
 
+  ReadTxn& txn() { return txn_; }
+
  private:
   ReadTxn txn_;
   const std::vector<Tree>& trees_;
+};
+
+// begin_request_reads: one ReadTxn, renewed before each call and reset after
+// it, as a server does per request (nothing is made again per call).
+class OrdoRequestRead final : public KvRead {
+ public:
+  OrdoRequestRead(ReadTxn txn, const std::vector<Tree>& trees)
+      : read_(std::move(txn), trees), txn_(read_.txn()) {
+    txn_.reset();
+  }
+
+  Result<ByteView> get(TableId table, ByteView key) override {
+    ORDO_RETURN_IF_ERROR(txn_.renew());
+    Result<ByteView> value = read_.get(table, key);
+    if (value.is_ok()) value_.assign(value->view());
+    txn_.reset();
+    if (!value.is_ok()) return value.status();
+    return ByteView(value_);
+  }
+  Result<uint64_t> scan(TableId table, ByteView from, uint64_t limit,
+                        const ScanVisitor& visit) override {
+    ORDO_RETURN_IF_ERROR(txn_.renew());
+    Result<uint64_t> n = read_.scan(table, from, limit, visit);
+    txn_.reset();
+    return n;
+  }
+
+ private:
+  OrdoRead read_;
+  ReadTxn& txn_;  // read_'s
+  std::string value_;  // the last get's value, copied before the reset
 };
 
 class OrdoKv final : public KvEngine {
@@ -81,6 +115,11 @@ class OrdoKv final : public KvEngine {
   Result<std::unique_ptr<KvRead>> begin_read() override {
     ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
     return std::unique_ptr<KvRead>(std::make_unique<OrdoRead>(std::move(txn), trees_));
+  }
+
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
+    return std::unique_ptr<KvRead>(std::make_unique<OrdoRequestRead>(std::move(txn), trees_));
   }
 
   // Every commit is already on disk; closing only unmaps and unlocks.

@@ -1,7 +1,8 @@
 // The "rocksdb" adapter: a RocksDB database in the directory `path`, a
 // column family per table, one WriteBatch per KvWrite written with
 // WriteOptions.sync = durable (the WAL is fsynced on each commit), a
-// snapshot per KvRead; put_concurrent is a synced one-put batch, compact
+// snapshot per KvRead (none for a request reader: RocksDB's implicit one per
+// read); put_concurrent is a synced one-put batch, compact
 // CompactRange.
 //
 // Options are RocksDB's defaults (64 MiB memtable, level compaction, its
@@ -58,11 +59,15 @@ class RocksWrite final : public KvWrite {
 
 class RocksRead final : public KvRead {
  public:
-  RocksRead(rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs)
-      : db_(db), cfs_(cfs), snapshot_(db.GetSnapshot()) {
+  // `per_call` (begin_request_reads): no snapshot of its own, so each call
+  // reads the implicit one RocksDB takes per read.
+  RocksRead(rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs, bool per_call)
+      : db_(db), cfs_(cfs), snapshot_(per_call ? nullptr : db.GetSnapshot()) {
     options_.snapshot = snapshot_;
   }
-  ~RocksRead() override { db_.ReleaseSnapshot(snapshot_); }
+  ~RocksRead() override {
+    if (snapshot_ != nullptr) db_.ReleaseSnapshot(snapshot_);
+  }
 
   Result<ByteView> get(TableId table, ByteView key) override {
     value_.Reset();
@@ -133,7 +138,10 @@ class RocksKv final : public KvEngine {
   }
 
   Result<std::unique_ptr<KvRead>> begin_read() override {
-    return std::unique_ptr<KvRead>(std::make_unique<RocksRead>(*db_, cfs_));
+    return std::unique_ptr<KvRead>(std::make_unique<RocksRead>(*db_, cfs_, false));
+  }
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    return std::unique_ptr<KvRead>(std::make_unique<RocksRead>(*db_, cfs_, true));
   }
 
   // A one-put WriteBatch written with sync = durable; RocksDB groups the

@@ -6,8 +6,10 @@
 // writer's connection under a mutex; compact is VACUUM plus a truncating
 // checkpoint. Each KvRead opens its own connection and holds one
 // read transaction on it (a WAL snapshot), so readers in several threads do
-// not share a connection. Other settings are SQLite's defaults (4 KiB pages,
-// 2 MB page cache, automatic checkpoints every 1000 WAL pages).
+// not share a connection; a request reader has its own connection too, in
+// autocommit mode (each statement its own read txn). Other settings are
+// SQLite's defaults (4 KiB pages, 2 MB page cache, automatic checkpoints
+// every 1000 WAL pages).
 #include <sqlite3.h>
 
 #include <memory>
@@ -133,9 +135,17 @@ class SqliteWrite final : public KvWrite {
 class SqliteRead final : public KvRead {
  public:
   SqliteRead(DbPtr db, const std::vector<std::string>& names) : db_(std::move(db)), names_(names) {}
-  ~SqliteRead() override { (void)exec(db_.get(), "COMMIT"); }
+  ~SqliteRead() override {
+    if (in_txn_) (void)exec(db_.get(), "COMMIT");
+  }
 
-  Status begin() { return exec(db_.get(), "BEGIN"); }
+  // One read txn for the reader's life; without it (begin_request_reads)
+  // each statement runs in autocommit mode, its own read txn.
+  Status begin() {
+    ORDO_RETURN_IF_ERROR(exec(db_.get(), "BEGIN"));
+    in_txn_ = true;
+    return Status::ok();
+  }
 
   Result<ByteView> get(TableId table, ByteView key) override {
     ORDO_ASSIGN_OR_RETURN(sqlite3_stmt * s, statements(table, /*scan=*/false));
@@ -187,6 +197,7 @@ class SqliteRead final : public KvRead {
   std::vector<StmtPtr> gets_;
   std::vector<StmtPtr> scans_;
   std::string value_;  // the last get's value
+  bool in_txn_ = false;
 };
 
 class SqliteKv final : public KvEngine {
@@ -218,6 +229,11 @@ class SqliteKv final : public KvEngine {
     auto read = std::make_unique<SqliteRead>(std::move(db), names_);
     ORDO_RETURN_IF_ERROR(read->begin());
     return std::unique_ptr<KvRead>(std::move(read));
+  }
+
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    ORDO_ASSIGN_OR_RETURN(DbPtr db, connect(file_));
+    return std::unique_ptr<KvRead>(std::make_unique<SqliteRead>(std::move(db), names_));
   }
 
   // The writer's connection, shared: one call at a time under a mutex, each

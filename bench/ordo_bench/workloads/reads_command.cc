@@ -10,6 +10,32 @@ namespace ordo::bench {
 
 using json = nlohmann::ordered_json;
 
+namespace {
+
+// One line per lookup phase: "<what>, T thread(s)".
+std::string lookups_text(std::string_view what, const std::vector<LookupFigures>& lookups) {
+  std::string out;
+  for (const LookupFigures& l : lookups) {
+    out += fmt::format("{:<28} {:>12} {:>10.3f} {:>14.0f}\n",
+                       fmt::format("{}, {} thread{}", what, l.threads, l.threads == 1 ? "" : "s"),
+                       l.lookups, l.seconds, l.per_s());
+  }
+  return out;
+}
+
+json lookups_json(const std::vector<LookupFigures>& lookups) {
+  json out = json::array();
+  for (const LookupFigures& l : lookups) {
+    out.push_back({{"threads", l.threads},
+                   {"lookups", l.lookups},
+                   {"seconds", l.seconds},
+                   {"per_s", l.per_s()}});
+  }
+  return out;
+}
+
+}  // namespace
+
 int run_reads_command(const ReadsCommand& command) {
   const ReadsConfig& config = command.config;
   return run_single(command.output, "reads", {"reads." + config.engine},
@@ -27,11 +53,8 @@ std::string reads_text(const ReadsConfig& config, const ReadsRun& run) {
       "reads on {}: {} rows ({}-byte keys, {}-byte values) loaded in {:.2f} s\n\n", run.engine,
       config.keys, config.key_bytes, kRowValueBytes, run.load_seconds);
   out += fmt::format("{:<28} {:>12} {:>10} {:>14}\n", "", "ops", "seconds", "ops/s");
-  for (const LookupFigures& l : run.lookups) {
-    out += fmt::format("{:<28} {:>12} {:>10.3f} {:>14.0f}\n",
-                       fmt::format("point lookups, {} thread{}", l.threads, l.threads == 1 ? "" : "s"),
-                       l.lookups, l.seconds, l.per_s());
-  }
+  out += lookups_text("point lookups", run.lookups);
+  out += lookups_text("txn per lookup", run.request_lookups);
   out += fmt::format("{:<28} {:>12} {:>10.3f} {:>14.0f}\n",
                      fmt::format("scans of {} keys", config.scan_length), run.scans,
                      run.scan_seconds, run.scans_per_s());
@@ -46,6 +69,9 @@ std::string reads_json(const ReadsConfig& config, const ReadsRun& run) {
   for (const LookupFigures& l : run.lookups) {
     figures["point_lookups_per_s_" + std::to_string(l.threads) + "t"] = l.per_s();
   }
+  for (const LookupFigures& l : run.request_lookups) {
+    figures["request_lookups_per_s_" + std::to_string(l.threads) + "t"] = l.per_s();
+  }
   figures["scans_per_s"] = run.scans_per_s();
   j["figures"] = figures;
   j["keys"] = config.keys;
@@ -54,13 +80,8 @@ std::string reads_json(const ReadsConfig& config, const ReadsRun& run) {
   j["scan_length"] = config.scan_length;
   j["seed"] = config.seed;
   j["load_seconds"] = run.load_seconds;
-  j["lookups"] = json::array();
-  for (const LookupFigures& l : run.lookups) {
-    j["lookups"].push_back({{"threads", l.threads},
-                            {"lookups", l.lookups},
-                            {"seconds", l.seconds},
-                            {"per_s", l.per_s()}});
-  }
+  j["lookups"] = lookups_json(run.lookups);
+  j["request_lookups"] = lookups_json(run.request_lookups);
   j["scans"] = run.scans;
   j["scanned_keys"] = run.scanned_keys;
   j["scan_seconds"] = run.scan_seconds;

@@ -15,8 +15,9 @@ struct ReadsCommand {
 int run_reads_command(const ReadsCommand& command);
 
 // The reports: text, or one JSON document {"workload": "reads", "engine",
-// "figures": {point_lookups_per_s_<T>t for each thread count T,
-// scans_per_s}, "lookups": [...], ...}.
+// "figures": {point_lookups_per_s_<T>t and request_lookups_per_s_<T>t (a
+// read txn per lookup) for each thread count T, scans_per_s}, "lookups":
+// [...], "request_lookups": [...], ...}.
 std::string reads_text(const ReadsConfig& config, const ReadsRun& run);
 std::string reads_json(const ReadsConfig& config, const ReadsRun& run);
 

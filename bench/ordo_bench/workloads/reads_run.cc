@@ -17,7 +17,7 @@ double seconds_since(SteadyClock::time_point start) {
   return std::chrono::duration<double>(SteadyClock::now() - start).count();
 }
 
-// Lookups of one thread on its own snapshot until `count` are done or
+// Lookups of one thread through its own reader until `count` are done or
 // `deadline` passed (checked every kDeadlineEvery lookups); returns how many.
 constexpr uint64_t kDeadlineEvery = 1024;
 
@@ -36,9 +36,16 @@ Result<uint64_t> lookup_loop(KvRead& read, TableId table, const ReadsConfig& con
   return done;
 }
 
+// `per_request`: each thread's lookups through KvEngine::begin_request_reads
+// (a snapshot per lookup) instead of one snapshot for all.
 Result<LookupFigures> lookup_phase(KvEngine& db, TableId table, const ReadsConfig& config,
-                                   unsigned threads) {
-  ORDO_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<KvRead>> reads, begin_reads(db, threads));
+                                   unsigned threads, bool per_request) {
+  std::vector<std::unique_ptr<KvRead>> reads;
+  for (unsigned t = 0; t < threads; ++t) {
+    ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvRead> read,
+                          per_request ? db.begin_request_reads() : db.begin_read());
+    reads.push_back(std::move(read));
+  }
   const bool timed = config.seconds > 0;
   const uint64_t count = timed ? UINT64_MAX : config.lookups;
   std::vector<Result<uint64_t>> results(threads, Status::invalid_argument("not run"));
@@ -96,8 +103,12 @@ Status run_on(KvEngine& db, const ReadsConfig& config, ReadsRun& run) {
   ORDO_RETURN_IF_ERROR(load_rows(db, table, 0, config.keys, config.key_bytes, config.load_batch));
   run.load_seconds = seconds_since(start);
   for (const unsigned threads : config.threads) {
-    ORDO_ASSIGN_OR_RETURN(LookupFigures figures, lookup_phase(db, table, config, threads));
+    ORDO_ASSIGN_OR_RETURN(LookupFigures figures, lookup_phase(db, table, config, threads, false));
     run.lookups.push_back(figures);
+  }
+  for (const unsigned threads : config.threads) {
+    ORDO_ASSIGN_OR_RETURN(LookupFigures figures, lookup_phase(db, table, config, threads, true));
+    run.request_lookups.push_back(figures);
   }
   return scan_phase(db, table, config, run);
 }

@@ -5,6 +5,9 @@
 //     and with 2 threads, each thread on its own read snapshot, for a fixed
 //     count per thread or for a fixed time; every value is checked to be the
 //     row asked for;
+//   - the same lookups as a server answering one request per read txn makes
+//     them: each lookup in a snapshot of its own, taken and ended around it
+//     (KvEngine::begin_request_reads);
 //   - range scans of `scan_length` consecutive keys from random existing
 //     keys, one thread; each must visit exactly scan_length rows.
 #pragma once
@@ -43,6 +46,7 @@ struct ReadsRun {
   std::string engine;
   double load_seconds = 0;
   std::vector<LookupFigures> lookups;
+  std::vector<LookupFigures> request_lookups;  // a snapshot per lookup
   uint64_t scans = 0;
   uint64_t scanned_keys = 0;
   double scan_seconds = 0;

@@ -310,13 +310,14 @@ struct Stats {
 // empties a tree. A tree dropped or renamed in the txn makes the cursor
 // report NotFound.
 //
-// Views from key()/value() stay valid until the txn ends; in a write txn,
-// only until its next write (through any cursor or the txn).
+// Views from key()/value() stay valid until the txn ends or is reset; in a
+// write txn, only until its next write (through any cursor or the txn).
 //
 // Errors: positioning calls return Corruption when they meet a damaged page;
-// TxnEnded once the cursor's txn was committed, aborted, moved from or
-// destroyed (valid() is then false); NotFound when its tree no longer exists
-// in the txn. status() keeps the last error met, including by value().
+// TxnEnded once the cursor's txn was committed, aborted, reset, moved from or
+// destroyed (valid() is then false, also after the txn is renewed);
+// NotFound when its tree no longer exists in the txn. status() keeps the
+// last error met, including by value().
 //
 // Thread-safety: like its txn, one thread at a time. The cursor may outlive
 // its txn (it then only reports TxnEnded); it keeps nothing else alive.
@@ -356,7 +357,8 @@ class Cursor {
 };
 
 // Reads shared by read and write txns. Every call on a txn that ended
-// (committed, aborted, moved from) returns TxnEnded.
+// (committed, aborted, moved from) or is reset (ReadTxn::reset) returns
+// TxnEnded.
 class Txn {
  public:
   // Moves the txn; the source is then ended. Database::batch's txn, while
@@ -367,8 +369,9 @@ class Txn {
   Txn& operator=(Txn&&) noexcept;  // ends the txn assigned to first
   virtual ~Txn();
 
-  // True until the txn is committed, aborted or moved from.
-  bool live() const { return impl_ != nullptr; }
+  // True until the txn is committed, aborted or moved from; false while a
+  // read txn is reset, true again once it is renewed.
+  bool live() const;
 
   // The txn id of the snapshot read (a write txn: the id it will commit as;
   // 0 once it ended).
@@ -413,8 +416,8 @@ class Txn {
       const std::function<void(uint64_t pages_done, uint64_t pages_total)>& progress = {});
 
   // Ends the txn: a write txn discards every write (and releases the writer
-  // lock), a read txn releases its snapshot. Also done by the destructor.
-  // Does nothing on an ended txn.
+  // lock), a read txn releases its snapshot; a reset read txn can no longer
+  // be renewed. Also done by the destructor. Does nothing on an ended txn.
   void abort();
 
  protected:
@@ -426,8 +429,52 @@ class Txn {
 
 // A read txn: a snapshot. Holding one keeps the pages it can reach from
 // being reused, so end long reads when done.
+//
+// One object may serve snapshot after snapshot, as a server answering one
+// request per txn wants (LMDB's mdb_txn_reset / mdb_txn_renew):
+//
+//   auto txn = db->begin_read();                // once per thread
+//   for (;;) {                                  // each request
+//     if (ordo::Status s = txn->renew(); !s.is_ok()) return fail(s);
+//     auto value = txn->get(tree, key);         // answer from the snapshot
+//     txn->reset();                             // the writer may reuse its pages
+//   }
+//
+// renew() is cheaper than begin_read(): the txn is not made again, and the
+// roots of the trees it read stay looked up while no commit comes in between.
 class ReadTxn : public Txn {
  public:
+  // Ends the snapshot but keeps the txn for renew(): the pages the snapshot
+  // reached may be reused by the writer from now on, as after abort(). Until
+  // renew() succeeds every call on the txn reports TxnEnded and txn_id() is
+  // 0; its cursors report TxnEnded for good (a renewed txn does not revive
+  // them). Like a live txn, a reset one keeps the database's state alive
+  // (the file stays open) until it is aborted or destroyed. Does nothing on
+  // a reset or ended txn. Work: one lock of the database's reader table; on
+  // a read-only handle, once the last reader of its snapshot in this handle
+  // is gone, the release of that snapshot's reader slot (a file lock).
+  // Thread-safety: one thread at a time per txn.
+  void reset();
+
+  // Takes a snapshot of the last commit, as begin_read() does, on this txn:
+  // a reset txn becomes live again; a live one ends its snapshot first (as
+  // reset()) and moves to the newest. Cursors made before report TxnEnded.
+  // A read-only handle reads the newest meta from the file and takes its
+  // reader slot, as begin_read() does.
+  // Returns:
+  //   TxnEnded         the txn was aborted, moved from or destroyed (abort()
+  //                    ends a reset txn for good too), or holds a write txn.
+  //   InvalidArgument  in a forked child (as begin_read()).
+  //   IOError, Busy, Corruption  read-only handles: as begin_read() (the
+  //                    meta could not be read, a writer in another process
+  //                    kept committing while the snapshot was pinned, or no
+  //                    valid meta).
+  // On an error the txn is left reset: renew() may be called again.
+  // Work: one lock of the reader table and a copy of the committed meta;
+  // nothing is allocated. Thread-safety: one thread at a time per txn; other
+  // txns and the writer go on meanwhile.
+  Status renew();
+
   // Writes a copy of this snapshot to a new database file at `path`, while
   // writers go on committing (their commits are not in the copy). The copy
   // is a whole database whose last commit is this snapshot (same txn id, ID
@@ -567,7 +614,10 @@ class Database {
                                                 const Options& options = {});
   ~Database();
 
-  // A snapshot of the last commit. InvalidArgument in a forked child.
+  // A snapshot of the last commit. InvalidArgument in a forked child; on a
+  // read-only handle IOError, Busy or Corruption as ReadTxn::renew() says.
+  // A thread that reads one snapshot after another may keep one ReadTxn and
+  // reset() and renew() it instead.
   Result<ReadTxn> begin_read();
   // The write txn; waits while another thread's write txn is open. Busy at
   // once when this thread holds the open write txn (waiting would never

@@ -293,6 +293,25 @@ ORDO_API int ordo_txn_commit(ordo_txn* txn, ordo_error* err);
  * does not end). */
 ORDO_API int ordo_txn_abort(ordo_txn* txn, ordo_error* err);
 
+/* Read txns, for a thread that reads one snapshot after another with one
+ * handle (a server: renew, answer one request, reset), as LMDB's
+ * mdb_txn_reset / mdb_txn_renew. ordo_txn_reset ends the snapshot but keeps
+ * the txn: the writer may reuse the pages it reached; until ordo_txn_renew
+ * succeeds every call on the txn returns ORDO_TXN_ENDED (ordo_txn_live is
+ * false) and so do its cursors, for good. ORDO_OK on a txn already reset or
+ * ended. ordo_txn_renew takes a snapshot of the last commit, as
+ * ordo_begin_read, on a reset txn (a live one ends its snapshot first);
+ * nothing is allocated, and the roots of trees already read stay looked up
+ * while no commit comes in between. Errors of both: ORDO_INVALID_ARGUMENT
+ * for NULL, a write txn, or a call from inside the txn's own scan callback;
+ * of ordo_txn_renew also: ORDO_TXN_ENDED once the txn was aborted (a reset
+ * txn too), ORDO_INVALID_ARGUMENT in a forked child; on a read-only database
+ * ORDO_IO_ERROR, ORDO_BUSY or ORDO_CORRUPTION when the newest meta cannot be
+ * read or pinned. A failed renew leaves the txn reset. One thread at a time
+ * per txn. */
+ORDO_API int ordo_txn_reset(ordo_txn* txn, ordo_error* err);
+ORDO_API int ordo_txn_renew(ordo_txn* txn, ordo_error* err);
+
 /* Aborts the txn if it is live, then frees the handle. Cursors of the txn
  * then return ORDO_TXN_ENDED. NULL, and the handle ordo_batch lends its
  * callback, do nothing. Called from the txn's own
@@ -300,7 +319,8 @@ ORDO_API int ordo_txn_abort(ordo_txn* txn, ordo_error* err);
  * ordo_scan returns. */
 ORDO_API void ordo_txn_free(ordo_txn* txn);
 
-/* Whether the txn was neither committed nor aborted; false for NULL. */
+/* Whether the txn was neither committed nor aborted, and is not reset;
+ * false for NULL. */
 ORDO_API bool ordo_txn_live(const ordo_txn* txn);
 /* Whether it is a write txn (ended or not); false for NULL. */
 ORDO_API bool ordo_txn_writable(const ordo_txn* txn);
