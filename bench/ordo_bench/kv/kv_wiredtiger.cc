@@ -215,10 +215,13 @@ class WtWrite final : public KvWrite {
   bool done_ = true;  // until begin()
 };
 
+// `per_call` (begin_request_reads): no transaction of its own, so each
+// cursor call runs in the implicit one WiredTiger gives it, and a value is
+// copied out before the call returns.
 class WtRead final : public KvRead {
  public:
-  WtRead(Lease lease, const std::vector<std::string>& uris)
-      : lease_(std::move(lease)), uris_(uris) {}
+  WtRead(Lease lease, const std::vector<std::string>& uris, bool per_call = false)
+      : lease_(std::move(lease)), uris_(uris), per_call_(per_call) {}
   ~WtRead() override {
     if (begun_) (void)lease_->get()->rollback_transaction(lease_->get(), nullptr);
   }
@@ -239,7 +242,10 @@ class WtRead final : public KvRead {
     ORDO_RETURN_IF_ERROR(wt_status(c->search(c), "search"));
     WT_ITEM v{};
     ORDO_RETURN_IF_ERROR(wt_status(c->get_value(c, &v), "get_value"));
-    return from_item(v);
+    if (!per_call_) return from_item(v);
+    copy_.assign(static_cast<const char*>(v.data), v.size);
+    (void)c->reset(c);
+    return ByteView(copy_);
   }
 
   Result<uint64_t> scan(TableId table, ByteView from, uint64_t limit,
@@ -276,6 +282,8 @@ class WtRead final : public KvRead {
  private:
   Lease lease_;
   const std::vector<std::string>& uris_;
+  const bool per_call_;
+  std::string copy_;  // per_call_: the last value read
   bool begun_ = false;
 };
 
@@ -313,6 +321,11 @@ class WtKv final : public KvEngine {
     auto read = std::make_unique<WtRead>(std::move(lease), uris_);
     ORDO_RETURN_IF_ERROR(read->begin());
     return std::unique_ptr<KvRead>(std::move(read));
+  }
+
+  Result<std::unique_ptr<KvRead>> begin_request_reads() override {
+    ORDO_ASSIGN_OR_RETURN(Lease lease, pool_.take());
+    return std::unique_ptr<KvRead>(std::make_unique<WtRead>(std::move(lease), uris_, true));
   }
 
   // One transaction per call on a session of its own; WiredTiger groups the
