@@ -25,7 +25,7 @@ void TxnLog::add(LogOp op, std::initializer_list<ByteView> fields) {
     char len[4];
     btree::store_u32(reinterpret_cast<std::byte*>(len), static_cast<uint32_t>(f.size()));
     buf_.append(len, 4);
-    buf_.append(reinterpret_cast<const char*>(f.data()), f.size());
+    if (!f.empty()) buf_.append(reinterpret_cast<const char*>(f.data()), f.size());
   }
 }
 
