@@ -23,8 +23,10 @@
 // 3. The kept version 2 meta's slot is zeroed and synced. Whatever of it is
 //    left (version 2, torn, zeros) is no valid version 3 meta: open takes the
 //    meta of step 2, and the next checkpoint writes this slot.
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "database_opener.h"
 #include "log_record.h"
@@ -34,7 +36,6 @@
 #include "ordo/btree/page_format.h"
 #include "ordo/database.h"
 #include "ordo/io/page_file.h"
-#include "page_memory.h"
 #include "recovery.h"
 
 namespace ordo {
@@ -54,12 +55,9 @@ UpgradeResult result_of(const Meta& meta, const io::PageFile& file, bool upgrade
   return r;
 }
 
-// Writes meta slot `slot`: `meta` encoded, or zeros when null; then fdatasync.
-Status write_slot(io::PageFile& file, int slot, const Meta* meta, uint32_t page_size) {
-  std::unique_ptr<void, void (*)(void*)> page(engine::page_zalloc(page_size), engine::page_free);
-  if (meta != nullptr) engine::encode_meta(*meta, static_cast<std::byte*>(page.get()));
-  const io::WriteSpan span{uint64_t{page_size} * static_cast<uint64_t>(slot),
-                           static_cast<const std::byte*>(page.get()), page_size};
+// Writes `page` (one page) to meta slot `slot`, then fdatasync.
+Status write_slot(io::PageFile& file, int slot, const std::vector<std::byte>& page) {
+  const io::WriteSpan span{page.size() * static_cast<uint64_t>(slot), page.data(), page.size()};
   return file.write(std::span<const io::WriteSpan>(&span, 1), true);
 }
 
@@ -108,10 +106,26 @@ Result<UpgradeResult> upgrade_file(const std::string& path, uint64_t log_bytes,
   meta.file_bytes = file->file_bytes();
   ORDO_RETURN_IF_ERROR(engine::prewrite_log(*file, meta));
   ORDO_RETURN_IF_ERROR(file->sync());
-  // Step 2: the version 3 meta.
-  ORDO_RETURN_IF_ERROR(write_slot(*file, slot, &meta, meta.page_size));
+  // Step 2: the version 3 meta. When its write or sync fails, the slot's old
+  // bytes are put back, as a failed commit puts its slot back
+  // (docs/FORMAT.md, "Failed commits"): no open takes a meta that the disk
+  // may not hold.
+  const std::byte* old = file->data(meta.page_size * static_cast<uint64_t>(slot), meta.page_size);
+  if (old == nullptr) {
+    return Status::corruption("meta slot " + std::to_string(slot) + " is past the mapped file");
+  }
+  const std::vector<std::byte> previous(old, old + meta.page_size);
+  std::vector<std::byte> page(meta.page_size);
+  engine::encode_meta(meta, page.data());
+  if (Status written = write_slot(*file, slot, page); !written.is_ok()) {
+    const Status put_back = write_slot(*file, slot, previous);
+    if (put_back.is_ok()) return written;
+    return written.with_context("the version 3 meta may be in the page cache, not on disk (putting "
+                                "the old slot back failed: " + put_back.to_string() + ")");
+  }
   // Step 3: the version 2 meta's slot.
-  ORDO_RETURN_IF_ERROR(write_slot(*file, pick, nullptr, meta.page_size));
+  std::fill(page.begin(), page.end(), std::byte{0});
+  ORDO_RETURN_IF_ERROR(write_slot(*file, pick, page));
   UpgradeResult r = result_of(meta, *file, true);
   r.recovery = std::move(recovery);
   return r;

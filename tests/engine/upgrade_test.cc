@@ -15,19 +15,20 @@
 #include "dump_format.h"
 #include "engine_test_util.h"
 #include "ordo/io/page_file.h"
-#include "temp_dir.h"
+#include "v2_fixture.h"
 
 namespace ordo {
 namespace {
 
 using testing::read_state;
 using testing::State;
-using testing::TempDir;
 
-const std::string kFixture = std::string(ORDO_TEST_DATA) + "/v2_small.ordo";
-const std::string kFixtureDump = std::string(ORDO_TEST_DATA) + "/v2_small.dump";
-constexpr uint64_t kFixtureTxn = 8;
-constexpr uint64_t kFixtureHighWater = 28;  // pages, before the upgrade
+using testing::kV2Fixture;
+using testing::kV2FixtureDump;
+using testing::kV2FixtureHighWater;
+using testing::kV2FixtureTxn;
+using UpgradeTest = testing::V2FixtureTest;
+
 constexpr uint64_t kPageSize = 4096;
 
 std::string read_bytes(const std::string& path) {
@@ -43,8 +44,8 @@ void write_bytes(const std::string& path, const std::string& bytes) {
 // The fixture's content as its dump holds it.
 State dumped_content() {
   State out;
-  std::FILE* in = std::fopen(kFixtureDump.c_str(), "rb");
-  EXPECT_NE(in, nullptr) << kFixtureDump;
+  std::FILE* in = std::fopen(kV2FixtureDump.c_str(), "rb");
+  EXPECT_NE(in, nullptr) << kV2FixtureDump;
   if (in == nullptr) return out;
   tool::DumpReader reader(in);
   tool::DumpHeader header;
@@ -65,18 +66,8 @@ State dumped_content() {
   return out;
 }
 
-class UpgradeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    path_ = dir_.file("db.ordo");
-    std::filesystem::copy_file(kFixture, path_);
-  }
-  TempDir dir_;
-  std::string path_;
-};
-
 TEST(UpgradeFixtureTest, FixtureIsSmallAndItsDumpHasEveryKind) {
-  EXPECT_LT(std::filesystem::file_size(kFixture), 1u << 20);
+  EXPECT_LT(std::filesystem::file_size(kV2Fixture), 1u << 20);
   const State want = dumped_content();
   ASSERT_EQ(want.size(), 3u);  // the default tree, users, events; scratch was dropped
   EXPECT_EQ(want.at("").size(), 200u);
@@ -90,22 +81,22 @@ TEST_F(UpgradeTest, VersionTwoIsRefusedByOpenNamingTheUpgrade) {
   auto db = Database::open(path_);
   ASSERT_TRUE(db.status().is_version_mismatch()) << db.status().to_string();
   EXPECT_NE(db.status().message().find("ordo upgrade"), std::string::npos);
-  EXPECT_EQ(read_bytes(path_), read_bytes(kFixture));  // the failed open wrote nothing
+  EXPECT_EQ(read_bytes(path_), read_bytes(kV2Fixture));  // the failed open wrote nothing
 }
 
 TEST_F(UpgradeTest, KeepsEveryEntryAndAddsTheLogAtTheHighWaterMark) {
   auto up = Database::upgrade(path_);
   ASSERT_TRUE(up.is_ok()) << up.status().to_string();
   EXPECT_TRUE(up->upgraded);
-  EXPECT_EQ(up->txn_id, kFixtureTxn);
+  EXPECT_EQ(up->txn_id, kV2FixtureTxn);
   EXPECT_EQ(up->page_size_bytes, kPageSize);
-  EXPECT_EQ(up->log_first_page, kFixtureHighWater);
+  EXPECT_EQ(up->log_first_page, kV2FixtureHighWater);
   EXPECT_EQ(up->log_bytes, 4u << 20);
   EXPECT_EQ(up->file_bytes, std::filesystem::file_size(path_));
-  EXPECT_EQ(up->file_bytes, (kFixtureHighWater << 12) + (4u << 20));
+  EXPECT_EQ(up->file_bytes, (kV2FixtureHighWater << 12) + (4u << 20));
   EXPECT_TRUE(up->recovery.empty()) << up->recovery;
   // Every page before the log area is the version 2 file's, but the metas.
-  const std::string before = read_bytes(kFixture), after = read_bytes(path_);
+  const std::string before = read_bytes(kV2Fixture), after = read_bytes(path_);
   EXPECT_EQ(after.substr(2 * kPageSize, before.size() - 2 * kPageSize),
             before.substr(2 * kPageSize));
   EXPECT_EQ(after.substr(before.size(), 4u << 20), std::string(4u << 20, '\0'));
@@ -114,9 +105,9 @@ TEST_F(UpgradeTest, KeepsEveryEntryAndAddsTheLogAtTheHighWaterMark) {
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
   const DatabaseInfo info = (*db)->info();
   EXPECT_EQ(info.format_version, 3u);
-  EXPECT_EQ(info.txn_id, kFixtureTxn);
+  EXPECT_EQ(info.txn_id, kV2FixtureTxn);
   EXPECT_TRUE(info.recovery.empty()) << info.recovery;
-  EXPECT_EQ(info.log.first_page, kFixtureHighWater);
+  EXPECT_EQ(info.log.first_page, kV2FixtureHighWater);
   EXPECT_EQ(info.log.area_bytes, 4u << 20);
   // The kept version 2 meta was in slot 0 (txn 8): the checkpoint goes to slot 1
   // and slot 0 is zeros.
@@ -130,7 +121,7 @@ TEST_F(UpgradeTest, KeepsEveryEntryAndAddsTheLogAtTheHighWaterMark) {
   ASSERT_TRUE(report.is_ok()) << report.status().to_string();
   EXPECT_TRUE(report->clean()) << report->problems[0].what;
   EXPECT_EQ(report->log_pages, (4u << 20) / kPageSize);
-  EXPECT_EQ(report->high_water_pages, kFixtureHighWater + (4u << 20) / kPageSize);
+  EXPECT_EQ(report->high_water_pages, kV2FixtureHighWater + (4u << 20) / kPageSize);
   EXPECT_EQ(report->entries, 450u);
   EXPECT_GT(report->free_pages, 0u);  // the dropped tree's pages
   EXPECT_GT(report->overflow_pages, 0u);
@@ -158,7 +149,7 @@ TEST_F(UpgradeTest, CommitsAfterTheUpgradeSurviveReopen) {
   }
   auto db = Database::open(path_);
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
-  EXPECT_EQ((*db)->info().txn_id, kFixtureTxn + 1);
+  EXPECT_EQ((*db)->info().txn_id, kV2FixtureTxn + 1);
   auto txn = (*db)->begin_read();
   ASSERT_TRUE(txn.is_ok());
   EXPECT_EQ(read_state(*txn), want);
@@ -171,8 +162,8 @@ TEST_F(UpgradeTest, UpgradingAgainChangesNothing) {
   auto again = Database::upgrade(path_);  // another log size asks for nothing either
   ASSERT_TRUE(again.is_ok()) << again.status().to_string();
   EXPECT_FALSE(again->upgraded);
-  EXPECT_EQ(again->txn_id, kFixtureTxn);
-  EXPECT_EQ(again->log_first_page, kFixtureHighWater);
+  EXPECT_EQ(again->txn_id, kV2FixtureTxn);
+  EXPECT_EQ(again->log_first_page, kV2FixtureHighWater);
   EXPECT_EQ(again->log_bytes, 128u << 10);
   EXPECT_EQ(read_bytes(path_), once);
 }
@@ -183,7 +174,7 @@ TEST_F(UpgradeTest, LogBytesOutOfRangeIsRefusedBeforeAnyWrite) {
     EXPECT_TRUE(up.status().is_invalid_argument()) << bytes << ": " << up.status().to_string();
     EXPECT_NE(up.status().message().find("log_bytes"), std::string::npos);
   }
-  EXPECT_EQ(read_bytes(path_), read_bytes(kFixture));
+  EXPECT_EQ(read_bytes(path_), read_bytes(kV2Fixture));
 }
 
 TEST_F(UpgradeTest, AFileHeldByAWriterIsBusy) {
@@ -194,7 +185,7 @@ TEST_F(UpgradeTest, AFileHeldByAWriterIsBusy) {
   auto up = Database::upgrade(path_);
   EXPECT_TRUE(up.status().is_busy()) << up.status().to_string();
   writer = Status::invalid_argument("closed");
-  EXPECT_EQ(read_bytes(path_), read_bytes(kFixture));
+  EXPECT_EQ(read_bytes(path_), read_bytes(kV2Fixture));
   EXPECT_TRUE(Database::upgrade(path_).is_ok());
 }
 
@@ -218,7 +209,7 @@ TEST_F(UpgradeTest, FilesThatAreNoVersionTwoDatabaseGiveOpensErrors) {
   EXPECT_TRUE(Database::upgrade(text).status().is_not_ordo_file());
 
   // Truncated before the pages its metas reach.
-  const std::string fixture = read_bytes(kFixture);
+  const std::string fixture = read_bytes(kV2Fixture);
   write_bytes(path_, fixture.substr(0, 4 * kPageSize));
   auto truncated = Database::upgrade(path_);
   EXPECT_TRUE(truncated.status().is_corruption()) << truncated.status().to_string();
@@ -254,18 +245,18 @@ TEST_F(UpgradeTest, FilesThatAreNoVersionTwoDatabaseGiveOpensErrors) {
 // crash during it): the upgrade keeps the commit before, as a version 2 open
 // would have.
 TEST_F(UpgradeTest, AnIncompleteOneSyncCommitIsNotKept) {
-  std::string file = read_bytes(kFixture);
+  std::string file = read_bytes(kV2Fixture);
   // Slot 0 holds txn 8: flag it one-sync (flags at 176) and reseal it.
   file[176] = 1;
   const uint64_t sum = XXH3_64bits(file.data(), 184);
   std::memcpy(file.data() + 184, &sum, 8);
   // Damage a tree page txn 8 wrote (header: type at 0, txn id at 8).
   bool damaged = false;
-  for (size_t pg = 2; pg < kFixtureHighWater && !damaged; ++pg) {
+  for (size_t pg = 2; pg < kV2FixtureHighWater && !damaged; ++pg) {
     const char* p = file.data() + pg * kPageSize;
     uint64_t txn = 0;
     std::memcpy(&txn, p + 8, 8);
-    if ((p[0] == 2 || p[0] == 3) && txn == kFixtureTxn) {
+    if ((p[0] == 2 || p[0] == 3) && txn == kV2FixtureTxn) {
       file[pg * kPageSize + kPageSize - 1] ^= 0x5a;
       damaged = true;
     }
@@ -274,11 +265,11 @@ TEST_F(UpgradeTest, AnIncompleteOneSyncCommitIsNotKept) {
   write_bytes(path_, file);
   auto up = Database::upgrade(path_);
   ASSERT_TRUE(up.is_ok()) << up.status().to_string();
-  EXPECT_EQ(up->txn_id, kFixtureTxn - 1);
+  EXPECT_EQ(up->txn_id, kV2FixtureTxn - 1);
   EXPECT_NE(up->recovery.find("was not durable"), std::string::npos) << up->recovery;
   auto db = Database::open(path_);
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
-  EXPECT_EQ((*db)->info().txn_id, kFixtureTxn - 1);
+  EXPECT_EQ((*db)->info().txn_id, kV2FixtureTxn - 1);
   auto txn = (*db)->begin_read();
   ASSERT_TRUE(txn.is_ok());
   const State got = read_state(*txn);
