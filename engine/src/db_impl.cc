@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "options_check.h"
@@ -95,7 +94,7 @@ Status DatabaseImpl::create_new() {
   meta.page_high_water = meta.log_first_page + meta.log_pages;
   ORDO_RETURN_IF_ERROR(file_->grow_to(meta.page_high_water * page_size_));
   meta.file_bytes = file_->file_bytes();
-  ORDO_RETURN_IF_ERROR(prewrite_log(meta));
+  ORDO_RETURN_IF_ERROR(engine::prewrite_log(*file_, meta));
   std::byte* page = static_cast<std::byte*>(engine::page_zalloc(page_size_));
   engine::encode_meta(meta, page);
   io::WriteSpan span{0, page, page_size_};
@@ -109,36 +108,11 @@ Status DatabaseImpl::create_new() {
   return Status::ok();
 }
 
-Status DatabaseImpl::prewrite_log(const Meta& meta) {
-  // Written through the page cache in pieces; the meta write after it syncs
-  // them with the rest of the new file.
-  constexpr uint64_t kPieceBytes = 1 << 20;
-  const uint64_t total = engine::log_area_bytes(meta);
-  std::vector<std::byte> zeros(std::min(total, kPieceBytes));
-  for (uint64_t done = 0; done < total;) {
-    const uint64_t n = std::min<uint64_t>(zeros.size(), total - done);
-    const io::WriteSpan span{meta.log_first_page * meta.page_size + done, zeros.data(), n};
-    ORDO_RETURN_IF_ERROR(file_->write(std::span<const io::WriteSpan>(&span, 1), false));
-    done += n;
-  }
-  return Status::ok();
-}
-
 Status DatabaseImpl::load_existing() {
   const uint64_t len = file_->file_bytes();
   const std::string& path = file_->path();
   const std::byte* p0 = file_->data(0, btree::kMinPageSize);
-  if (p0 == nullptr) {
-    // Shorter than one page, so not mapped: look at the magic directly.
-    char head[sizeof engine::kMagic] = {};
-    std::ifstream(path, std::ios::binary).read(head, sizeof head);
-    if (len >= sizeof head && std::memcmp(head, engine::kMagic, sizeof head) == 0) {
-      return Status::corruption("file is truncated to " + std::to_string(len) +
-                                " bytes, shorter than its meta pages");
-    }
-    return Status::not_ordo_file("not an ordo database: " + path + " (" + std::to_string(len) +
-                                 " bytes, no ordo header)");
-  }
+  if (p0 == nullptr) return engine::too_short_for_meta(path, len);
   int pick = -1;
   for (int attempt = 0;; ++attempt) {
     ORDO_ASSIGN_OR_RETURN(open_slots_, read_slots());
@@ -156,31 +130,21 @@ Status DatabaseImpl::load_existing() {
     break;
   }
   if (pick < 0) {
-    for (int i = 0; i < 2; ++i) {
-      if (open_slots_.problem[i] == MetaProblem::kBadVersion) {
-        return Status::version_mismatch(path + ": unsupported " + open_slots_.text[i]);
-      }
-    }
+    // A create cut short (killed, or its first meta write failed) after the
+    // file grew leaves only zeros: nothing to lose, so a writable open makes
+    // it new, as it does an empty file.
     if (open_slots_.problem[0] == MetaProblem::kNoMagic &&
-        open_slots_.problem[1] == MetaProblem::kNoMagic) {
-      // A create cut short (killed, or its first meta write failed) after
-      // the file grew leaves only zeros: nothing to lose, so a writable
-      // open makes it new, as it does an empty file.
-      if (holds_only_zeros()) {
-        if (options_.read_only) {
-          return Status::not_ordo_file("not an ordo database: " + path +
-                                       " holds only zeros (a create that did not finish); a "
-                                       "writable open makes it a new database");
-        }
-        ORDO_RETURN_IF_ERROR(create_new());
-        recovery_note_ = "the file held only zeros (a create that did not finish): made new";
-        return Status::ok();
+        open_slots_.problem[1] == MetaProblem::kNoMagic && holds_only_zeros()) {
+      if (options_.read_only) {
+        return Status::not_ordo_file("not an ordo database: " + path +
+                                     " holds only zeros (a create that did not finish); a "
+                                     "writable open makes it a new database");
       }
-      return Status::not_ordo_file("not an ordo database: " + path +
-                                   " (no ordo magic in either meta page)");
+      ORDO_RETURN_IF_ERROR(create_new());
+      recovery_note_ = "the file held only zeros (a create that did not finish): made new";
+      return Status::ok();
     }
-    return Status::corruption("both meta pages are invalid: meta 0: " + open_slots_.text[0] +
-                              "; meta 1: " + open_slots_.text[1]);
+    return open_slots_.no_valid_meta(path);
   }
   const Meta& m = open_slots_.meta[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
@@ -410,17 +374,7 @@ Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::st
   if ((newest.flags & engine::kMetaFlagOneSync) == 0 || newest.txn_id == verified_txn_) {
     return pick;
   }
-  const int other = 1 - pick;
-  const bool other_valid = slots.problem[other] == MetaProblem::kNone &&
-                           slots.meta[other].txn_id < newest.txn_id &&
-                           slots.meta[other].page_size == newest.page_size;
-  // The file growth of a one-sync txn becomes durable with its one sync, as
-  // the meta does: a meta past the end of the file was not durable either.
-  Status intact =
-      newest.page_high_water * newest.page_size > file_->file_bytes()
-          ? Status::corruption("file ends before the pages of txn " +
-                               std::to_string(newest.txn_id))
-          : engine::verify_last_commit(*file_, newest, other_valid ? &slots.meta[other] : nullptr);
+  Status intact = engine::verify_slot_commit(*file_, slots, pick);
   if (intact.is_ok()) {
     verified_txn_ = newest.txn_id;
     return pick;
@@ -431,10 +385,7 @@ Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::st
     return Status::busy("a writer committed past txn " + std::to_string(newest.txn_id) +
                         " while it was being checked");
   }
-  if (!other_valid) return intact;
-  *note = "txn " + std::to_string(newest.txn_id) + " was not durable (" + intact.to_string() +
-          "); using txn " + std::to_string(slots.meta[other].txn_id);
-  return other;
+  return engine::fall_back_from(slots, pick, intact, note);
 }
 
 Meta DatabaseImpl::committed() const {

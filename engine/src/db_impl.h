@@ -203,9 +203,6 @@ class DatabaseImpl {
   // Read-only handles: the newest settled state of the log after checkpoint
   // `c` (itself when no record follows it). Busy when it raced a writer.
   Result<engine::Meta> log_tail(const engine::Meta& c);
-  // The new file's log area: zeros written and synced, so records never
-  // write into unwritten extents.
-  Status prewrite_log(const engine::Meta& meta);
 
   Options options_;
   std::unique_ptr<io::PageFile> file_;

@@ -2,7 +2,9 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ordo/assert.h"
 #include "ordo/btree/endian.h"
@@ -101,6 +103,19 @@ LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from
     if (!visit(rec)) break;
   }
   return scan;
+}
+
+Status prewrite_log(io::PageFile& file, const Meta& meta) {
+  constexpr uint64_t kPieceBytes = 1 << 20;
+  const uint64_t total = log_area_bytes(meta);
+  std::vector<std::byte> zeros(std::min(total, kPieceBytes));
+  for (uint64_t done = 0; done < total;) {
+    const uint64_t n = std::min<uint64_t>(zeros.size(), total - done);
+    const io::WriteSpan span{meta.log_first_page * meta.page_size + done, zeros.data(), n};
+    ORDO_RETURN_IF_ERROR(file.write(std::span<const io::WriteSpan>(&span, 1), false));
+    done += n;
+  }
+  return Status::ok();
 }
 
 }  // namespace ordo::engine

@@ -64,4 +64,10 @@ struct LogScan {
 LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
                  uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit);
 
+// Writes zeros over the log area of `meta` in `file`, through the page cache
+// (not synced: the caller syncs it with the meta that names the area), so
+// records are never written into extents the file system has yet to convert
+// from unwritten. IOError or Full as PageFile::write.
+Status prewrite_log(io::PageFile& file, const Meta& meta);
+
 }  // namespace ordo::engine

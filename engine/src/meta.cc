@@ -61,29 +61,9 @@ bool tree_root_sane(const btree::TreeRoot& r, uint64_t high_water) {
          r.depth <= btree::kMaxDepth;
 }
 
-}  // namespace
-
-MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
-  if (std::memcmp(p, kMagic, sizeof kMagic) != 0) {
-    *text = "no ordo magic";
-    return MetaProblem::kNoMagic;
-  }
-  uint32_t version = load_u32(p + kMetaOffVersion);
-  if (version == 2 && load_u64(p + kV2ChecksumOffset) == XXH3_64bits(p, kV2ChecksumOffset)) {
-    *text = "format version 2 (this build reads version " + std::to_string(kFormatVersion) +
-            "; `ordo upgrade FILE` converts the file in place, keeping every page)";
-    m->txn_id = load_u64(p + kMetaOffTxnId);
-    return MetaProblem::kBadVersion;
-  }
-  if (load_u64(p + kMetaChecksumOffset) != XXH3_64bits(p, kMetaChecksumOffset)) {
-    *text = "meta checksum mismatch";
-    return MetaProblem::kBadChecksum;
-  }
-  if (version != kFormatVersion) {
-    *text = "format version " + std::to_string(version) + " (this build reads version " +
-            std::to_string(kFormatVersion) + ")";
-    return MetaProblem::kBadVersion;
-  }
+// The fields of a meta whose magic, checksum and version were verified, and
+// their checks; a version 2 meta has no log fields (its checksum is there).
+MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::string* text) {
   m->page_size = load_u32(p + kMetaOffPageSize);
   m->txn_id = load_u64(p + kMetaOffTxnId);
   if (!btree::valid_page_size(m->page_size)) {
@@ -100,11 +80,12 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
   m->tree_count = load_u64(p + kMetaOffTreeCount);
   m->free_pages = load_u64(p + kMetaOffFreePages);
   m->flags = load_u64(p + kMetaOffFlags);
-  m->log_first_page = load_u64(p + kMetaOffLogFirstPage);
-  m->log_pages = load_u64(p + kMetaOffLogPages);
-  m->log_epoch = load_u64(p + kMetaOffLogEpoch);
+  const bool v3 = version == kFormatVersion;
+  m->log_first_page = v3 ? load_u64(p + kMetaOffLogFirstPage) : 0;
+  m->log_pages = v3 ? load_u64(p + kMetaOffLogPages) : 0;
+  m->log_epoch = v3 ? load_u64(p + kMetaOffLogEpoch) : 0;
   const char* bad = nullptr;
-  if ((m->flags & ~kMetaKnownFlags) != 0) {
+  if ((m->flags & ~(v3 ? kMetaKnownFlags : kMetaFlagOneSync)) != 0) {
     bad = "unknown flags";
   } else if (m->log_pages != 0 &&
              (m->log_first_page < kFirstDataPage || m->log_first_page > m->page_high_water ||
@@ -135,13 +116,69 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
   return MetaProblem::kNone;
 }
 
+uint32_t checksum_offset(uint32_t version) {
+  return version == kV2FormatVersion ? kV2ChecksumOffset : kMetaChecksumOffset;
+}
+
+bool checksum_matches(const std::byte* p, uint32_t version) {
+  const uint32_t at = checksum_offset(version);
+  return load_u64(p + at) == XXH3_64bits(p, at);
+}
+
+// Decodes a meta of `version` (kFormatVersion, or kV2FormatVersion for the
+// upgrade); a whole meta of the other one is kBadVersion, said in words.
+MetaProblem decode_version(const std::byte* p, uint32_t version, Meta* m, std::string* text) {
+  if (std::memcmp(p, kMagic, sizeof kMagic) != 0) {
+    *text = "no ordo magic";
+    return MetaProblem::kNoMagic;
+  }
+  const bool v3 = version == kFormatVersion;
+  const uint32_t found = load_u32(p + kMetaOffVersion);
+  const uint32_t other = v3 ? kV2FormatVersion : kFormatVersion;
+  if (found == other && checksum_matches(p, other)) {
+    *text = v3 ? "format version 2 (this build reads version " + std::to_string(kFormatVersion) +
+                     "; `ordo upgrade FILE` converts the file in place, keeping every page)"
+               : "format version " + std::to_string(kFormatVersion) + ": already upgraded";
+    m->txn_id = load_u64(p + kMetaOffTxnId);
+    return MetaProblem::kBadVersion;
+  }
+  if (!checksum_matches(p, version)) {
+    *text = "meta checksum mismatch";
+    return MetaProblem::kBadChecksum;
+  }
+  if (found != version) {
+    *text = "format version " + std::to_string(found) +
+            (v3 ? " (this build reads version " + std::to_string(kFormatVersion) + ")"
+                : " (`ordo upgrade` converts version " + std::to_string(kV2FormatVersion) + ")");
+    return MetaProblem::kBadVersion;
+  }
+  return decode_fields(p, version, m, text);
+}
+
+}  // namespace
+
+MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
+  return decode_version(p, kFormatVersion, m, text);
+}
+
+MetaProblem decode_v2_meta(const std::byte* p, Meta* m, std::string* text) {
+  return decode_version(p, kV2FormatVersion, m, text);
+}
+
 bool is_inconsistent(MetaProblem problem) {
   return problem == MetaProblem::kBadPageSize || problem == MetaProblem::kBadFields ||
          problem == MetaProblem::kBeyondFile;
 }
 
-MetaProblem check_meta_in_file(const Meta& m, int slot, uint64_t file_bytes, std::string* text) {
-  if (slot_of_epoch(m.log_epoch) != slot || (m.flags & kMetaFlagLogged) != 0) {
+MetaProblem check_meta_in_file(const Meta& m, int slot, uint64_t file_bytes, std::string* text,
+                               uint32_t version) {
+  if (version == kV2FormatVersion) {
+    if (static_cast<int>(m.txn_id % 2) != slot) {
+      *text = "txn " + std::to_string(m.txn_id) + " found in meta slot " + std::to_string(slot) +
+              ", which holds only " + (slot == 0 ? "even" : "odd") + " txn ids in version 2";
+      return MetaProblem::kBadFields;
+    }
+  } else if (slot_of_epoch(m.log_epoch) != slot || (m.flags & kMetaFlagLogged) != 0) {
     *text = "txn " + std::to_string(m.txn_id) + " (log epoch " + std::to_string(m.log_epoch) +
             ") found in meta slot " + std::to_string(slot) + ", which holds only " +
             (slot == 0 ? "even" : "odd") + " epochs of checkpoint metas";

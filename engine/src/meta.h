@@ -67,7 +67,10 @@ inline constexpr uint64_t kMetaFlagOneSync = 1;
 inline constexpr uint64_t kMetaFlagLogged = 2;
 inline constexpr uint64_t kMetaKnownFlags = kMetaFlagOneSync | kMetaFlagLogged;
 inline constexpr uint32_t kMetaChecksumOffset = 248;
-// Version 2's meta (192 bytes, checksum at 184), recognized to name the upgrade.
+// Version 2's meta (192 bytes: the fields at offsets 0..183 above, then its
+// checksum at 184 over bytes 0..183; no log area, no log epoch, flag bit 0
+// only), recognized to name the upgrade and read by it.
+inline constexpr uint32_t kV2FormatVersion = 2;
 inline constexpr uint32_t kV2ChecksumOffset = 184;
 static_assert(kMetaChecksumOffset + 8 == kMetaBytes);
 
@@ -136,13 +139,20 @@ bool is_inconsistent(MetaProblem problem);
 // decoded for every problem after the checksum (kBadVersion excepted).
 MetaProblem decode_meta(const std::byte* bytes, Meta* meta, std::string* text);
 
+// As decode_meta(), for a version 2 meta (kV2ChecksumOffset): the log fields
+// are 0. A version 3 meta is kBadVersion ("format version 3: already
+// upgraded"). Only `ordo upgrade` (Database::upgrade) reads version 2.
+MetaProblem decode_v2_meta(const std::byte* bytes, Meta* meta, std::string* text);
+
 // Checks a meta that decode_meta() accepted against where it was found: meta
-// slot `slot` (0 or 1) only ever holds txn ids of its parity, and a file of
+// slot `slot` (0 or 1) only ever holds checkpoints of its epoch parity (with
+// `version` kV2FormatVersion, a meta decode_v2_meta() accepted: txn ids of
+// its parity), and a file of
 // `file_bytes` must hold its pages up to the high-water mark (a one-sync
 // commit's file growth becomes durable with its one sync, so after a crash
 // its meta may outlive the growth). Returns kNone, kBadFields or kBeyondFile;
 // `text` says why.
 MetaProblem check_meta_in_file(const Meta& meta, int slot, uint64_t file_bytes,
-                               std::string* text);
+                               std::string* text, uint32_t version = kFormatVersion);
 
 }  // namespace ordo::engine

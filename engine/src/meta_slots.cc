@@ -1,17 +1,21 @@
 #include "meta_slots.h"
 
+#include <cstring>
+#include <fstream>
+
 #include "ordo/btree/page_format.h"
 
 namespace ordo::engine {
 
-MetaSlots MetaSlots::read(const io::PageFile& file) {
+MetaSlots MetaSlots::read(const io::PageFile& file, uint32_t version) {
+  const auto decode = version == kV2FormatVersion ? decode_v2_meta : decode_meta;
   MetaSlots s;
   const std::byte* p0 = file.data(0, btree::kMinPageSize);
   if (p0 == nullptr) {
     s.text[0] = s.text[1] = "beyond the end of the file";
     return s;
   }
-  s.problem[0] = decode_meta(p0, &s.meta[0], &s.text[0]);
+  s.problem[0] = decode(p0, &s.meta[0], &s.text[0]);
   s.text[1] = "beyond the end of the file";
   for (uint32_t ps = btree::kMinPageSize; ps <= btree::kMaxPageSize; ps *= 2) {
     if (s.problem[0] == MetaProblem::kNone && ps != s.meta[0].page_size) continue;
@@ -19,7 +23,7 @@ MetaSlots MetaSlots::read(const io::PageFile& file) {
     if (p1 == nullptr) continue;
     Meta m;
     std::string text;
-    MetaProblem pr = decode_meta(p1, &m, &text);
+    MetaProblem pr = decode(p1, &m, &text);
     if (pr == MetaProblem::kNone && m.page_size != ps) {
       pr = MetaProblem::kBadPageSize;
       text = "page size field disagrees with the meta's position";
@@ -38,7 +42,7 @@ MetaSlots MetaSlots::read(const io::PageFile& file) {
   }
   for (int i = 0; i < 2; ++i) {
     if (s.problem[i] != MetaProblem::kNone) continue;
-    s.problem[i] = check_meta_in_file(s.meta[i], i, file.file_bytes(), &s.text[i]);
+    s.problem[i] = check_meta_in_file(s.meta[i], i, file.file_bytes(), &s.text[i], version);
   }
   return s;
 }
@@ -73,6 +77,40 @@ int MetaSlots::newest_valid() const {
     }
   }
   return pick;
+}
+
+Status MetaSlots::no_valid_meta(const std::string& path) const {
+  for (int i = 0; i < 2; ++i) {
+    if (problem[i] == MetaProblem::kBadVersion) {
+      return Status::version_mismatch(path + ": unsupported " + text[i]);
+    }
+  }
+  if (problem[0] == MetaProblem::kNoMagic && problem[1] == MetaProblem::kNoMagic) {
+    return Status::not_ordo_file("not an ordo database: " + path +
+                                 " (no ordo magic in either meta page)");
+  }
+  return Status::corruption("both meta pages are invalid: meta 0: " + text[0] + "; meta 1: " +
+                            text[1]);
+}
+
+const Meta* MetaSlots::older_valid(int pick) const {
+  const int other = 1 - pick;
+  const bool valid = problem[other] == MetaProblem::kNone &&
+                     meta[other].txn_id < meta[pick].txn_id &&
+                     meta[other].page_size == meta[pick].page_size;
+  return valid ? &meta[other] : nullptr;
+}
+
+Status too_short_for_meta(const std::string& path, uint64_t file_bytes) {
+  // Shorter than one page, so not mapped: look at the magic directly.
+  char head[sizeof kMagic] = {};
+  std::ifstream(path, std::ios::binary).read(head, sizeof head);
+  if (file_bytes >= sizeof head && std::memcmp(head, kMagic, sizeof head) == 0) {
+    return Status::corruption("file is truncated to " + std::to_string(file_bytes) +
+                              " bytes, shorter than its meta pages");
+  }
+  return Status::not_ordo_file("not an ordo database: " + path + " (" +
+                               std::to_string(file_bytes) + " bytes, no ordo header)");
 }
 
 }  // namespace ordo::engine

@@ -157,4 +157,25 @@ Status verify_since(const io::PageFile& file, const Meta& meta, uint64_t since_t
   return verify_pages(file, meta, nullptr, since_txn);
 }
 
+Status verify_slot_commit(const io::PageFile& file, const MetaSlots& slots, int pick) {
+  const Meta& newest = slots.meta[pick];
+  if ((newest.flags & kMetaFlagOneSync) == 0) return Status::ok();
+  // The file growth of a one-sync txn becomes durable with its one sync, as
+  // the meta does: a meta past the end of the file was not durable either.
+  if (newest.page_high_water * newest.page_size > file.file_bytes()) {
+    return Status::corruption("file ends before the pages of txn " +
+                              std::to_string(newest.txn_id));
+  }
+  return verify_last_commit(file, newest, slots.older_valid(pick));
+}
+
+Result<int> fall_back_from(const MetaSlots& slots, int pick, const Status& problem,
+                           std::string* note) {
+  const Meta* older = slots.older_valid(pick);
+  if (older == nullptr) return problem;
+  *note = "txn " + std::to_string(slots.meta[pick].txn_id) + " was not durable (" +
+          problem.to_string() + "); using txn " + std::to_string(older->txn_id);
+  return 1 - pick;
+}
+
 }  // namespace ordo::engine

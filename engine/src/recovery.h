@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "meta.h"
+#include "meta_slots.h"
 #include "ordo/io/page_file.h"
 #include "ordo/status.h"
 
@@ -32,5 +33,20 @@ Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta
 // (times the fan-out) and their runs. Returns Corruption naming the first page
 // that fails, or the file ending before meta's high-water mark.
 Status verify_since(const io::PageFile& file, const Meta& meta, uint64_t since_txn);
+
+// Whether open may trust slot `pick` of `slots` (its newest valid one) as it
+// stands: Ok for a meta without kMetaFlagOneSync (its pages were durable
+// before it was written); for a one-sync commit, verify_last_commit() with
+// the older valid slot (MetaSlots::older_valid) as `previous`, and Corruption
+// when the file ends before its high-water mark (its growth was not durable
+// either).
+Status verify_slot_commit(const io::PageFile& file, const MetaSlots& slots, int pick);
+
+// The slot open uses when slot `pick`'s one-sync commit failed
+// verify_slot_commit() with `problem`: the older valid slot, with `*note`
+// saying why ("txn 8 was not durable (...); using txn 7"); or `problem`
+// itself when there is none.
+Result<int> fall_back_from(const MetaSlots& slots, int pick, const Status& problem,
+                           std::string* note);
 
 }  // namespace ordo::engine

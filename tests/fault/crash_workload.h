@@ -1,8 +1,8 @@
 // The crash enumerations' workload: scripted txns (inserts, overwrites,
 // deletes, overflow values, a scratch tree created and dropped) deterministic
-// from a seed, and the State a snapshot holds. Txn n writes "txn" = n in the
-// default tree, so a recovered image names the state it claims to be;
-// expect_recovers() checks an image against the states.
+// from a seed; the State a snapshot holds is read_state() (engine_test_util.h).
+// Txn n writes "txn" = n in the default tree, so a recovered image names the
+// state it claims to be; expect_recovers() checks an image against the states.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -19,8 +19,6 @@
 #include "ordo/database.h"
 
 namespace ordo::testing {
-
-using State = std::map<std::string, Model>;  // tree name ("" = default) -> contents
 
 // The workload, deterministic from its seed.
 class Workload {
@@ -76,38 +74,6 @@ class Workload {
  private:
   std::mt19937_64 rng_;
 };
-
-// `s` without its empty named trees (a dropped tree reads as absent).
-inline State without_empty(State s) {
-  for (auto it = s.begin(); it != s.end();) {
-    it = it->second.empty() && !it->first.empty() ? s.erase(it) : std::next(it);
-  }
-  return s;
-}
-
-// Reads every tree of a snapshot into a State.
-inline State read_state(ReadTxn& r) {
-  State out;
-  auto read_tree = [&](const Tree& t, const std::string& name) {
-    auto c = r.cursor(t);
-    EXPECT_TRUE(c.is_ok()) << name << ": " << c.status().to_string();
-    if (!c.is_ok()) return;
-    Model& m = out[name];
-    for (Status s = c->first(); s.is_ok() && c->valid(); s = c->next()) {
-      m[c->key().str()] = c->value().str();
-    }
-  };
-  read_tree(r.default_tree(), "");
-  auto names = r.list_trees();
-  EXPECT_TRUE(names.is_ok()) << names.status().to_string();
-  if (!names.is_ok()) return out;
-  for (const auto& name : *names) {
-    auto t = r.open_tree(name);
-    EXPECT_TRUE(t.is_ok()) << name << ": " << t.status().to_string();
-    if (t.is_ok()) read_tree(*t, name);
-  }
-  return without_empty(std::move(out));
-}
 
 // Opens the crash image `image` (at `point`, for messages) as a reopen after
 // that crash would, and checks that it holds exactly states[n] for one n in

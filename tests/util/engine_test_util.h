@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -66,6 +67,40 @@ inline void expect_tree_equals(Txn& txn, const Tree& tree, const Model& model) {
     ASSERT_TRUE(c->prev().is_ok());
   }
   ASSERT_EQ(rit, model.rend());
+}
+
+using State = std::map<std::string, Model>;  // tree name ("" = default) -> contents
+
+// `s` without its empty named trees (a dropped tree reads as absent).
+inline State without_empty(State s) {
+  for (auto it = s.begin(); it != s.end();) {
+    it = it->second.empty() && !it->first.empty() ? s.erase(it) : std::next(it);
+  }
+  return s;
+}
+
+// Reads every tree of a snapshot into a State.
+inline State read_state(ReadTxn& r) {
+  State out;
+  auto read_tree = [&](const Tree& t, const std::string& name) {
+    auto c = r.cursor(t);
+    EXPECT_TRUE(c.is_ok()) << name << ": " << c.status().to_string();
+    if (!c.is_ok()) return;
+    Model& m = out[name];
+    for (Status s = c->first(); s.is_ok() && c->valid(); s = c->next()) {
+      m[c->key().str()] = c->value().str();
+    }
+  };
+  read_tree(r.default_tree(), "");
+  auto names = r.list_trees();
+  EXPECT_TRUE(names.is_ok()) << names.status().to_string();
+  if (!names.is_ok()) return out;
+  for (const auto& name : *names) {
+    auto t = r.open_tree(name);
+    EXPECT_TRUE(t.is_ok()) << name << ": " << t.status().to_string();
+    if (t.is_ok()) read_tree(*t, name);
+  }
+  return without_empty(std::move(out));
 }
 
 // Runs `fn` on a thread of its own and fails (then ends the process, since

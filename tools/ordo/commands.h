@@ -107,6 +107,14 @@ struct PageOptions {
 };
 int run_page(const PageOptions& options);
 
+// `ordo upgrade FILE`: a version 2 file converted to version 3 in place.
+struct UpgradeOptions {
+  std::string path;
+  uint64_t log_bytes = 0;  // the log area; 0: the default (4 MiB)
+  bool json = false;
+};
+int run_upgrade(const UpgradeOptions& options);
+
 int run_free(const std::string& path, bool json);
 int run_readers(const std::string& path, bool json);
 

@@ -14,6 +14,7 @@
 //   ordo page FILE N      one page decoded
 //   ordo free FILE        free-tree entries
 //   ordo readers FILE     reader slots held
+//   ordo upgrade FILE     convert a version 2 file to version 3 in place
 //
 // Every command takes --json; --help lists the exit codes (commands.h).
 #include <CLI/CLI.hpp>
@@ -64,7 +65,7 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"Inspect, dump, load and copy ordo database files.", "ordo"};
+  CLI::App app{"Inspect, dump, load, copy and upgrade ordo database files.", "ordo"};
   app.footer(kExitCodesHelp);
   app.set_version_flag("--version", std::string("ordo ") + ORDO_VERSION);
   app.require_subcommand(1);
@@ -235,6 +236,19 @@ int run(int argc, char** argv) {
   commands.list.emplace_back(free, [&] { return run_free(path, json); });
   CLI::App* readers = file_command("readers", "Reader slots held: snapshot txn, process");
   commands.list.emplace_back(readers, [&] { return run_readers(path, json); });
+
+  UpgradeOptions upgrade_options;
+  CLI::App* upgrade = file_command(
+      "upgrade", "Convert a version 2 file to version 3 in place, keeping every page");
+  upgrade->add_option("--log-bytes", upgrade_options.log_bytes,
+                      "Log area in bytes: a multiple of the page size from 64 KiB to 1 GiB "
+                      "(default 4 MiB)")
+      ->check(unsigned_number<uint64_t>());
+  commands.list.emplace_back(upgrade, [&] {
+    upgrade_options.path = path;
+    upgrade_options.json = json;
+    return run_upgrade(upgrade_options);
+  });
 
   // An unknown command names itself and lists the valid ones.
   if (argc >= 2 && argv[1][0] != '-') {

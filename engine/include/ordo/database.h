@@ -266,6 +266,22 @@ struct DatabaseInfo {
   std::string recovery;
 };
 
+// What Database::upgrade did.
+struct UpgradeResult {
+  // False when the file was version 3 already: nothing was written, and the
+  // fields below describe its newest checkpoint.
+  bool upgraded = false;
+  uint64_t txn_id = 0;           // the last commit of the file, kept
+  uint32_t page_size_bytes = 0;
+  uint64_t log_first_page = 0;   // the log area: first page (the old page high-water mark)
+  uint64_t log_bytes = 0;        // and length in bytes
+  uint64_t file_bytes = 0;       // the file's length afterwards
+  // Non-empty when the newest version 2 meta was a one-sync commit whose
+  // pages did not verify (a crash during it), so the commit before it was
+  // kept, as a version 2 open would have: says which and why.
+  std::string recovery;
+};
+
 // Counters since open, for benchmarks and tests. Each is read atomically, not all
 // together. What a steady-state commit costs (Database::stats() before and after):
 // one-sync with io_uring, 1 write_calls and 1 syncs; two-sync, 2 and 2; with POSIX,
@@ -613,6 +629,32 @@ class Database {
   static Result<std::unique_ptr<Database>> open(const std::string& path,
                                                 const Options& options = {});
   ~Database();
+
+  // Converts the version 2 database file at `path` to version 3 in place
+  // (`ordo upgrade`; docs/FORMAT.md, "Version history"), keeping every page
+  // where it is: the newest commit a version 2 open would take (a one-sync
+  // commit only when its pages verify) stays the last commit, its trees,
+  // free pages and ID high-water marks unchanged. A log area of `log_bytes`
+  // (0: Options::log_bytes' default, 4 MiB; else a multiple of the page size
+  // from 64 KiB to 1 GiB) is added at the old page high-water mark: the file
+  // grows by that much, the area is written with zeros and synced, then the
+  // version 3 meta is written to the slot not holding the kept version 2
+  // meta and synced, then the other slot is zeroed and synced. A crash or
+  // failure at any point leaves a file that Database::open reads as
+  // upgraded, or that upgrade() converts again, with no commit lost.
+  // A file at version 3 already is left as it is: Ok with
+  // UpgradeResult::upgraded false (so running it again is harmless).
+  // Thread-safety: holds the file's writer lock for the call, so it fails
+  // rather than run beside a handle that writes the file; any thread may
+  // call it. Run it on a file that no process reads either (this build
+  // cannot open a version 2 file, but a build of version 2 can).
+  // Returns: NotFound for a missing file; Busy when another handle (this or
+  // another process) has the file open for writing; InvalidArgument for a
+  // bad log_bytes; NotOrdoFile, Corruption (a damaged or truncated file, the
+  // message names what) and VersionMismatch (a version other than 2 or 3) as
+  // open() reports them; Full when the file system has no room for the log
+  // area (the file is left a version 2 file); IOError for OS failures.
+  static Result<UpgradeResult> upgrade(const std::string& path, uint64_t log_bytes = 0);
 
   // A snapshot of the last commit. InvalidArgument in a forked child; on a
   // read-only handle IOError, Busy or Corruption as ReadTxn::renew() says.

@@ -1,0 +1,50 @@
+// `ordo upgrade FILE [--log-bytes N] [--json]`: converts a version 2 database
+// file to version 3 in place (Database::upgrade), keeping every page; a file
+// at version 3 already is left as it is (exit 0). Exit 1 when the file cannot
+// be upgraded (missing, locked by a writer, not an ordo file, damaged, of
+// another version); a failure part way leaves a file that opens as upgraded
+// or that `ordo upgrade` converts again.
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "open_database.h"
+
+namespace ordo::tool {
+
+int run_upgrade(const UpgradeOptions& o) {
+  Result<UpgradeResult> result = Database::upgrade(o.path, o.log_bytes);
+  if (!result.is_ok()) {
+    report_error(o.path, result.status());
+    return kExitError;
+  }
+  if (!result->recovery.empty()) {
+    report_message(o.path + ": the newest commit was incomplete and is not kept: " +
+                   result->recovery);
+  }
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["path"] = o.path;
+    j["upgraded"] = result->upgraded;
+    j["format_version"] = 3;
+    j["txn_id"] = result->txn_id;
+    j["page_size"] = result->page_size_bytes;
+    j["log_first_page"] = result->log_first_page;
+    j["log_bytes"] = result->log_bytes;
+    j["file_bytes"] = result->file_bytes;
+    j["recovery"] = result->recovery;
+    print_line(json_text(j));
+  } else if (result->upgraded) {
+    print_line(fmt::format("{}: upgraded to format version 3 at txn {}: log area of {} bytes at "
+                           "page {} (page size {}); file {} bytes",
+                           o.path, result->txn_id, result->log_bytes, result->log_first_page,
+                           result->page_size_bytes, result->file_bytes));
+  } else {
+    print_line(fmt::format("{}: already format version 3 (txn {}): nothing to do", o.path,
+                           result->txn_id));
+  }
+  return kExitOk;
+}
+
+}  // namespace ordo::tool
