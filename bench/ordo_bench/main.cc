@@ -11,10 +11,10 @@
 //   ordo-bench linkbench [--engine E] [--sizes N1,N2,...] [--ops K|small] [--seed S]
 //                        [--path DIR] [--keep] [--json]
 //   ordo-bench churn [--keys K] [--rounds R] [--txn-size T] [--reader-first A]
-//                    [--reader-last B] [--no-sync] [--commit-protocol one-sync|two-sync]
+//                    [--reader-last B] [--no-sync] [--commit-protocol log|one-sync|two-sync]
 //                    [--path DIR] [--keep] [--json]
 //   ordo-bench trees [--engine E] [--trees T] [--batch B] [--tail N] [--probe-every P]
-//                    [--no-sync] [--commit-protocol one-sync|two-sync] [--path DIR] [--keep]
+//                    [--no-sync] [--commit-protocol log|one-sync|two-sync] [--path DIR] [--keep]
 //                    [--json]
 //   ordo-bench redb [--engine E] [--entries N] [--individual-writes I] [--batch-writes B]
 //                   [--batch-size M] [--reads R] [--range-reads S] [--range-length L]
@@ -158,9 +158,9 @@ void add_commit_options(CLI::App& sub, CommitArgs& args) {
                "Options::sync_commits=false: atomic but not durable commits (a shortcut; "
                "durable is the default)");
   sub.add_option("--commit-protocol", args.protocol,
-                 fmt::format("one-sync or two-sync (default: the engine's, {})",
+                 fmt::format("log, one-sync or two-sync (default: the engine's, {})",
                              ordo::bench::protocol_name(ordo::Options{}.commit_protocol)))
-      ->check(CLI::IsMember({"one-sync", "two-sync"}));
+      ->check(CLI::IsMember({"log", "one-sync", "two-sync"}));
 }
 
 struct NodesArgs {

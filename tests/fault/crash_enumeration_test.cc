@@ -71,8 +71,17 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
   // From the first txn on: a crash while the file is being created leaves no
   // database, which open reports (BadFileTest covers empty files).
   std::vector<CrashPoint> points = log->crash_points(done_at[0]);
-  size_t verified = 0, rolled_forward = 0;
+  // With the log, the writes pending between checkpoints make about 140,000
+  // points: two of every three are checked (CI time), every one of those
+  // after an op that completed a sync or range sync among them.
+  const size_t skip_every = GetParam() == CommitProtocol::kLog ? 3 : 0;
+  size_t verified = 0, rolled_forward = 0, index = 0;
   for (const CrashPoint& point : points) {
+    ++index;
+    if (skip_every != 0 && index % skip_every == 0 && point.after_ops < log->op_count() &&
+        log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite) {
+      continue;
+    }
     // The last txn whose commit returned before this op was issued.
     int completed = 0;
     while (completed < kTxns && done_at[completed + 1] <= point.after_ops) ++completed;
@@ -87,7 +96,7 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
   std::printf("%s: %zu crash states verified (%zu recovered the txn in flight) over %d txns, "
               "%zu I/O ops\n",
               protocol_name(GetParam()), verified, rolled_forward, kTxns, log->op_count());
-  EXPECT_GE(verified, 5000u);
+  EXPECT_GE(verified, GetParam() == CommitProtocol::kLog ? 80000u : 5000u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, CrashEnumerationTest,

@@ -3,6 +3,7 @@
 // copy, and the install left pending at startup.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -31,14 +32,28 @@ namespace {
 
 using ordo::testing::TempDir;
 
-// Flips one byte of the file at `offset`.
-void damage(const std::string& path, uint64_t offset) {
+// The first tree page of a new file: after the meta pages and the log area
+// (docs/FORMAT.md; 4 KiB pages, the default 4 MiB log).
+constexpr uint64_t kFirstTreePage = 2 + (4 << 20) / 4096;
+
+// Flips byte 100 of every page of the open file from kFirstTreePage on, so
+// that pages in use are damaged whichever they are.
+void damage_fd(int fd) {
+  struct stat st;
+  ASSERT_EQ(::fstat(fd, &st), 0);
+  for (uint64_t at = kFirstTreePage * 4096 + 100; at < static_cast<uint64_t>(st.st_size);
+       at += 4096) {
+    char c = 0;
+    ASSERT_EQ(::pread(fd, &c, 1, static_cast<off_t>(at)), 1);
+    c = static_cast<char>(c ^ 0x5a);
+    ASSERT_EQ(::pwrite(fd, &c, 1, static_cast<off_t>(at)), 1);
+  }
+}
+
+void damage(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDWR);
   ASSERT_GE(fd, 0);
-  char c = 0;
-  ASSERT_EQ(::pread(fd, &c, 1, static_cast<off_t>(offset)), 1);
-  c = static_cast<char>(c ^ 0x5a);
-  ASSERT_EQ(::pwrite(fd, &c, 1, static_cast<off_t>(offset)), 1);
+  damage_fd(fd);
   ::close(fd);
 }
 
@@ -114,14 +129,6 @@ ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {
   return out;
 }
 
-// Flips one byte of the open file at `offset`.
-void damage_fd(int fd, uint64_t offset) {
-  char c = 0;
-  ASSERT_EQ(::pread(fd, &c, 1, static_cast<off_t>(offset)), 1);
-  c = static_cast<char>(c ^ 0x5a);
-  ASSERT_EQ(::pwrite(fd, &c, 1, static_cast<off_t>(offset)), 1);
-}
-
 TEST(SnapshotRecord, RoundTripAndRejects) {
   SnapshotRecord r{1234};
   std::string bytes = r.encode();
@@ -164,8 +171,8 @@ TEST(CopyVerify, DamagedCopyIsRejected) {
   ASSERT_TRUE(check_copy(path).is_ok());
 
   EXPECT_TRUE(verify_copy(path, digest->size_bytes + 1, digest->xxh3).is_corruption());
-  // A damaged page inside the copy: the digest and the page check both see it.
-  damage(path, 3 * 4096 + 100);
+  // Damaged pages inside the copy: the digest and the page check both see them.
+  damage(path);
   EXPECT_TRUE(verify_copy(path, digest->size_bytes, digest->xxh3).is_corruption());
   EXPECT_FALSE(check_copy(path).is_ok());
   EXPECT_TRUE(verify_copy(tmp.file("missing"), 1, 1).is_not_found());
@@ -281,7 +288,7 @@ TEST(SnapshotRestore, DamagedCopyIsNotInstalled) {
   ASSERT_TRUE(rec_bytes.is_ok());
   auto follower = filled_machine(follower_dir.path(), 3);
   {
-    ServedMachine bad = serve(*leader, [](int fd) { damage_fd(fd, 3 * 4096 + 100); });
+    ServedMachine bad = serve(*leader, [](int fd) { damage_fd(fd); });
     Status s = follower->restore(*rec_bytes, bad.raft_address);
     EXPECT_TRUE(s.is_corruption()) << s.to_string();
   }
