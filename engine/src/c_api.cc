@@ -329,6 +329,17 @@ int db_property(const char* fn, const ordo_db* db, T* out, ordo_error* err, Get 
   });
 }
 
+// The read txn of `txn`: InvalidArgument for NULL, a write txn, or a call from
+// its own scan callback (it cannot end or move to another snapshot there).
+Result<ordo::ReadTxn*> reader_of(ordo_txn* txn) {
+  if (txn == nullptr) return null_arg("txn");
+  if (txn->writer != nullptr) {
+    return Status::invalid_argument("a write txn cannot be reset or renewed");
+  }
+  ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
+  return static_cast<ordo::ReadTxn*>(txn->txn);  // begin_txn made a ReadTxn
+}
+
 }  // namespace
 
 extern "C" {
@@ -466,19 +477,6 @@ int ordo_txn_abort(ordo_txn* txn, ordo_error* err) {
     return Status::ok();
   });
 }
-
-namespace {
-// The read txn of `txn`: InvalidArgument for NULL, a write txn, or a call from
-// its own scan callback (it cannot end or move to another snapshot there).
-Result<ordo::ReadTxn*> reader_of(ordo_txn* txn) {
-  if (txn == nullptr) return null_arg("txn");
-  if (txn->writer != nullptr) {
-    return Status::invalid_argument("a write txn cannot be reset or renewed");
-  }
-  ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
-  return static_cast<ordo::ReadTxn*>(txn->txn);  // begin_txn made a ReadTxn
-}
-}  // namespace
 
 int ordo_txn_reset(ordo_txn* txn, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {

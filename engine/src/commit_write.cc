@@ -33,6 +33,15 @@ Status restore_slot(io::PageFile& file, const io::WriteSpan& span, const std::by
   return file.write(std::span<const io::WriteSpan>(&back, 1), sync);
 }
 
+// The error of a failed commit `s` whose put-back of `what` failed too.
+Status put_back_failed(const Status& s, const std::string& what, const Status& restored,
+                       uint64_t txn_id) {
+  const std::string text = s.message() + "; putting back " + what + " failed too (" +
+                           restored.to_string() + "): a later open may find txn " +
+                           std::to_string(txn_id);
+  return s.is_full() ? Status::full(text) : Status::io_error(text, s.errno_value());
+}
+
 // True when every span's bytes are what the file's mapping shows.
 bool reached_page_cache(const io::PageFile& file, std::span<const io::WriteSpan> spans) {
   for (const io::WriteSpan& span : spans) {
@@ -100,11 +109,8 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
   if (meta_touched) {
     Status restored = restore_slot(file, meta_span, before.get(), sync);
     if (!restored.is_ok()) {
-      const std::string text = s.message() + "; putting back meta slot " +
-                               std::to_string(slot_index) + " failed too (" +
-                               restored.to_string() + "): a later open may find txn " +
-                               std::to_string(meta.txn_id);
-      out.status = s.is_full() ? Status::full(text) : Status::io_error(text, s.errno_value());
+      out.status = put_back_failed(s, "meta slot " + std::to_string(slot_index), restored,
+                                   meta.txn_id);
       // Readers in other processes keep the previous commit while this
       // handle lives.
       return out;
@@ -152,11 +158,8 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     const std::span<const io::WriteSpan> backs(&back, 1);
     Status restored = sync ? file.write_durable(backs) : file.write(backs, false);
     if (!restored.is_ok()) {
-      const std::string text = s.message() + "; putting back the log block at " +
-                               std::to_string(offset_bytes) + " failed too (" +
-                               restored.to_string() + "): a later open may find txn " +
-                               std::to_string(meta.txn_id);
-      out.status = s.is_full() ? Status::full(text) : Status::io_error(text, s.errno_value());
+      out.status = put_back_failed(s, "the log block at " + std::to_string(offset_bytes),
+                                   restored, meta.txn_id);
       return out;  // the lock stays: readers keep the previous commit while this handle lives
     }
   } else if (!s.is_ok()) {
