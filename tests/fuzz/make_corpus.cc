@@ -17,6 +17,7 @@ bool make(const std::string& path, int keys, int named, int big_values, bool rew
   o.extent_bytes = 4096;
   o.max_extent_bytes = 4096;
   o.sync_commits = false;
+  o.log_bytes = 64 << 10;  // the smallest log area: small seeds
   auto db = Database::open(path, o);
   if (!db.is_ok()) return false;
   for (int round = 0; round < (rewrite ? 3 : 1); ++round) {
