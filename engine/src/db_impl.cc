@@ -207,7 +207,12 @@ Status DatabaseImpl::replay_log(const std::shared_ptr<DatabaseImpl>& db) {
   }
   db->replaying_ = false;
   db->needs_replay_ = false;
-  ORDO_RETURN_IF_ERROR(s);
+  if (!s.is_ok()) {
+    // The handle holds part of the log's state: it must not make that a
+    // checkpoint when it closes. The records stay for the next open.
+    db->poison(s);
+    return s;
+  }
   return db->checkpoint();
 }
 
