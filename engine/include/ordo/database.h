@@ -284,9 +284,11 @@ struct UpgradeResult {
 
 // Counters since open, for benchmarks and tests. Each is read atomically, not all
 // together. What a steady-state commit costs (Database::stats() before and after):
-// one-sync with io_uring, 1 write_calls and 1 syncs; two-sync, 2 and 2; with POSIX,
-// write_calls counts each pwritev (one per run of adjacent pages, plus the meta page)
-// and each fdatasync; file_growths stays 0 until the preallocated extent is used up.
+// a logged commit (the default), 1 sync (its record's, by RWF_DSYNC) and a checkpoint's
+// 2 now and then; one-sync with io_uring, 1 write_calls and 1 syncs; two-sync, 2 and
+// 2; with POSIX, write_calls counts each pwritev (one per run of adjacent pages, plus
+// the meta page or the record) and each fdatasync; file_growths stays 0 until the
+// preallocated extent is used up.
 struct Stats {
   uint64_t commits = 0;        // successful commits
   uint64_t pages_written = 0;  // data and meta pages written by commits
@@ -579,8 +581,9 @@ class WriteTxn : public Txn {
   // A time-ordered 64-bit ID (ms, node Options::id_node, sequence), same rules.
   Result<Id64> next_id64();
 
-  // Makes every write durable (Options::commit_protocol: by default pages and
-  // meta page, then one fdatasync) and visible to later txns. After it
+  // Makes every write durable (Options::commit_protocol: by default the pages
+  // into the page cache, then one log record synced by itself) and visible to
+  // later txns. After it
   // returns, the txn is finished whatever the outcome. Other handles (read-only
   // ones, in any process) take the commit only once it is durable.
   // A failed commit leaves the previous commit, for this handle's readers,
