@@ -93,6 +93,27 @@ int recovered_count(const io::testing::TempDir& dir, const std::vector<std::byte
   return n;
 }
 
+// Every crash point from op `from` (the start of commit `commit`) recovers
+// commit `commit` - 1 or `commit`, and `commit` once all of the log's ops
+// were done.
+void expect_every_crash_recovers(const io::testing::TempDir& dir, const FaultLog& log,
+                                 size_t from, int commit) {
+  const size_t ops = log.op_count();
+  size_t states = 0;
+  for (const CrashPoint& p : log.crash_points(from)) {
+    auto img = log.image(p);
+    ASSERT_TRUE(img.is_ok()) << p.to_string() << ": " << img.status().to_string();
+    const int n = recovered_count(dir, *img, std::to_string(states));
+    EXPECT_TRUE(n == commit - 1 || n == commit) << p.to_string() << " recovered " << n;
+    if (p.after_ops == ops) {
+      EXPECT_EQ(n, commit) << p.to_string();
+    }
+    ++states;
+  }
+  std::printf("crash states verified: %zu\n", states);
+  EXPECT_GT(states, 4u);
+}
+
 // A database at dir/db whose every write and sync goes into `log`; nullptr (and a
 // test failure) when it does not open.
 std::unique_ptr<Database> open_logged(const io::testing::TempDir& dir,
@@ -154,19 +175,7 @@ TEST(FaultEngineSmokeTest, CrashImagesAroundTheLastCommitRecoverIt) {
   EXPECT_EQ(recovered_count(dir, *torn_new, "meta-torn-new"), 3);
 
   // Every crash point of commit 3 recovers commit 2 or 3, and 3 once its meta synced.
-  size_t states = 0;
-  for (const CrashPoint& p : log->crash_points(before_third)) {
-    auto img = log->image(p);
-    ASSERT_TRUE(img.is_ok()) << p.to_string() << ": " << img.status().to_string();
-    const int n = recovered_count(dir, *img, std::to_string(states));
-    EXPECT_TRUE(n == 2 || n == 3) << p.to_string() << " recovered " << n;
-    if (p.after_ops == ops) {
-      EXPECT_EQ(n, 3) << p.to_string();
-    }
-    ++states;
-  }
-  std::printf("crash states verified: %zu\n", states);
-  EXPECT_GT(states, 4u);
+  expect_every_crash_recovers(dir, *log, before_third, 3);
 }
 
 TEST(FaultEngineSmokeTest, InjectedSyncEioFailsTheCommitAndKeepsThePreviousOne) {
@@ -278,19 +287,7 @@ TEST(FaultEngineSmokeTest, LoggedCommitWritesPagesThenOneDurableRecord) {
   const Stats stats_after = db->stats();
   EXPECT_EQ(stats_after.syncs - stats_before.syncs, 1u);
 
-  size_t states = 0;
-  for (const CrashPoint& p : log->crash_points(before)) {
-    auto img = log->image(p);
-    ASSERT_TRUE(img.is_ok()) << p.to_string() << ": " << img.status().to_string();
-    const int n = recovered_count(dir, *img, std::to_string(states));
-    EXPECT_TRUE(n == 1 || n == 2) << p.to_string() << " recovered " << n;
-    if (p.after_ops == ops) {
-      EXPECT_EQ(n, 2) << p.to_string();
-    }
-    ++states;
-  }
-  std::printf("crash states verified: %zu\n", states);
-  EXPECT_GT(states, 4u);
+  expect_every_crash_recovers(dir, *log, before, 2);
 }
 
 // A page write that fails ends the commit before its meta is written.
