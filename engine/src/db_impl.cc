@@ -187,6 +187,8 @@ Status DatabaseImpl::open_log(const Meta& c) {
     return Status::ok();
   }
   needs_replay_ = true;
+  replayed_records_ = scan.records;
+  replayed_bytes_ = bytes;
   replay_note_ = "replayed " + txns + " (pages not all on disk: " + intact.to_string() + ")";
   return Status::ok();
 }
@@ -451,12 +453,26 @@ Status DatabaseImpl::refresh_committed() {
 Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const {
   std::vector<uint64_t> snapshots;
   uint64_t checkpoint_txn = 0;
+  std::string held_before;
   {
     MutexLock g(state_mu_);
     snapshots = readers_.snapshots();
     checkpoint_txn = log_.checkpoint_txn;
+    if (held_entries_.checkpoint_txn == checkpoint_txn && held_entries_.txn_id == snapshot_txn) {
+      held_before = held_entries_.before;
+    }
   }
-  return engine::ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(snapshots), *file_);
+  ORDO_ASSIGN_OR_RETURN(
+      engine::ReuseRule rule,
+      engine::ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(snapshots), *file_));
+  rule.skip_entries_before(std::move(held_before));
+  return rule;
+}
+
+void DatabaseImpl::keep_free_entries_held_before(uint64_t checkpoint_txn, uint64_t txn_id,
+                                                 std::string held_before) {
+  MutexLock g(state_mu_);
+  held_entries_ = HeldEntries{checkpoint_txn, txn_id, std::move(held_before)};
 }
 
 void DatabaseImpl::publish(const Meta& meta) {
@@ -476,6 +492,8 @@ LogInfo DatabaseImpl::log_info() const {
   out.area_bytes = engine::log_area_bytes(m);
   out.epoch = m.log_epoch;
   out.replayed = replay_note_;
+  out.replayed_records = replayed_records_;
+  out.replayed_bytes = replayed_bytes_;
   const int slot = engine::slot_of_epoch(m.log_epoch);
   const std::byte* p = file_->data(static_cast<uint64_t>(slot) * m.page_size, m.page_size);
   Meta c;

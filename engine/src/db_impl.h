@@ -56,6 +56,12 @@ class DatabaseImpl {
   // this process's live read snapshots and other processes' reader slots.
   // IOError when the reader-slot query fails.
   Result<engine::ReuseRule> reuse_rule(uint64_t snapshot_txn) const ORDO_EXCLUDES(state_mu_);
+  // After txn `txn_id` committed under checkpoint `checkpoint_txn`: its free
+  // tree's keys below `held_before` wait for the next checkpoint
+  // (FreeList::held_before). reuse_rule() hands them to the next txn while
+  // both still hold, so a commit does not rescan them.
+  void keep_free_entries_held_before(uint64_t checkpoint_txn, uint64_t txn_id,
+                                     std::string held_before) ORDO_EXCLUDES(state_mu_);
 
   // Read-only handles: catch up with commits made by another process.
   Status refresh_committed() ORDO_EXCLUDES(state_mu_);
@@ -227,10 +233,18 @@ class DatabaseImpl {
   engine::MetaSlots open_slots_;
   std::string recovery_note_;
   std::string replay_note_;
+  uint64_t replayed_records_ = 0;
+  uint64_t replayed_bytes_ = 0;
   engine::Mutex verify_mu_;
   uint64_t verified_txn_ ORDO_GUARDED_BY(verify_mu_) = UINT64_MAX;  // last verified one-sync txn
 
   LogState log_ ORDO_GUARDED_BY(state_mu_);
+  struct HeldEntries {
+    uint64_t checkpoint_txn = UINT64_MAX;
+    uint64_t txn_id = 0;
+    std::string before;
+  };
+  HeldEntries held_entries_ ORDO_GUARDED_BY(state_mu_);
   std::vector<std::byte> record_buffer_;
   bool replaying_ = false;
   bool needs_replay_ = false;

@@ -33,6 +33,9 @@ Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& alloc
       ORDO_ASSIGN_OR_RETURN(const bool reusable, rule_.reusable(entry));
       reclaim_from_ = cursor.key().str();
       reclaim_from_.push_back('\0');  // the least key after this one
+      // A reader may end before the next txn: its entries are looked at again.
+      if (!reusable && !rule_.waits_for_checkpoint(entry)) reader_pinned_seen_ = true;
+      if (!reader_pinned_seen_) held_before_ = reclaim_from_;
       if (reusable) {
         keys.push_back(cursor.key().str());
         for (uint64_t i = 0; i < entry.page_count(); ++i) {

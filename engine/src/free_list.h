@@ -30,7 +30,9 @@ class FreeList {
         tree_(tree),
         free_pages_(free_pages),
         high_water_(high_water),
-        txn_id_(txn_id) {}
+        txn_id_(txn_id),
+        reclaim_from_(rule_.held_before()),
+        held_before_(reclaim_from_) {}
 
   // False while the free tree is being edited, and once it holds no more
   // reusable entries.
@@ -58,6 +60,11 @@ class FreeList {
   // Pages recorded in the free tree.
   uint64_t free_page_count() const { return free_pages_; }
   uint64_t pages_reused() const { return pages_reused_; }
+  // Keys below this one were reclaimed by this txn or wait for the checkpoint
+  // (ReuseRule::skip_entries_before): the next txn's rule, once this one
+  // commits under the same checkpoint, may start there.
+  const std::string& held_before() const { return held_before_; }
+  uint64_t checkpoint_txn() const { return rule_.checkpoint_txn(); }
 
   static constexpr size_t kReclaimBatchPages = 16;
   // Reusable pages gathered before each round of the commit's update.
@@ -74,6 +81,8 @@ class FreeList {
   // Entries before this key were reclaimed or are still pinned by a reader:
   // the next reclaim seeks here rather than rescanning them.
   std::string reclaim_from_;
+  std::string held_before_;
+  bool reader_pinned_seen_ = false;  // held_before_ stops at the first such entry
   std::vector<std::string> recorded_keys_;  // this txn's entries, last round
   uint64_t pages_reused_ = 0;
   bool in_edit_ = false;

@@ -22,6 +22,11 @@ bool ReuseRule::recent(const FreeEntry& entry) const {
   return entry.freed_by > checkpoint_ && entry.written_by <= checkpoint_;
 }
 
+bool ReuseRule::waits_for_checkpoint(const FreeEntry& entry) const {
+  return entry.written_by != entry.freed_by && entry.freed_by <= last_ &&
+         entry.freed_by > checkpoint_ && entry.written_by <= checkpoint_;
+}
+
 Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
   // Pages a txn recorded as reusable and unused (written_by == freed_by) were
   // free in its snapshot and in the meta before, so neither that meta nor any

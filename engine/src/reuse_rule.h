@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "free_entry.h"
@@ -34,6 +36,18 @@ class ReuseRule {
   // reaches them, and open may replay the log on it).
   bool recent(const FreeEntry& entry) const;
 
+  // True when recent() holds for the checkpoint's sake alone: freed after the
+  // checkpoint, written at or before it, by txns up to last_freeing_txn().
+  // Such an entry stays unusable until the next checkpoint, whatever readers do.
+  bool waits_for_checkpoint(const FreeEntry& entry) const;
+  uint64_t checkpoint_txn() const { return checkpoint_; }
+
+  // Free-tree keys below `key` belong to entries that wait for the checkpoint
+  // (a scan of the previous txn, under the same checkpoint, found them so):
+  // reclaiming starts at `key` rather than rescanning them at every commit.
+  void skip_entries_before(std::string key) { held_before_ = std::move(key); }
+  const std::string& held_before() const { return held_before_; }
+
   // True when no snapshot still in use can reach the entry's pages: it holds
   // pages its txn recorded unused (written_by == freed_by), or it is not
   // recent() and no reader here or in another process reads a snapshot in
@@ -54,6 +68,7 @@ class ReuseRule {
   // made. Readers that start later read the newest snapshot or a newer one,
   // which reaches no page of a reusable entry, so one query serves the txn.
   bool other_readers_;
+  std::string held_before_;
 };
 
 }  // namespace ordo::engine

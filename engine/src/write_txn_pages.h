@@ -72,6 +72,9 @@ class WriteTxnPages : public btree::PageWriter {
   uint64_t free_page_count() const { return free_list_.free_page_count(); }
   uint64_t next_page() const { return allocator_.next_page(); }
   uint64_t pages_reused() const { return free_list_.pages_reused(); }
+  // FreeList::held_before, and the checkpoint its reuse rule counted with.
+  const std::string& free_entries_held_before() const { return free_list_.held_before(); }
+  uint64_t reuse_checkpoint_txn() const { return free_list_.checkpoint_txn(); }
   uint64_t pages_spilled() const { return cache_.pages_spilled(); }
   uint64_t overflow_pages_written() const { return overflow_pages_written_; }
   // One span per in-memory dirty page; the write backend sorts and coalesces them.

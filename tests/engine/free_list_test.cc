@@ -38,7 +38,10 @@ class FreeListTest : public testing::PageFileTest {
   }
 
   ReuseRule rule(uint64_t snapshot_txn, std::vector<uint64_t> readers) {
-    auto r = ReuseRule::make(snapshot_txn, snapshot_txn, std::move(readers), *file_);
+    return rule(snapshot_txn, snapshot_txn, std::move(readers));
+  }
+  ReuseRule rule(uint64_t snapshot_txn, uint64_t checkpoint_txn, std::vector<uint64_t> readers) {
+    auto r = ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(readers), *file_);
     EXPECT_TRUE(r.is_ok());
     return std::move(*r);
   }
@@ -146,6 +149,50 @@ TEST_F(FreeListTest, RecordListsFreedAndUnusedPagesUnderThisTxn) {
   EXPECT_EQ(got.at({5, 4}), (std::vector<btree::PageNo>{12}));  // still pinned
   EXPECT_EQ(got.count({3, 1}), 0u);  // reclaimed for the record's edits
   EXPECT_EQ(list.free_page_count(), meta_.free_pages - list.pages_reused() + 3 + unused.size());
+}
+
+// Checkpoint 4, last commit 8: entries freed after 4 of pages written at or
+// before 4 wait for the next checkpoint whatever readers do.
+const Entries kCheckpointEntries = {
+    {{3, 1}, {10}},  // reusable
+    {{5, 2}, {11}},  // waits for the checkpoint
+    {{6, 3}, {12}},  // waits
+    {{6, 5}, {13}},  // written after the checkpoint: reusable
+    {{7, 1}, {14}},  // waits
+    {{8, 7}, {15}},  // the last commit's
+};
+
+TEST_F(FreeListTest, EntriesWaitingForTheCheckpointAreSkippedByTheNextTxn) {
+  commit_free_tree(kCheckpointEntries, 8);
+  WriteTxnPages pages(*file_, buffers_, meta_, 9, rule(0, {}), kBudget, false);
+  FreeList list(meta_.free_tree, meta_.free_pages, meta_.page_high_water, 9, rule(8, 4, {}));
+  EXPECT_EQ(reclaim_all(list, pages), (std::set<btree::PageNo>{10, 13}));
+  // Everything below the last commit's entry was reclaimed or waits.
+  std::string after_waiting = free_key(7, 1, 0);
+  after_waiting.push_back('\0');
+  EXPECT_EQ(list.held_before(), after_waiting);
+  EXPECT_EQ(list.checkpoint_txn(), 4u);
+
+  // A rule told to skip them starts there: none of the waiting entries is
+  // looked at, and the last commit's entry is still not reusable.
+  ReuseRule skipping = rule(8, 4, {});
+  skipping.skip_entries_before(list.held_before());
+  FreeList next(meta_.free_tree, meta_.free_pages, meta_.page_high_water, 9, std::move(skipping));
+  EXPECT_EQ(reclaim_all(next, pages), (std::set<btree::PageNo>{}));
+  EXPECT_EQ(next.held_before(), after_waiting);
+}
+
+TEST_F(FreeListTest, AnEntryPinnedByAReaderStopsWhatTheNextTxnSkips) {
+  commit_free_tree(kCheckpointEntries, 8);
+  WriteTxnPages pages(*file_, buffers_, meta_, 9, rule(0, {}), kBudget, false);
+  // A reader of snapshot 5 reaches pages written at or before 5 and freed
+  // after 5: {6, 3} (which waits anyway) and {6, 5}, which it pins.
+  FreeList list(meta_.free_tree, meta_.free_pages, meta_.page_high_water, 9, rule(8, 4, {5}));
+  EXPECT_EQ(reclaim_all(list, pages), (std::set<btree::PageNo>{10}));
+  // {6, 5} may be reusable once the reader ends: the next txn must look at it.
+  std::string at_pinned = free_key(6, 3, 0);
+  at_pinned.push_back('\0');
+  EXPECT_EQ(list.held_before(), at_pinned);
 }
 
 }  // namespace
