@@ -65,6 +65,8 @@ json info_json(const std::string& path, const DatabaseInfo& info, const Counts& 
   log["head_bytes"] = info.log.head_bytes;
   log["last_txn"] = info.log.last_txn;
   log["replayed"] = info.log.replayed;
+  log["replayed_records"] = info.log.replayed_records;
+  log["replayed_bytes"] = info.log.replayed_bytes;
   j["log"] = log;
   j["metas"] = json::array();
   for (int i = 0; i < 2; ++i) {

@@ -235,6 +235,8 @@ struct LogInfo {
   // of logged txns: "replayed txns 8..12 (5 log records, 20480 bytes) after
   // checkpoint txn 7 (...)". Empty otherwise.
   std::string replayed;
+  uint64_t replayed_records = 0;  // the records that open replayed (0: none)
+  uint64_t replayed_bytes = 0;    // their bytes in the log area
 };
 
 struct DatabaseInfo {
