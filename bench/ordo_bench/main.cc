@@ -20,6 +20,12 @@
 //                   [--batch-size M] [--reads R] [--range-reads S] [--range-length L]
 //                   [--iterations K] [--read-threads T1,T2,...] [--seed S] [--path DIR]
 //                   [--keep] [--json]
+//   ordo-bench recovery [--preload P] [--value-bytes V] [--rows-per-commit C] [--log-bytes L]
+//                       [--fill-pct F] [--max-commits K] [--opens R] [--path DIR] [--keep]
+//                       [--json]
+//                    Open times after a crash with a full log (ordo only,
+//                    recovery_workload.h): clean, after a process crash, after a
+//                    machine crash (every record replayed).
 //   ordo-bench compare --workload W[,W...] [--engines ordo,lmdb,...] [--rounds R]
 //                    [--out DIR] [--interval minmax|bootstrap] [--seed S] [-- child args...]
 //                    W: nodes (= nodes-seq,nodes-random), nodes-seq, nodes-random,
@@ -108,6 +114,7 @@
 #include "linkbench_command.h"
 #include "nodes_command.h"
 #include "reads_command.h"
+#include "recovery_command.h"
 #include "redb_command.h"
 #include "replicated_command.h"
 #include "trees_command.h"
@@ -450,6 +457,30 @@ void add_replicated_run_options(CLI::App& sub, ordo::bench::ReplicatedRunCommand
   add_output_options(sub, command.output.dir, command.output.keep, command.output.json);
 }
 
+void add_recovery_options(CLI::App& sub, ordo::bench::RecoveryCommand& command) {
+  ordo::bench::RecoveryConfig& config = command.config;
+  sub.add_option("--preload", config.preload, "Rows loaded before the checkpoint")
+      ->capture_default_str();
+  sub.add_option("--value-bytes", config.value_bytes, "Bytes of each value")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  sub.add_option("--rows-per-commit", config.rows_per_commit, "Rows of each logged txn")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--log-bytes", config.log_bytes, "Options::log_bytes (0: the default)")
+      ->capture_default_str();
+  sub.add_option("--fill-pct", config.fill_pct, "Stop once the log holds this share of its area")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  sub.add_option("--max-commits", config.max_commits, "Or after this many txns")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--opens", config.opens, "Opens of each image")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  add_output_options(sub, command.dir, command.keep, command.json);
+}
+
 void add_replicated_options(CLI::App& sub, ordo::bench::ReplicatedCommand& command) {
   sub.add_option("--rounds", command.rounds, "Rounds, round 0 included and dropped")
       ->capture_default_str()
@@ -478,6 +509,10 @@ int run(int argc, char** argv) {
   CLI::App* churn = app.add_subcommand(
       "churn", "Updates in small txns, without and with a held reader: file size, free pages");
   add_churn_options(*churn, churn_command, churn_commit);
+  ordo::bench::RecoveryCommand recovery_command;
+  CLI::App* recovery = app.add_subcommand(
+      "recovery", "Open times after a crash with a full log: clean, process crash, replay");
+  add_recovery_options(*recovery, recovery_command);
   ordo::bench::TreesCommand trees_command;
   CommitArgs trees_commit;
   CLI::App* trees = app.add_subcommand(
@@ -539,6 +574,7 @@ int run(int argc, char** argv) {
     replicated_command.command.assign(argv, argv + argc);
     return ordo::bench::run_replicated_command(replicated_command);
   }
+  if (recovery->parsed()) return ordo::bench::run_recovery_command(recovery_command);
   if (churn->parsed()) {
     churn_command.config.commits = churn_commit.settings();
     return ordo::bench::run_churn_command(churn_command);

@@ -414,6 +414,33 @@ TEST(OrdoBenchChurnTest, ReaderRoundsMustFitTheRun) {
   EXPECT_EQ(bench_command("churn", {"--txn-size", "0"}).exit_code, 2);
 }
 
+TEST(OrdoBenchRecoveryTest, ReplaysEveryRecordOfAFullLog) {
+  // A 64 KiB log of one-block records: the run stops once it holds 90%.
+  const json j = parse_report(bench_command(
+      "recovery", {"--preload", "20000", "--log-bytes", "65536", "--fill-pct", "90", "--opens",
+                   "2", "--json"}));
+  ASSERT_TRUE(j.is_object());
+  expect_figures(j, "recovery", "ordo",
+                 {"commits", "checkpoints", "log_records", "log_head_bytes", "replayed_records",
+                  "replayed_bytes", "file_bytes", "open_clean_ms", "open_process_crash_ms",
+                  "open_machine_crash_ms"});
+  const json& f = j["figures"];
+  EXPECT_GE(f["log_head_bytes"].get<uint64_t>(), 65536u * 90 / 100);
+  EXPECT_LE(f["log_head_bytes"].get<uint64_t>(), 65536u);
+  EXPECT_GT(f["log_records"].get<uint64_t>(), 0u);
+  // The machine-crash image lost every page since the checkpoint: open
+  // replayed all of the records.
+  EXPECT_EQ(f["replayed_records"], f["log_records"]);
+  EXPECT_EQ(f["replayed_bytes"], f["log_head_bytes"]);
+  EXPECT_GT(f["open_machine_crash_ms"].get<double>(), 0.0);
+}
+
+TEST(OrdoBenchRecoveryTest, BadOptionsAreUsageErrors) {
+  EXPECT_EQ(bench_command("recovery", {"--fill-pct", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("recovery", {"--rows-per-commit", "0"}).exit_code, 2);
+  EXPECT_EQ(bench_command("recovery", {"--opens", "0"}).exit_code, 2);
+}
+
 TEST(OrdoBenchTreesTest, CountsCreatesSyncsAndFiles) {
   TempDir dir;
   constexpr uint64_t kTrees = 300, kBatch = 10;
