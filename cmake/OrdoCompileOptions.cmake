@@ -43,3 +43,26 @@ if(ORDO_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address)
 endif()
+
+# Build time. Most of ordo's sources are tests, tools and benchmarks that each
+# parse gtest, fmt, nlohmann/json, CLI11 and the engine's headers and optimize
+# the same inline code again: ordo_unity_build(targets...) compiles a target's
+# sources in batches of ORDO_UNITY_BATCH_SIZE (CMake's UNITY_BUILD). A source
+# that cannot share a batch has SKIP_UNITY_BUILD_INCLUSION. The libraries are
+# unity builds only in the sanitizer and fuzz builds, so the libraries that
+# build/ installs are compiled one source at a time; tools/dev's benchmark
+# build (build-bench/) sets ORDO_UNITY_BUILD=OFF.
+option(ORDO_UNITY_BUILD "Compile ordo's tests, tools and benchmarks in batches (unity build)" ON)
+set(ORDO_UNITY_BUILD_BATCH_SIZE 8 CACHE STRING "Sources per batch of a unity build")
+function(ordo_unity_build)
+  if(ORDO_UNITY_BUILD)
+    set_target_properties(${ARGN} PROPERTIES
+      UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${ORDO_UNITY_BUILD_BATCH_SIZE})
+  endif()
+endfunction()
+# ordo_unity_build_library(targets...): as above, in sanitizer and fuzz builds only.
+function(ordo_unity_build_library)
+  if(ORDO_SANITIZE OR ORDO_FUZZ)
+    ordo_unity_build(${ARGN})
+  endif()
+endfunction()

@@ -9,11 +9,11 @@
 
 namespace {
 
-constexpr uint32_t kPageSize = 4096;
+constexpr uint32_t kMetaPageSize = 4096;
 
 ordo::engine::Meta sample_meta() {
   ordo::engine::Meta meta;
-  meta.page_size = kPageSize;
+  meta.page_size = kMetaPageSize;
   meta.txn_id = 12345;
   meta.page_high_water = 16'000;  // within file_bytes / page_size = 16,384 pages
   meta.file_bytes = 64ull << 20;
@@ -25,7 +25,7 @@ ordo::engine::Meta sample_meta() {
 
 void BM_MetaEncode(benchmark::State& state) {
   const ordo::engine::Meta meta = sample_meta();
-  std::vector<std::byte> page(kPageSize);
+  std::vector<std::byte> page(kMetaPageSize);
   for (auto _ : state) {
     ordo::engine::encode_meta(meta, page.data());
     benchmark::DoNotOptimize(page.data());
@@ -35,7 +35,7 @@ void BM_MetaEncode(benchmark::State& state) {
 BENCHMARK(BM_MetaEncode);
 
 void BM_MetaDecode(benchmark::State& state) {
-  std::vector<std::byte> page(kPageSize);
+  std::vector<std::byte> page(kMetaPageSize);
   ordo::engine::encode_meta(sample_meta(), page.data());
   ordo::engine::Meta meta;
   std::string text;

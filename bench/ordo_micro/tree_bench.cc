@@ -8,11 +8,11 @@
 
 namespace {
 
-constexpr uint32_t kPageSize = 4096;
+constexpr uint32_t kTreePageSize = 4096;
 constexpr uint64_t kEntries = 100'000;
 
 void BM_CursorNext(benchmark::State& state) {
-  ordo::micro::MemoryPages pages(kPageSize);
+  ordo::micro::MemoryPages pages(kTreePageSize);
   ordo::btree::TreeRoot tree;
   for (uint64_t i = 0; i < kEntries; ++i) {
     const ordo::micro::Key k = ordo::micro::key(i);

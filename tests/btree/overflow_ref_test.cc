@@ -14,7 +14,7 @@
 namespace ordo::btree {
 namespace {
 
-constexpr uint32_t kPage = 4096;
+constexpr uint32_t kOverflowPage = 4096;
 constexpr PageNo kLeaf = 77;
 
 TEST(OverflowRefTest, DecodeReadsWhatEncodeWrote) {
@@ -50,40 +50,40 @@ TEST(OverflowRefTest, DamagedReferencesAreCorruptionNamingTheLeaf) {
 }
 
 TEST(OverflowRefTest, LeafEntryGivesTheRunOrCorruption) {
-  std::vector<std::byte> page(kPage);
-  NodeEditor ed(page.data(), kPage);
+  std::vector<std::byte> page(kOverflowPage);
+  NodeEditor ed(page.data(), kOverflowPage);
   ed.init(PageType::kLeaf, 1);
   ed.insert_leaf_overflow(0, ByteView("a"), 10000, 50, 1234);
   ed.insert_leaf_overflow(1, ByteView("b"), kMaxValueBytes + 1, 60, 1);
   ed.insert_leaf(2, ByteView("c"), ByteView("inline"));
-  const NodeView leaf(page.data(), kPage);
+  const NodeView leaf(page.data(), kOverflowPage);
 
   auto run = leaf_overflow_run(leaf, 0, kLeaf);
   ASSERT_TRUE(run.is_ok()) << run.status().to_string();
   EXPECT_EQ(run->ref, (OverflowRef{50, 1234}));
   EXPECT_EQ(run->value_len, 10000u);
-  EXPECT_EQ(run->pages, overflow_pages(10000, kPage));
+  EXPECT_EQ(run->pages, overflow_pages(10000, kOverflowPage));
 
   auto too_long = leaf_overflow_run(leaf, 1, kLeaf);
   ASSERT_FALSE(too_long.is_ok());
   EXPECT_EQ(too_long.status().page_number(), kLeaf);
 
   // A slot pointing outside the page: a damaged cell, not a wild read.
-  store_u16(page.data() + kHeaderSize, static_cast<uint16_t>(kPage - 4));
-  auto damaged = leaf_overflow_run(NodeView(page.data(), kPage), 0, kLeaf);
+  store_u16(page.data() + kHeaderSize, static_cast<uint16_t>(kOverflowPage - 4));
+  auto damaged = leaf_overflow_run(NodeView(page.data(), kOverflowPage), 0, kLeaf);
   ASSERT_FALSE(damaged.is_ok());
   EXPECT_TRUE(damaged.status().is_corruption());
   EXPECT_EQ(damaged.status().page_number(), kLeaf);
 }
 
 TEST(OverflowRefTest, ReadingARunChecksItsTypeAndChecksum) {
-  testing::MemPages pages(kPage);
+  testing::MemPages pages(kOverflowPage);
   TreeRoot tree;
-  const std::string value(3 * kPage, 'v');
+  const std::string value(3 * kOverflowPage, 'v');
   ASSERT_TRUE(put(pages, tree, "k", value).is_ok());
   ASSERT_TRUE(finalize(pages, tree).is_ok());
   pages.commit();
-  const NodeView leaf(*pages.read(tree.root), kPage);
+  const NodeView leaf(*pages.read(tree.root), kOverflowPage);
   auto run = leaf_overflow_run(leaf, 0, tree.root);
   ASSERT_TRUE(run.is_ok());
   auto bytes = read_overflow_run(pages, *run, tree.root, true);

@@ -30,8 +30,8 @@ using testing::be_key;
 using testing::expect_matches;
 using testing::MemPages;
 
-constexpr uint32_t kPage = 4096;
-constexpr uint32_t kUsable = kPage - kHeaderSize;
+constexpr uint32_t kSplitPage = 4096;
+constexpr uint32_t kUsable = kSplitPage - kHeaderSize;
 
 std::string random_bytes(std::mt19937_64& rng, size_t n) {
   std::string s(n, '\0');
@@ -236,7 +236,7 @@ TEST(SplitPolicyTest, EdgesAscendingBySourceFillLeaves) {
   // cannot tell that keys arrive out of order and appends never take a group.
   for (bool cached : {true, false}) {
     EdgeSource edges(seed);
-    MemPages pages(kPage);
+    MemPages pages(kSplitPage);
     TreeRoot tree;
     RightmostPath rightmost;
     uint64_t n = 0;
@@ -268,7 +268,7 @@ TEST(SplitPolicyTest, SortedEdgesFillLeaves) {
   while (sorted.size() < 20'000) {
     for (const auto& [key, value] : edges.next_source()) sorted[key] = value;
   }
-  MemPages pages(kPage);
+  MemPages pages(kSplitPage);
   TreeRoot tree;
   for (const auto& [key, value] : sorted) ASSERT_TRUE(append(pages, tree, key, value, 1.0).is_ok());
   const TreeShape stats = shape_of(pages, tree);
@@ -277,7 +277,7 @@ TEST(SplitPolicyTest, SortedEdgesFillLeaves) {
   expect_valid(pages, tree, sorted);
   // The same keys through put() with the right-edge cache: no key arrives
   // out of order, so appends never take a group along.
-  MemPages put_pages(kPage);
+  MemPages put_pages(kSplitPage);
   TreeRoot put_tree;
   RightmostPath rightmost;
   for (const auto& [key, value] : sorted) {
@@ -290,7 +290,7 @@ TEST(SplitPolicyTest, SortedEdgesFillLeaves) {
 
 // The fill of 50,000 random 16-byte keys, after `before` (put first).
 double random_fill(uint64_t seed, std::optional<std::string> before) {
-  MemPages pages(kPage);
+  MemPages pages(kSplitPage);
   TreeRoot tree;
   std::mt19937_64 rng(seed);
   if (before) {
@@ -320,7 +320,7 @@ TEST(SplitPolicyTest, RandomKeysFillAsTheMiddleSplitDoes) {
 
 TEST(SplitPolicyTest, SequentialKeysStayFull) {
   for (bool cached : {false, true}) {
-    MemPages pages(kPage);
+    MemPages pages(kSplitPage);
     TreeRoot tree;
     RightmostPath rightmost;
     UuidV7Generator ids;
@@ -342,7 +342,7 @@ TEST(SplitPolicyTest, MixedEdgesRandomAndSequentialWithDeletesMatchTheModel) {
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   EdgeSource edges(seed);
   std::mt19937_64& rng = edges.rng();
-  MemPages pages(kPage);
+  MemPages pages(kSplitPage);
   TreeRoot tree;
   std::map<std::string, std::string> model;
   std::vector<std::string> keys;  // every key put, for deletes across the key space

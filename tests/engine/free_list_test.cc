@@ -20,7 +20,7 @@
 namespace ordo::engine {
 namespace {
 
-constexpr uint32_t kPageSize = 4096;
+constexpr uint32_t kFreeListPageSize = 4096;
 constexpr uint64_t kBudget = 1u << 20;
 
 // (freed by, written by) -> pages
@@ -32,9 +32,9 @@ class FreeListTest : public testing::PageFileTest {
     testing::PageFileTest::SetUp();
     if (HasFatalFailure()) return;
     // Pages [2, 40) stand for the data pages the entries list.
-    meta_.page_size = kPageSize;
+    meta_.page_size = kFreeListPageSize;
     meta_.page_high_water = 40;
-    ASSERT_TRUE(file_->grow_to(meta_.page_high_water * kPageSize).is_ok());
+    ASSERT_TRUE(file_->grow_to(meta_.page_high_water * kFreeListPageSize).is_ok());
   }
 
   ReuseRule rule(uint64_t snapshot_txn, std::vector<uint64_t> readers) {
@@ -59,7 +59,7 @@ class FreeListTest : public testing::PageFileTest {
       meta_.free_pages += list.size();
     }
     ASSERT_TRUE(btree::finalize(pages, pages.free_tree()).is_ok());
-    ASSERT_TRUE(file_->grow_to(pages.next_page() * kPageSize).is_ok());
+    ASSERT_TRUE(file_->grow_to(pages.next_page() * kFreeListPageSize).is_ok());
     ASSERT_TRUE(file_->write(pages.write_spans(), false).is_ok());
     meta_.free_tree = pages.free_tree();
     meta_.page_high_water = pages.next_page();
@@ -95,7 +95,7 @@ class FreeListTest : public testing::PageFileTest {
     return {pool.begin(), pool.end()};
   }
 
-  PageBuffers buffers_{kPageSize};
+  PageBuffers buffers_{kFreeListPageSize};
   Meta meta_;
 };
 

@@ -14,25 +14,27 @@
 namespace ordo {
 namespace {
 
-constexpr uint64_t kSeed = 0x5eed'0064'1d6e'0002ULL;
+constexpr uint64_t kId64Seed = 0x5eed'0064'1d6e'0002ULL;
 constexpr uint64_t kT = kId64EpochMs + 123456789;  // a Unix ms after the ordo epoch
 
-void print_seed(uint64_t seed) { std::printf("[   SEED   ] %#llx\n", (unsigned long long)seed); }
+void print_id64_seed(uint64_t seed) {
+  std::printf("[   SEED   ] %#llx\n", (unsigned long long)seed);
+}
 
-Id64 make(uint64_t rel_ms, uint32_t node, uint32_t seq) {
+Id64 make_id64(uint64_t rel_ms, uint32_t node, uint32_t seq) {
   return Id64{rel_ms << 22 | uint64_t{node} << 12 | seq};
 }
 
 TEST(IdgenId64, EpochIs2020) { EXPECT_EQ(kId64EpochMs, 1577836800000ULL); }
 
 TEST(IdgenId64, FieldsRoundTrip) {
-  print_seed(kSeed);
-  std::mt19937_64 rng(kSeed);
+  print_id64_seed(kId64Seed);
+  std::mt19937_64 rng(kId64Seed);
   for (int i = 0; i < 100000; ++i) {
     uint64_t rel = rng() & ((uint64_t{1} << 41) - 1);
     uint32_t node = static_cast<uint32_t>(rng() % 1024);
     uint32_t seq = static_cast<uint32_t>(rng() % 4096);
-    Id64 id = make(rel, node, seq);
+    Id64 id = make_id64(rel, node, seq);
     ASSERT_EQ(id.unix_ms(), rel + kId64EpochMs);
     ASSERT_EQ(id.node(), node);
     ASSERT_EQ(id.sequence(), seq);
@@ -44,18 +46,18 @@ TEST(IdgenId64, FieldsRoundTrip) {
   EXPECT_EQ(a.unix_ms(), kT);
   EXPECT_EQ(a.node(), 77u);
   EXPECT_EQ(a.sequence(), 0u);
-  EXPECT_EQ(a.value, make(kT - kId64EpochMs, 77, 0).value);
+  EXPECT_EQ(a.value, make_id64(kT - kId64EpochMs, 77, 0).value);
   EXPECT_EQ(b.sequence(), 1u);
   EXPECT_EQ(gen.last(), b);
 }
 
 TEST(IdgenId64, BigEndianBytesOrderEqualsNumericOrder) {
-  print_seed(kSeed);
+  print_id64_seed(kId64Seed);
   Id64 known{0x0102030405060708ULL};
   auto be = known.to_big_endian();
   const uint8_t expected[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   EXPECT_EQ(std::memcmp(be.data(), expected, 8), 0);
-  std::mt19937_64 rng(kSeed);
+  std::mt19937_64 rng(kId64Seed);
   for (int i = 0; i < 100000; ++i) {
     Id64 a{rng() >> 1}, b{rng() >> 1};
     if (i % 3 == 0) b.value = a.value ^ (uint64_t{1} << (rng() % 63));  // near neighbours
@@ -141,7 +143,7 @@ TEST(IdgenId64, ClockBeforeEpochReadsAsZero) {
   Id64Generator gen(3, clock);
   Id64 id = gen.next();
   EXPECT_EQ(id.unix_ms(), kId64EpochMs);
-  EXPECT_EQ(id.value, make(0, 3, 0).value);
+  EXPECT_EQ(id.value, make_id64(0, 3, 0).value);
   EXPECT_LT(id, gen.next());
 }
 
@@ -161,21 +163,22 @@ TEST(IdgenId64, ObserveFloor) {
   {
     Id64Generator gen(4, clock);
     (void)gen.next();
-    Id64 floor = make(kT - kId64EpochMs + 10ULL * 365 * 24 * 3600 * 1000, 4, 17);
+    Id64 floor = make_id64(kT - kId64EpochMs + 10ULL * 365 * 24 * 3600 * 1000, 4, 17);
     gen.observe(floor);
     EXPECT_EQ(gen.last(), floor);
     Id64 id = gen.next();
     EXPECT_LT(floor, id);
     EXPECT_EQ(id.unix_ms(), floor.unix_ms());
     EXPECT_EQ(id.sequence(), 18u);
-    gen.observe(make(1, 4, 0));  // lower floor: no effect
+    gen.observe(make_id64(1, 4, 0));  // lower floor: no effect
     EXPECT_EQ(gen.last(), id);
     EXPECT_LT(id, gen.next());
   }
   // Floors ahead of the clock from a higher node, a lower node, a full
   // sequence; and the zero ID.
   const uint64_t ahead = kT - kId64EpochMs + 1000;
-  const Id64 floors[] = {make(ahead, 900, 0), make(ahead, 1, 4095), make(ahead, 4, 4095), Id64{0}};
+  const Id64 floors[] = {make_id64(ahead, 900, 0), make_id64(ahead, 1, 4095),
+                         make_id64(ahead, 4, 4095), Id64{0}};
   for (Id64 floor : floors) {
     Id64Generator gen(4, clock);
     gen.observe(floor);

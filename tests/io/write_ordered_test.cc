@@ -93,7 +93,7 @@ TEST_P(WriteOrderedTest, EmptyGroupsAreFine) {
 }
 
 // Exit codes of the file size limit child.
-enum Child { kChildOk = 0, kChildNotFull = testing::kChildSetupFailed + 1 };
+enum OrderedChild { kOrderedChildOk = 0, kOrderedChildNotFull = testing::kChildSetupFailed + 1 };
 
 // When a write of the first group fails (EFBIG past RLIMIT_FSIZE), the second group,
 // the meta page of a commit, is not written: whether the failing write failed at once
@@ -109,13 +109,15 @@ TEST_P(WriteOrderedTest, SecondGroupIsNotWrittenWhenTheFirstFails) {
         // Wholly past the limit: fails at once.
         const std::vector<WriteSpan> beyond = {{2 * kPage, bytes.data(), kPage},
                                                {kLimit + kPage, bytes.data(), kPage}};
-        if (!backend.write_ordered(beyond, {&meta0, 1}, true).is_full()) return kChildNotFull;
+        if (!backend.write_ordered(beyond, {&meta0, 1}, true).is_full())
+          return kOrderedChildNotFull;
         // Across the limit: a short write, then EFBIG for the rest.
         const std::vector<WriteSpan> across = {{kLimit - kPage, bytes.data(), 2 * kPage}};
-        if (!backend.write_ordered(across, {&meta1, 1}, true).is_full()) return kChildNotFull;
-        return kChildOk;
+        if (!backend.write_ordered(across, {&meta1, 1}, true).is_full())
+          return kOrderedChildNotFull;
+        return kOrderedChildOk;
       });
-  ASSERT_EQ(code, kChildOk);
+  ASSERT_EQ(code, kOrderedChildOk);
   // Page 2 (before the failing write) and the part below the limit were written; neither
   // meta page was.
   EXPECT_EQ(file_size(path), static_cast<int64_t>(kLimit));

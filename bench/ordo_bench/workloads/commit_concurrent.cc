@@ -13,7 +13,7 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr size_t kKeyBytes = 8;  // as the rest of the commit workload
+constexpr size_t kConcurrentKeyBytes = 8;  // as the rest of the commit workload
 
 // One thread's commits: random rows of [0, rows), each value at a version of
 // its own (above any of the one-thread arm); their latencies in `us`.
@@ -24,7 +24,7 @@ Status commit_loop(KvEngine& db, TableId table, uint64_t rows, uint64_t count, u
     const uint64_t i = rng() % rows;
     const auto value = row_value(i, first_version + k);
     const SteadyClock::time_point start = SteadyClock::now();
-    ORDO_RETURN_IF_ERROR(db.put_concurrent(table, row_key(i, kKeyBytes),
+    ORDO_RETURN_IF_ERROR(db.put_concurrent(table, row_key(i, kConcurrentKeyBytes),
                                            ByteView(value.data(), value.size())));
     us.push_back(std::chrono::duration<double, std::micro>(SteadyClock::now() - start).count());
   }

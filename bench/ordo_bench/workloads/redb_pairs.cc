@@ -11,7 +11,7 @@ constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 constexpr uint64_t kWordsPerPair = 32;
 
 // SplitMix64's output function of the counter x.
-uint64_t mix(uint64_t x) {
+uint64_t pair_mix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
@@ -20,7 +20,7 @@ uint64_t mix(uint64_t x) {
 template <size_t N>
 void fill(uint64_t base, std::array<char, N>& out) {
   for (size_t at = 0, w = 0; at < N; at += 8, ++w) {
-    const uint64_t word = mix(base + w * kGolden);
+    const uint64_t word = pair_mix(base + w * kGolden);
     std::memcpy(out.data() + at, &word, std::min<size_t>(8, N - at));
   }
 }

@@ -7,7 +7,7 @@ namespace ordo::bench {
 namespace {
 
 // splitmix64's finalizer: the second half of a 16-byte key.
-uint64_t mix(uint64_t x) {
+uint64_t row_mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -75,7 +75,7 @@ Result<uint64_t> scan_prefix(KvRead& read, TableId table, ByteView prefix,
 std::string row_key(uint64_t i, size_t key_bytes) {
   std::string key(key_bytes, '\0');
   put_be64(key.data(), i);
-  if (key_bytes >= 16) put_be64(key.data() + 8, mix(i));
+  if (key_bytes >= 16) put_be64(key.data() + 8, row_mix(i));
   return key;
 }
 
