@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "meta.h"
+#include "ordo/assert.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "free_entry.h"
@@ -11,11 +12,26 @@ namespace ordo::engine {
 
 using btree::PageNo;
 
+bool FreeList::skipped_entries_wait(btree::PageWriter& pages_io) const {
+  btree::Cursor cursor(pages_io, tree_);
+  if (!cursor.first().is_ok()) return false;
+  while (cursor.valid() && cursor.key().str() < rule_.held_before()) {
+    Result<FreeEntry> entry = decode_free_entry(cursor.key(), cursor.value(), tree_.root);
+    if (!entry.is_ok() || !rule_.waits_for_checkpoint(*entry)) return false;
+    if (!cursor.next().is_ok()) return false;
+  }
+  return true;
+}
+
 Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& allocator) {
   if (tree_.root == btree::kNullPage) {
     exhausted_ = true;
     return false;
   }
+  // The entries the rule skips must still wait, or their pages would leak
+  // until the next checkpoint (an O(entries) walk: debug builds only).
+  ORDO_DCHECK(pages_reused_ != 0 || reclaim_from_ != rule_.held_before() ||
+              skipped_entries_wait(pages_io));
   // Entries are gathered until they hold kReclaimBatchPages pages: deleting
   // them copies free-tree pages, which must not cost more than they yield.
   std::vector<std::string> keys;

@@ -71,6 +71,9 @@ class FreeList {
   static constexpr size_t kRecordReservePages = 16;
 
  private:
+  // Every entry below the rule's starting key waits for the checkpoint.
+  bool skipped_entries_wait(btree::PageWriter& pages) const;
+
   const ReuseRule rule_;
   btree::TreeRoot tree_;
   uint64_t free_pages_;
