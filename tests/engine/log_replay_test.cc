@@ -5,9 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <random>
+#include <vector>
 
 #include "engine_test_util.h"
 #include "io_test_util.h"
@@ -17,16 +16,8 @@ namespace {
 
 using testing::be_key;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
+using io::testing::read_file;
+using io::testing::write_file;
 
 class LogReplayTest : public ::testing::Test {
  protected:
@@ -57,7 +48,7 @@ TEST_F(LogReplayTest, MachineCrashReplaysEveryRecordSinceTheCheckpoint) {
   ASSERT_TRUE(db->checkpoint().is_ok());
   const DatabaseInfo at_checkpoint = db->info();
   ASSERT_EQ(at_checkpoint.log.records, 0u);
-  const std::string checkpoint_image = read_file(dir_.file("live.ordo"));
+  const std::vector<std::byte> checkpoint_image = read_file(dir_.file("live.ordo"));
 
   // Puts over scattered keys, appends, a delete range and a new tree: every
   // kind of record operation, each txn one record.
@@ -89,13 +80,13 @@ TEST_F(LogReplayTest, MachineCrashReplaysEveryRecordSinceTheCheckpoint) {
   ASSERT_EQ(last.log.records, static_cast<uint64_t>(kTxns));
 
   // The crash image: the checkpoint's file, the log area as the records left it.
-  const std::string live = read_file(dir_.file("live.ordo"));
+  const std::vector<std::byte> live = read_file(dir_.file("live.ordo"));
   const uint64_t log_at = last.log.first_page * last.page_size_bytes;
   ASSERT_LE(log_at + last.log.area_bytes, checkpoint_image.size());
-  std::string image = checkpoint_image;
+  std::vector<std::byte> image = checkpoint_image;
   std::memcpy(image.data() + log_at, live.data() + log_at, last.log.area_bytes);
-  write_file(dir_.file("crash.ordo"), image);
-  write_file(dir_.file("crash-ro.ordo"), image);
+  ASSERT_TRUE(write_file(dir_.file("crash.ordo"), image)) << dir_.file("crash.ordo");
+  ASSERT_TRUE(write_file(dir_.file("crash-ro.ordo"), image)) << dir_.file("crash-ro.ordo");
 
   Options ro = options();
   ro.read_only = true;
@@ -147,7 +138,8 @@ TEST_F(LogReplayTest, ProcessCrashTakesTheLastRecordWithoutReplay) {
   }
   ASSERT_EQ(db->info().log.records, 10u);
   // Every page is in the page cache, as a process that died leaves them.
-  write_file(dir_.file("copy.ordo"), read_file(dir_.file("live.ordo")));
+  ASSERT_TRUE(write_file(dir_.file("copy.ordo"), read_file(dir_.file("live.ordo"))))
+      << dir_.file("copy.ordo");
   auto reopened = testing::open_db(dir_.file("copy.ordo"), options());
   ASSERT_NE(reopened, nullptr);
   const DatabaseInfo info = reopened->info();

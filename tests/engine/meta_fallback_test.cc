@@ -4,7 +4,6 @@
 // open fails naming both problems.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -50,12 +49,6 @@ void store_u64(std::vector<std::byte>& page, size_t off, uint64_t v) {
   std::memcpy(page.data() + off, &v, 8);
 }
 
-std::vector<std::byte> read_whole(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return io::testing::pread_file(path, 0, static_cast<size_t>(st.st_size));
-}
-
 class MetaFallbackTest
     : public ::testing::TestWithParam<std::tuple<CommitProtocol, Damage>> {
  protected:
@@ -85,7 +78,7 @@ class MetaFallbackTest
   void damage_slot(int slot, Damage damage) {
     std::vector<std::byte> page = io::testing::pread_file(path(), slot * kPage, kPage);
     ASSERT_EQ(page.size(), kPage);
-    const uint64_t file_pages = read_whole(path()).size() / kPage;
+    const uint64_t file_pages = io::testing::read_file(path()).size() / kPage;
     const uint64_t high_water = load_u64(page, kOffHighWater);
     switch (damage) {
       case Damage::kHighWaterPastTheFile:
@@ -143,13 +136,13 @@ class MetaFallbackTest
 TEST_P(MetaFallbackTest, OpenUsesTheOtherSlotAndSaysWhy) {
   make_db();
   damage_slot(0, damage());
-  const std::vector<std::byte> before = read_whole(path());
+  const std::vector<std::byte> before = io::testing::read_file(path());
   {
     auto db = open(/*read_only=*/true);
     ASSERT_TRUE(db.is_ok()) << db.status().to_string();
     expect_fell_back(**db);
   }
-  EXPECT_EQ(read_whole(path()), before) << "a read-only open wrote to the file";
+  EXPECT_EQ(io::testing::read_file(path()), before) << "a read-only open wrote to the file";
   {
     auto db = open(/*read_only=*/false);
     ASSERT_TRUE(db.is_ok()) << db.status().to_string();

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,20 +52,13 @@ Status commit_number(Database& db, int n) {
   return w->commit();
 }
 
-void write_file(const std::string& path, const std::vector<std::byte>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
-
 // Opens the image as a fresh file and returns its "count" (0 when absent), after
 // checking that every key of commits 1..count is there. -1 when it does not open.
 int recovered_count(const io::testing::TempDir& dir, const std::vector<std::byte>& image,
                     const std::string& label) {
   const std::string path = dir.file("crash-" + label);
   std::remove(path.c_str());
-  write_file(path, image);
+  EXPECT_TRUE(io::testing::write_file(path, image)) << path;
   auto db = Database::open(path);
   EXPECT_TRUE(db.is_ok()) << label << ": " << db.status().to_string();
   if (!db.is_ok()) return -1;

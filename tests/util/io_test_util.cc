@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -91,6 +92,18 @@ std::vector<std::byte> pread_file(const std::string& path, uint64_t offset, size
 int64_t file_size(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+std::vector<std::byte> read_file(const std::string& path) {
+  const int64_t size = file_size(path);
+  return size < 0 ? std::vector<std::byte>() : pread_file(path, 0, static_cast<size_t>(size));
+}
+
+bool write_file(const std::string& path, const std::vector<std::byte>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return out.good();
 }
 
 bool uring_available() {

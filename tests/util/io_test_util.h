@@ -38,6 +38,12 @@ std::vector<std::byte> pread_file(const std::string& path, uint64_t offset, size
 // st_size of `path`, or -1.
 int64_t file_size(const std::string& path);
 
+// The whole file at `path` (empty when it cannot be read).
+std::vector<std::byte> read_file(const std::string& path);
+
+// Replaces the file at `path` with `bytes`. False when it cannot.
+[[nodiscard]] bool write_file(const std::string& path, const std::vector<std::byte>& bytes);
+
 // True when io_uring_queue_init works here (checked with liburing directly).
 bool uring_available();
 

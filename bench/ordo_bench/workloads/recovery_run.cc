@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ordo/database.h"
+#include "latency.h"
 #include "recovery_workload.h"
 #include "rows.h"
 
@@ -46,13 +47,13 @@ Status make_machine_image(const std::string& checkpoint, const std::string& live
   return s;
 }
 
-OpenTimes summarize(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
+OpenTimes summarize(const std::vector<double>& ms) {
   OpenTimes t;
   if (ms.empty()) return t;
-  t.median_ms = ms[(ms.size() - 1) / 2];
-  t.min_ms = ms.front();
-  t.max_ms = ms.back();
+  const auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
+  t.median_ms = nearest_rank_percentile(ms, 50);
+  t.min_ms = *lo;
+  t.max_ms = *hi;
   return t;
 }
 
@@ -70,7 +71,7 @@ Result<OpenTimes> time_opens(const std::string& image, const std::string& scratc
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     ORDO_RETURN_IF_ERROR(check(**db));
   }
-  return summarize(std::move(ms));
+  return summarize(ms);
 }
 
 }  // namespace
