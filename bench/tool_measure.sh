@@ -10,11 +10,12 @@
 # each line of times.csv is one run: figure,arm,round,seconds. The medians and the
 # per-round ratios are printed at the end (and by summarize below).
 #
-# usage: docs/results/tool/measure.sh ORDO ORDO_BENCH WORKDIR [ROUNDS]
+# usage: bench/tool_measure.sh ORDO ORDO_BENCH WORKDIR [ROUNDS]
+# The files it writes (times.csv, summary.txt, the tool outputs) go to WORKDIR.
 set -euo pipefail
 ORDO="$1" BENCH="$2" W="$3" ROUNDS="${4:-5}"
-OUT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mkdir -p "$W"
+OUT="$W"
 CSV="$OUT/times.csv"
 echo "figure,arm,round,seconds" > "$CSV"
 
