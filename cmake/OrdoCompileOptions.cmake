@@ -4,7 +4,7 @@
 
 # Warnings; with ORDO_WERROR (tools/dev, CI) every warning fails the build.
 add_compile_options(-Wall -Wextra -Wshadow -Wno-unused-parameter)
-# Clang checks the locking written in the code (engine/src/thread_annotations.h).
+# Clang checks the locking written in the code (base/internal/ordo/base/thread_annotations.h).
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   add_compile_options(-Wthread-safety)
 endif()

@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 # Public headers only: btree/ and io/ headers are internal.
 install(DIRECTORY
-    ${PROJECT_SOURCE_DIR}/engine/base/include/ordo
+    ${PROJECT_SOURCE_DIR}/base/include/ordo
     ${PROJECT_SOURCE_DIR}/engine/include/ordo
     ${PROJECT_SOURCE_DIR}/idgen/include/ordo
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

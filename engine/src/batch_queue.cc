@@ -7,7 +7,7 @@
 namespace ordo::engine {
 
 bool BatchQueue::join(Member& m) {
-  MutexLock lock(mu_);
+  base::MutexLock lock(mu_);
   m.ticket = next_ticket_++;
   queue_.push_back(&m);
   while (m.ticket >= finished_ && queue_.front() != &m) m.wake.wait(mu_);
@@ -15,14 +15,14 @@ bool BatchQueue::join(Member& m) {
 }
 
 std::vector<BatchQueue::Member*> BatchQueue::take_group(Member& leader) {
-  MutexLock lock(mu_);
+  base::MutexLock lock(mu_);
   ORDO_ASSERT(!queue_.empty() && queue_.front() == &leader);
   const size_t n = std::min(queue_.size(), kMaxGroup);
   return std::vector<Member*>(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void BatchQueue::finish(std::span<Member* const> group) {
-  MutexLock lock(mu_);
+  base::MutexLock lock(mu_);
   ORDO_ASSERT(group.size() <= queue_.size() && queue_.front() == group.front());
   queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(group.size()));
   finished_ += group.size();
@@ -33,7 +33,7 @@ void BatchQueue::finish(std::span<Member* const> group) {
 }
 
 size_t BatchQueue::size() const {
-  MutexLock lock(mu_);
+  base::MutexLock lock(mu_);
   return queue_.size();
 }
 

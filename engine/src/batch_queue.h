@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ordo/database.h"
-#include "thread_annotations.h"
+#include "ordo/base/thread_annotations.h"
 
 namespace ordo::engine {
 
@@ -58,7 +58,7 @@ class BatchQueue {
   size_t size() const ORDO_EXCLUDES(mu_);
 
  private:
-  mutable Mutex mu_;
+  mutable base::Mutex mu_;
   std::deque<Member*> queue_ ORDO_GUARDED_BY(mu_);
   uint64_t next_ticket_ ORDO_GUARDED_BY(mu_) = 0;
   uint64_t finished_ ORDO_GUARDED_BY(mu_) = 0;  // tickets below this are done

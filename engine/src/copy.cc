@@ -13,7 +13,7 @@
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/walk.h"
 #include "ordo/io/backend.h"
-#include "ordo/io/replacement_file.h"
+#include "ordo/base/replacement_file.h"
 #include "snapshot_pages.h"
 #include "txn_internals.h"
 
@@ -270,9 +270,9 @@ Result<CopyResult> copy_to_path(Txn& txn, const std::string& path, const CopyOpt
                                 const CopyHooks& hooks) {
   ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(txn));
   ORDO_RETURN_IF_ERROR(impl->db().check_process());
-  io::ReplacementFile target;
+  base::ReplacementFile target;
   ORDO_RETURN_IF_ERROR(target.create(path, options.overwrite, impl->db().file().path(),
-                                     io::kCopyOutput));
+                                     base::kCopyOutput));
   Result<std::unique_ptr<io::WriteBackend>> backend =
       hooks.backend_factory ? hooks.backend_factory(target.fd())
                             : io::make_backend(target.fd(), io::BackendKind::kPosix);

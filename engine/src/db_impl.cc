@@ -18,7 +18,7 @@ namespace ordo {
 using engine::Meta;
 using engine::MetaProblem;
 using engine::MetaSlots;
-using engine::MutexLock;
+using base::MutexLock;
 
 DatabaseImpl::~DatabaseImpl() {
   // A forked child shares the file with its parent: it shrinks nothing.
@@ -182,7 +182,7 @@ Status DatabaseImpl::open_log(const Meta& c) {
   Status intact = engine::verify_since(*file_, last, c.txn_id);
   if (intact.is_ok()) {
     publish(last);
-    MutexLock g(state_mu_);
+    base::MutexLock g(state_mu_);
     log_ = LogState{c.txn_id, scan.next_bytes, scan.records, bytes};
     return Status::ok();
   }
@@ -313,7 +313,7 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
 }
 
 Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
-  MutexLock g(verify_mu_);
+  base::MutexLock g(verify_mu_);
   LogCursor& cur = log_cursor_;
   if (cur.epoch != c.log_epoch || cur.checkpoint_txn != c.txn_id) {
     cur = LogCursor{c.log_epoch, c.txn_id, 0, c};
@@ -376,7 +376,7 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
 Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::string* note) {
   // A one-sync commit is trusted only if every page its txn wrote reads back
   // intact; else the other meta is used. Checked once per txn id.
-  MutexLock g(verify_mu_);
+  base::MutexLock g(verify_mu_);
   const Meta& newest = slots.meta[pick];
   if ((newest.flags & engine::kMetaFlagOneSync) == 0 || newest.txn_id == verified_txn_) {
     return pick;
@@ -396,13 +396,13 @@ Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::st
 }
 
 Meta DatabaseImpl::committed() const {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   return committed_;
 }
 
 Result<Meta> DatabaseImpl::register_reader() {
   if (!options_.read_only) {
-    MutexLock g(state_mu_);
+    base::MutexLock g(state_mu_);
     readers_.add(committed_.txn_id);
     return committed_;
   }
@@ -412,7 +412,7 @@ Result<Meta> DatabaseImpl::register_reader() {
   for (int attempt = 0; attempt < 1000; ++attempt) {
     ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
     {
-      MutexLock g(state_mu_);
+      base::MutexLock g(state_mu_);
       if (readers_.add(meta.txn_id)) {
         Status s = file_->lock_reader_slot(meta.txn_id);
         if (!s.is_ok()) {
@@ -423,7 +423,7 @@ Result<Meta> DatabaseImpl::register_reader() {
     }
     auto again = newest_meta_from_file();
     if (again.is_ok() && again->txn_id <= meta.txn_id + 1) {
-      MutexLock g(state_mu_);
+      base::MutexLock g(state_mu_);
       if (meta.txn_id > committed_.txn_id) committed_ = meta;
       return meta;
     }
@@ -434,7 +434,7 @@ Result<Meta> DatabaseImpl::register_reader() {
 }
 
 void DatabaseImpl::unregister_reader(uint64_t txn_id) {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   if (readers_.remove(txn_id)) {
     // The slot's lock belongs to the file description a forked child shares
     // with its parent: only the process that took it releases it.
@@ -445,7 +445,7 @@ void DatabaseImpl::unregister_reader(uint64_t txn_id) {
 Status DatabaseImpl::refresh_committed() {
   if (!options_.read_only) return Status::ok();
   ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   if (meta.txn_id > committed_.txn_id) committed_ = meta;
   return Status::ok();
 }
@@ -455,7 +455,7 @@ Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const 
   uint64_t checkpoint_txn = 0;
   std::string held_before;
   {
-    MutexLock g(state_mu_);
+    base::MutexLock g(state_mu_);
     snapshots = readers_.snapshots();
     checkpoint_txn = log_.checkpoint_txn;
     if (held_entries_.checkpoint_txn == checkpoint_txn && held_entries_.txn_id == snapshot_txn) {
@@ -471,17 +471,17 @@ Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const 
 
 void DatabaseImpl::keep_free_entries_held_before(uint64_t checkpoint_txn, uint64_t txn_id,
                                                  std::string held_before) {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   held_entries_ = HeldEntries{checkpoint_txn, txn_id, std::move(held_before)};
 }
 
 void DatabaseImpl::publish(const Meta& meta) {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   committed_ = meta;
 }
 
 DatabaseImpl::LogState DatabaseImpl::log_state() const {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   return log_;
 }
 
@@ -512,7 +512,7 @@ LogInfo DatabaseImpl::log_info() const {
 }
 
 void DatabaseImpl::publish_logged(const Meta& meta, uint64_t record_bytes, uint64_t held_pages) {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   ORDO_DCHECK(meta.log_epoch == committed_.log_epoch && meta.txn_id == committed_.txn_id + 1);
   committed_ = meta;
   log_.head_bytes += record_bytes;
@@ -522,12 +522,12 @@ void DatabaseImpl::publish_logged(const Meta& meta, uint64_t record_bytes, uint6
 }
 
 bool DatabaseImpl::checkpoint_due() const {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   return log_.held_pages >= 256 && log_.held_pages * 16 > committed_.page_high_water;
 }
 
 void DatabaseImpl::publish_checkpoint(const Meta& meta) {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   committed_ = meta;
   log_ = LogState{meta.txn_id, 0, 0, 0};
 }
@@ -556,12 +556,12 @@ Status DatabaseImpl::checkpoint() {
 }
 
 void DatabaseImpl::poison(const Status& s) {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   if (poisoned_.is_ok()) poisoned_ = s;
 }
 
 Status DatabaseImpl::poisoned() const {
-  MutexLock g(state_mu_);
+  base::MutexLock g(state_mu_);
   return poisoned_;
 }
 

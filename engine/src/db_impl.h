@@ -19,7 +19,7 @@
 #include "page_buffers.h"
 #include "reader_table.h"
 #include "reuse_rule.h"
-#include "thread_annotations.h"
+#include "ordo/base/thread_annotations.h"
 #include "tree_registry.h"
 #include "writer_gate.h"
 #include "ordo/database.h"
@@ -214,7 +214,7 @@ class DatabaseImpl {
   std::unique_ptr<io::PageFile> file_;
   uint32_t page_size_ = 0;
 
-  mutable engine::Mutex state_mu_;
+  mutable base::Mutex state_mu_;
   engine::Meta committed_ ORDO_GUARDED_BY(state_mu_);
   engine::ReaderTable readers_ ORDO_GUARDED_BY(state_mu_);
   Status poisoned_ ORDO_GUARDED_BY(state_mu_);
@@ -235,7 +235,7 @@ class DatabaseImpl {
   std::string replay_note_;
   uint64_t replayed_records_ = 0;
   uint64_t replayed_bytes_ = 0;
-  engine::Mutex verify_mu_;
+  base::Mutex verify_mu_;
   uint64_t verified_txn_ ORDO_GUARDED_BY(verify_mu_) = UINT64_MAX;  // last verified one-sync txn
 
   LogState log_ ORDO_GUARDED_BY(state_mu_);

@@ -17,7 +17,7 @@ TreeRegistry::TreeRegistry() : tag_(next_tag()) {}
 
 Tree TreeRegistry::handle(std::string_view name) {
   if (name.empty()) return Tree();
-  MutexLock g(mu_);
+  base::MutexLock g(mu_);
   auto [it, inserted] = ids_.emplace(std::string(name), static_cast<uint32_t>(ids_.size() + 1));
   return TreeHandles::make(tag_, it->second, std::string(name));
 }

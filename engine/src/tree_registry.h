@@ -12,7 +12,7 @@
 
 #include "ordo/database.h"
 #include "ordo/status.h"
-#include "thread_annotations.h"
+#include "ordo/base/thread_annotations.h"
 
 namespace ordo::engine {
 
@@ -30,7 +30,7 @@ class TreeRegistry {
 
  private:
   const uint64_t tag_;
-  Mutex mu_;
+  base::Mutex mu_;
   std::unordered_map<std::string, uint32_t> ids_ ORDO_GUARDED_BY(mu_);
 };
 

@@ -3,12 +3,12 @@
 namespace ordo::engine {
 
 bool WriterGate::held_by_this_thread() const {
-  MutexLock lock(mu_);
+  base::MutexLock lock(mu_);
   return held_here();
 }
 
 Status WriterGate::acquire(Wait wait) {
-  MutexLock lock(mu_);
+  base::MutexLock lock(mu_);
   if (held_here()) {
     return Status::busy(
         "this thread already holds the open write txn: commit or abort it before beginning "
@@ -32,7 +32,7 @@ Status WriterGate::acquire(Wait wait) {
 
 void WriterGate::release() {
   {
-    MutexLock lock(mu_);
+    base::MutexLock lock(mu_);
     held_ = false;
     holder_ = std::thread::id();
   }

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "ordo/status.h"
-#include "thread_annotations.h"
+#include "ordo/base/thread_annotations.h"
 
 namespace ordo::engine {
 
@@ -41,7 +41,7 @@ class WriterGate {
     return held_ && holder_ == std::this_thread::get_id();
   }
 
-  mutable Mutex mu_;
+  mutable base::Mutex mu_;
   std::condition_variable_any released_;  // waits on mu_ itself
   bool held_ ORDO_GUARDED_BY(mu_) = false;
   std::thread::id holder_ ORDO_GUARDED_BY(mu_);  // the thread that acquired it

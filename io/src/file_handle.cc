@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::io {
 namespace {
@@ -32,8 +32,8 @@ Result<UniqueFd> open_path(const std::string& path, const FileOptions& options) 
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     const int err = errno;
-    if (err == ENOENT) return Status::not_found("open " + path + ": " + errno_text(err));
-    return os_error("open " + path, err);
+    if (err == ENOENT) return Status::not_found("open " + path + ": " + base::errno_text(err));
+    return base::os_error("open " + path, err);
   }
   return UniqueFd(fd);
 }
@@ -41,11 +41,11 @@ Result<UniqueFd> open_path(const std::string& path, const FileOptions& options) 
 // Rejects anything but a regular file, then makes the descriptor blocking.
 Status check_regular_file(int fd, const std::string& path) {
   struct stat st;
-  if (::fstat(fd, &st) != 0) return os_error("fstat " + path, errno);
+  if (::fstat(fd, &st) != 0) return base::os_error("fstat " + path, errno);
   if (!S_ISREG(st.st_mode)) return Status::invalid_argument(path + " is not a regular file");
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    return os_error("fcntl F_SETFL " + path, errno);
+    return base::os_error("fcntl F_SETFL " + path, errno);
   }
   return Status::ok();
 }
@@ -59,7 +59,7 @@ Status lock_exclusive(int fd, const std::string& path, uint32_t wait_ms) {
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err == EINTR) continue;
-    if (err != EWOULDBLOCK) return os_error("flock " + path, err);
+    if (err != EWOULDBLOCK) return base::os_error("flock " + path, err);
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
       return Status::busy("database file " + path + " is locked by another handle" +
@@ -73,7 +73,7 @@ Status lock_exclusive(int fd, const std::string& path, uint32_t wait_ms) {
 
 Result<uint64_t> file_length(int fd, const std::string& path) {
   struct stat st;
-  if (::fstat(fd, &st) != 0) return os_error("fstat " + path, errno);
+  if (::fstat(fd, &st) != 0) return base::os_error("fstat " + path, errno);
   return static_cast<uint64_t>(st.st_size);
 }
 
@@ -123,10 +123,10 @@ Status sync_parent_directory(const std::string& path) {
   do {
     fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return os_error("open directory " + directory, errno);
+  if (fd < 0) return base::os_error("open directory " + directory, errno);
   UniqueFd closer(fd);
   while (::fsync(fd) != 0) {
-    if (errno != EINTR) return os_error("fsync directory " + directory, errno);
+    if (errno != EINTR) return base::os_error("fsync directory " + directory, errno);
   }
   return Status::ok();
 }

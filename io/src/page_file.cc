@@ -9,7 +9,7 @@
 #include <limits>
 #include <utility>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 #include "file_handle.h"
 #include "reserved_mapping.h"
 
@@ -138,7 +138,7 @@ Status PageFile::grow_to(uint64_t min_bytes) {
   }
   // The real length can exceed file_bytes() when write() went past the end.
   struct stat st;
-  if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
+  if (::fstat(fd_, &st) != 0) return base::os_error("fstat " + path_, errno);
   const uint64_t before_bytes = static_cast<uint64_t>(st.st_size);
   // Out of space for a whole step, try half the step, and so on down to the
   // page-rounded minimum: a nearly full disk still takes what fits.
@@ -154,11 +154,11 @@ Status PageFile::grow_to(uint64_t min_bytes) {
     if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) > before_bytes) {
       (void)truncate_file(fd_, before_bytes);
     }
-    if (!is_no_space_errno(err) || target_bytes <= least_bytes) {
-      return write_error(std::string(call) + " " + path_ + " from " +
+    if (!base::is_no_space_errno(err) || target_bytes <= least_bytes) {
+      return base::write_error(std::string(call) + " " + path_ + " from " +
                              std::to_string(current_bytes) + " to " +
                              std::to_string(target_bytes) + " bytes" +
-                             (target_bytes == least_bytes && is_no_space_errno(err)
+                             (target_bytes == least_bytes && base::is_no_space_errno(err)
                                   ? " (the least this write needs)"
                                   : ""),
                          err);
@@ -174,10 +174,10 @@ Status PageFile::shrink_to(uint64_t bytes) {
   if (!backend_) return Status::invalid_argument("shrink_to on read-only file " + path_);
   std::lock_guard<std::mutex> lock(map_mutex_);
   struct stat st;
-  if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
+  if (::fstat(fd_, &st) != 0) return base::os_error("fstat " + path_, errno);
   if (static_cast<uint64_t>(st.st_size) <= bytes) return Status::ok();
   if (const int err = truncate_file(fd_, bytes); err != 0) {
-    return os_error("ftruncate " + path_ + " to " + std::to_string(bytes), err);
+    return base::os_error("ftruncate " + path_ + " to " + std::to_string(bytes), err);
   }
   // Pages past the new end stay reserved address space but are never read.
   file_bytes_.store(std::min(file_bytes(), bytes), std::memory_order_release);
@@ -189,7 +189,7 @@ Status PageFile::shrink_to(uint64_t bytes) {
 Status PageFile::refresh() {
   std::lock_guard<std::mutex> lock(map_mutex_);
   struct stat st;
-  if (::fstat(fd_, &st) != 0) return os_error("fstat " + path_, errno);
+  if (::fstat(fd_, &st) != 0) return base::os_error("fstat " + path_, errno);
   return map_up_to(static_cast<uint64_t>(st.st_size)).with_context(path_);
 }
 

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <string>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::io {
 namespace {
@@ -47,7 +47,7 @@ Status PosixBackend::write_run(WriteRun& run, int flags) {
       const int err = errno;
       if (err == EINTR) continue;
       if (err == EAGAIN && ++again_retries <= kMaxAgainRetries) continue;
-      return write_error(std::string(flags != 0 ? "pwritev2(RWF_DSYNC)" : "pwritev") +
+      return base::write_error(std::string(flags != 0 ? "pwritev2(RWF_DSYNC)" : "pwritev") +
                              " at offset " + std::to_string(run.offset_bytes),
                          err);
     }
@@ -63,7 +63,7 @@ Status PosixBackend::write_run(WriteRun& run, int flags) {
 Status PosixBackend::sync() {
   while ((++submissions_, ::fdatasync(fd_)) != 0) {
     const int err = errno;
-    if (err != EINTR) return write_error("fdatasync", err);
+    if (err != EINTR) return base::write_error("fdatasync", err);
   }
   return Status::ok();
 }

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <string>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 #include "ofd_lock.h"
 #include "ordo/io/page_file.h"
 
@@ -17,13 +17,13 @@ namespace ordo::io {
 Status PageFile::lock_reader_slot(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase) return Status::invalid_argument("txn id too large for a slot");
   int err = ofd_set_lock(fd_, F_RDLCK, {kReaderSlotBase + txn_id, 1});
-  return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK reader slot " + path_, err);
+  return err == 0 ? Status::ok() : base::os_error("fcntl F_OFD_SETLK reader slot " + path_, err);
 }
 
 Status PageFile::unlock_reader_slot(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase) return Status::invalid_argument("txn id too large for a slot");
   int err = ofd_set_lock(fd_, F_UNLCK, {kReaderSlotBase + txn_id, 1});
-  return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock reader slot " + path_, err);
+  return err == 0 ? Status::ok() : base::os_error("fcntl F_OFD_SETLK unlock reader slot " + path_, err);
 }
 
 Result<bool> PageFile::reader_slot_in(uint64_t first_txn, uint64_t end_txn) const {
@@ -32,7 +32,7 @@ Result<bool> PageFile::reader_slot_in(uint64_t first_txn, uint64_t end_txn) cons
   std::optional<OfdRange> found;
   int err = ofd_conflicting_lock(fd_, F_WRLCK, {kReaderSlotBase + first_txn, end_txn - first_txn},
                                  &found);
-  if (err != 0) return os_error("fcntl F_OFD_GETLK reader slots " + path_, err);
+  if (err != 0) return base::os_error("fcntl F_OFD_GETLK reader slots " + path_, err);
   return found.has_value();
 }
 
@@ -67,7 +67,7 @@ Result<std::vector<uint64_t>> held_reader_slots_of(int fd, const std::string& pa
     }
     std::optional<OfdRange> lock;
     const int err = ofd_conflicting_lock(fd, F_WRLCK, {r.start, r.end - r.start}, &lock);
-    if (err != 0) return os_error("fcntl F_OFD_GETLK reader slots " + path, err);
+    if (err != 0) return base::os_error("fcntl F_OFD_GETLK reader slots " + path, err);
     if (!lock) continue;
     const uint64_t lock_start = std::max(lock->start, r.start);
     const uint64_t lock_end =
@@ -92,7 +92,7 @@ Result<std::vector<uint64_t>> PageFile::held_reader_slots(const std::string& pat
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Status::not_found(path + ": no such file");
-    return os_error("open " + path, err);
+    return base::os_error("open " + path, err);
   }
   auto out = held_reader_slots_of(fd, path);
   ::close(fd);
@@ -118,20 +118,20 @@ Status PageFile::lock_commit(uint64_t txn_id) {
     return Status::busy("commit lock of txn " + std::to_string(txn_id) + " of " + path_ +
                         " is held by another handle");
   }
-  return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK commit lock " + path_, err);
+  return err == 0 ? Status::ok() : base::os_error("fcntl F_OFD_SETLK commit lock " + path_, err);
 }
 
 Status PageFile::unlock_commit(uint64_t txn_id) {
   if (txn_id >= kCommitLockTxns) return commit_lock_txn_too_large();
   const int err = ofd_set_lock(fd_, F_UNLCK, {kCommitLockBase + txn_id, 1});
-  return err == 0 ? Status::ok() : os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
+  return err == 0 ? Status::ok() : base::os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
 }
 
 Result<bool> PageFile::commit_in_flight(uint64_t txn_id) const {
   if (txn_id >= kCommitLockTxns) return false;
   std::optional<OfdRange> found;
   const int err = ofd_conflicting_lock(fd_, F_RDLCK, {kCommitLockBase + txn_id, 1}, &found);
-  if (err != 0) return os_error("fcntl F_OFD_GETLK commit lock " + path_, err);
+  if (err != 0) return base::os_error("fcntl F_OFD_GETLK commit lock " + path_, err);
   return found.has_value();
 }
 

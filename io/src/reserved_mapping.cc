@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <string>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::io {
 
@@ -13,7 +13,7 @@ Result<std::byte*> reserve_address_range(uint64_t size_bytes) {
   void* base =
       ::mmap(nullptr, size_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
-    return os_error("mmap reserving " + std::to_string(size_bytes) +
+    return base::os_error("mmap reserving " + std::to_string(size_bytes) +
                         " bytes of address space (FileOptions::map_reserve_bytes)",
                     errno);
   }
@@ -29,7 +29,7 @@ Status map_file_range(std::byte* base, int fd, uint64_t offset_bytes, uint64_t l
     // A failed MAP_FIXED may have unmapped the target; keep the hole reserved.
     ::mmap(want, length_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
            -1, 0);
-    return os_error("mmap of " + std::to_string(length_bytes) + " bytes at file offset " +
+    return base::os_error("mmap of " + std::to_string(length_bytes) + " bytes at file offset " +
                         std::to_string(offset_bytes),
                     err);
   }

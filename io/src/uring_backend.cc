@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <string>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::io {
 namespace {
@@ -35,7 +35,7 @@ Result<std::unique_ptr<WriteBackend>> UringBackend::create(int fd) {
   const int rc = io_uring_queue_init(kUringQueueEntries, &backend->ring_, 0);
   if (rc < 0) {
     return Status::io_error(
-        "io_uring_queue_init: " + errno_text(-rc) + std::string(setup_hint(-rc)), -rc);
+        "io_uring_queue_init: " + base::errno_text(-rc) + std::string(setup_hint(-rc)), -rc);
   }
   backend->ring_ready_ = true;
   // The probe exists from kernel 5.6; without it, trust the kernel (WRITEV and FSYNC
@@ -214,7 +214,7 @@ void UringBackend::submit_and_wait() {
     return;
   }
   // The ring cannot be driven any more; what is in flight completes on ring teardown.
-  record_error(os_error("io_uring_enter", -rc));
+  record_error(base::os_error("io_uring_enter", -rc));
   broken_ = true;
 }
 
@@ -245,7 +245,7 @@ void UringBackend::on_write_completion(uint64_t tag, int result) {
     } else if (result == -ECANCELED && chained_) {
       chain_incomplete_ = true;  // behind a short or retryable write: not written
     } else {
-      record_error(write_error(what(), -result));
+      record_error(base::write_error(what(), -result));
     }
     return;
   }
@@ -270,7 +270,7 @@ void UringBackend::on_sync_completion(int result) {
     chain_incomplete_ = true;
     return;
   }
-  record_error(write_error("io_uring fdatasync", -result));
+  record_error(base::write_error("io_uring fdatasync", -result));
 }
 
 void UringBackend::retry_write(uint32_t run_index) {
@@ -291,7 +291,7 @@ void UringBackend::retry_sync() {
 
 bool UringBackend::may_retry(std::string_view what, int err) {
   if (++retries_ <= kMaxRetries) return true;
-  record_error(os_error(
+  record_error(base::os_error(
       std::string(what) + " (still failing after " + std::to_string(kMaxRetries) + " retries)",
       err));
   return false;

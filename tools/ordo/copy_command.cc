@@ -58,7 +58,7 @@ int run_copy(const CopyCommandOptions& o) {
   if (to_stdout || (exists && written_in_place(st))) {
     const std::optional<std::string> path =
         to_stdout ? std::nullopt : std::optional<std::string>(o.target);
-    if (Status s = in_place.open(path, o.source, io::kCopyOutput); !s.is_ok()) {
+    if (Status s = in_place.open(path, o.source, base::kCopyOutput); !s.is_ok()) {
       report_error(to_stdout ? "stdout" : o.target, s);
       return kExitError;
     }

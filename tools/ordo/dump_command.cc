@@ -31,7 +31,7 @@ uint64_t lmdb_mapsize(uint64_t used_bytes) {
   return size;
 }
 
-constexpr io::OutputKind kDumpOutput{"dump", "dumped", "dumping"};
+constexpr base::OutputKind kDumpOutput{"dump", "dumped", "dumping"};
 
 struct Block {
   std::optional<std::string> name;

@@ -45,10 +45,10 @@ bool finish_stdout() {
 
 bool written_in_place(const struct stat& st) { return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode); }
 
-Status refuse_database_as_stdout(const std::string& database_path, const io::OutputKind& kind) {
+Status refuse_database_as_stdout(const std::string& database_path, const base::OutputKind& kind) {
   struct stat st;
   if (::fstat(STDOUT_FILENO, &st) != 0) return Status::ok();
-  return io::refuse_database_as_target(st, "-", database_path, kind);
+  return base::refuse_database_as_target(st, "-", database_path, kind);
 }
 
 OutputFile::~OutputFile() {
@@ -56,7 +56,7 @@ OutputFile::~OutputFile() {
 }
 
 Status OutputFile::open(const std::optional<std::string>& path, const std::string& database_path,
-                        const io::OutputKind& kind) {
+                        const base::OutputKind& kind) {
   if (!path) {
     ORDO_RETURN_IF_ERROR(refuse_database_as_stdout(database_path, kind));
     stream_ = stdout;
@@ -70,7 +70,7 @@ Status OutputFile::open(const std::optional<std::string>& path, const std::strin
     owned_ = true;
     return Status::ok();
   }
-  replacement_ = std::make_unique<io::ReplacementFile>();
+  replacement_ = std::make_unique<base::ReplacementFile>();
   ORDO_RETURN_IF_ERROR(replacement_->create(*path, /*overwrite=*/true, database_path, kind));
   const int fd = ::dup(replacement_->fd());
   if (fd < 0) return errno_error(*path, errno);

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "ordo/io/replacement_file.h"
+#include "ordo/base/replacement_file.h"
 #include "ordo/status.h"
 
 namespace ordo::tool {
@@ -29,8 +29,8 @@ bool finish_stdout();
 bool written_in_place(const struct stat& st);
 
 // InvalidArgument when stdout is the database at `database_path`
-// (io::refuse_database_as_target; "ordo dump F >> F").
-Status refuse_database_as_stdout(const std::string& database_path, const io::OutputKind& kind);
+// (base::refuse_database_as_target; "ordo dump F >> F").
+Status refuse_database_as_stdout(const std::string& database_path, const base::OutputKind& kind);
 
 // The output of a command that writes a file for a database: refuses the
 // database itself (same st_dev and st_ino: a symlink or hard link too). A
@@ -49,7 +49,7 @@ class OutputFile {
   // InvalidArgument naming the output when it is the database or a
   // directory; IOError when it cannot be opened.
   Status open(const std::optional<std::string>& path, const std::string& database_path,
-              const io::OutputKind& kind);
+              const base::OutputKind& kind);
   std::FILE* stream() const { return stream_; }
   // Flushes; a regular file is fsynced and renamed into place.
   Status commit();
@@ -57,7 +57,7 @@ class OutputFile {
  private:
   std::FILE* stream_ = nullptr;
   bool owned_ = false;  // fclose on destruction (not stdout)
-  std::unique_ptr<io::ReplacementFile> replacement_;
+  std::unique_ptr<base::ReplacementFile> replacement_;
 };
 
 }  // namespace ordo::tool

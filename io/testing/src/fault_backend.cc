@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 #include "write_plan.h"
 
 namespace ordo::io::testing {
@@ -54,7 +54,7 @@ Status FaultBackend::write_durable(std::span<const WriteSpan> spans) {
     const int err = op.error;
     log_->record(std::move(op));
     if (err != 0) {
-      return write_error("pwritev2(RWF_DSYNC) at offset " + std::to_string(span.offset_bytes) +
+      return base::write_error("pwritev2(RWF_DSYNC) at offset " + std::to_string(span.offset_bytes) +
                              " (injected by FaultLog)",
                          err);
     }
@@ -74,7 +74,7 @@ Status FaultBackend::write_one(const WriteSpan& span) {
     op.error = injected;
     op.file_bytes = file_bytes();
     log_->record(std::move(op));
-    return write_error(
+    return base::write_error(
         "pwritev at offset " + std::to_string(span.offset_bytes) + " (injected by FaultLog)",
         injected);
   }
@@ -95,7 +95,7 @@ Status FaultBackend::sync() {
     op.error = injected;
     op.file_bytes = file_bytes();
     log_->record(std::move(op));
-    return write_error("fdatasync (injected by FaultLog)", injected);
+    return base::write_error("fdatasync (injected by FaultLog)", injected);
   }
   Status s = real_->sync();
   if (!s.is_ok()) {

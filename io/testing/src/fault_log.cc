@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::io::testing {
 namespace {
@@ -56,14 +56,14 @@ Status FaultLog::start(int fd) {
   cache_image_.clear();
 
   struct stat st;
-  if (::fstat(fd, &st) != 0) return os_error("FaultLog::start: fstat", errno);
+  if (::fstat(fd, &st) != 0) return base::os_error("FaultLog::start: fstat", errno);
   std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n =
         ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return os_error("FaultLog::start: pread at " + std::to_string(done), errno);
+    if (n < 0) return base::os_error("FaultLog::start: pread at " + std::to_string(done), errno);
     if (n == 0) break;  // shrank meanwhile: keep what is there
     done += static_cast<size_t>(n);
   }

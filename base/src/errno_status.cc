@@ -1,9 +1,9 @@
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
 #include <cerrno>
 #include <cstring>
 
-namespace ordo::io {
+namespace ordo::base {
 
 std::string errno_text(int err) {
   char buffer[128];
@@ -23,4 +23,4 @@ Status write_error(std::string_view what, int err) {
 }
 
 
-}  // namespace ordo::io
+}  // namespace ordo::base

@@ -11,7 +11,7 @@
 
 #include "ordo/status.h"
 
-namespace ordo::io {
+namespace ordo::base {
 
 // How messages and the temporary file name an output: `verb` "copy" gives
 // "copy target 'PATH'", "the database being copied" (`participle`), "while
@@ -70,4 +70,4 @@ class ReplacementFile {
   bool published_ = false;
 };
 
-}  // namespace ordo::io
+}  // namespace ordo::base

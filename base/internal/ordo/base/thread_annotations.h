@@ -22,7 +22,7 @@
 #define ORDO_RETURN_CAPABILITY(x) ORDO_THREAD_ANNOTATION(lock_returned(x))
 #define ORDO_NO_THREAD_SAFETY_ANALYSIS ORDO_THREAD_ANNOTATION(no_thread_safety_analysis)
 
-namespace ordo::engine {
+namespace ordo::base {
 
 // std::mutex with annotations: members marked ORDO_GUARDED_BY(mu) may be used
 // only while mu is held, which clang checks at compile time.
@@ -47,4 +47,4 @@ class ORDO_SCOPED_CAPABILITY MutexLock {
   Mutex& mu_;
 };
 
-}  // namespace ordo::engine
+}  // namespace ordo::base

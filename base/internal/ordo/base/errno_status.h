@@ -1,4 +1,4 @@
-// Turning errno values into Status, shared by every io source file.
+// Turning errno values into Status: the one home for it in every layer.
 #pragma once
 
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "ordo/status.h"
 
-namespace ordo::io {
+namespace ordo::base {
 
 // strerror text of `err`, thread-safe.
 std::string errno_text(int err);
@@ -20,4 +20,4 @@ Status os_error(std::string_view what, int err);
 // Full "<what>: <strerror(err)>" when is_no_space_errno(err), else os_error(what, err).
 Status write_error(std::string_view what, int err);
 
-}  // namespace ordo::io
+}  // namespace ordo::base

@@ -19,7 +19,7 @@
 //
 // Consensus: the canonical Raft C library (libraft 0.15, libuv I/O and TCP
 // transport), bound in one source file behind the Consensus interface
-// (engine/replica/src/consensus.h), so that another Raft library can replace
+// (replica/src/consensus.h), so that another Raft library can replace
 // it.
 //
 // Thread-safety: every Replica member may be called from any thread at once.

@@ -1,4 +1,4 @@
-#include "ordo/io/replacement_file.h"
+#include "ordo/base/replacement_file.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <random>
 
-#include "errno_status.h"
+#include "ordo/base/errno_status.h"
 
-namespace ordo::io {
+namespace ordo::base {
 namespace {
 
 Status file_error(const std::string& what, int err) {
@@ -124,4 +124,4 @@ Status ReplacementFile::publish(bool overwrite,
   return Status::ok();
 }
 
-}  // namespace ordo::io
+}  // namespace ordo::base
