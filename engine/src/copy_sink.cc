@@ -7,17 +7,12 @@
 #include <vector>
 
 #include "copy_internal.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::engine {
 namespace {
 
 constexpr size_t kGatherBytes = 1 << 20;
-
-Status errno_status(const char* what, int err) {
-  std::string msg = std::string(what) + ": " + std::strerror(err);
-  if (err == ENOSPC || err == EDQUOT || err == EFBIG) return Status::full(msg);
-  return Status::io_error(msg, err);
-}
 
 // Gathers adjacent writes into one buffer of up to kGatherBytes.
 class GatheringSink : public CopySink {
@@ -89,7 +84,7 @@ class StreamSink final : public GatheringSink {
     ORDO_RETURN_IF_ERROR(flush());
     struct stat st;
     if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ::fsync(fd_) != 0) {
-      return errno_status("fsync of the copy", errno);
+      return base::write_error("fsync of the copy", errno);
     }
     return Status::ok();
   }
@@ -103,7 +98,7 @@ class StreamSink final : public GatheringSink {
       const ssize_t n = ::write(fd_, data, size);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return errno_status("write of the copy", errno);
+        return base::write_error("write of the copy", errno);
       }
       data += n;
       size -= static_cast<size_t>(n);

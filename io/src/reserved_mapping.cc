@@ -26,12 +26,13 @@ Status map_file_range(std::byte* base, int fd, uint64_t offset_bytes, uint64_t l
                      static_cast<off_t>(offset_bytes));
   if (got == MAP_FAILED) {
     const int err = errno;
-    // A failed MAP_FIXED may have unmapped the target; keep the hole reserved.
-    ::mmap(want, length_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
-           -1, 0);
+    // A failed MAP_FIXED may have unmapped the target; keep the hole reserved. If
+    // this fails too there is nothing better to do than report the first error.
+    (void)::mmap(want, length_bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     return base::os_error("mmap of " + std::to_string(length_bytes) + " bytes at file offset " +
-                        std::to_string(offset_bytes),
-                    err);
+                              std::to_string(offset_bytes),
+                          err);
   }
   return Status::ok();
 }

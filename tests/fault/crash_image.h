@@ -9,13 +9,49 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ordo/database.h"
 
 namespace ordo::testing {
+
+// Which crash states a test verifies. By default a seeded share: each state
+// with probability 1/`every`, and every state that follows a completed sync
+// (where the protocols differ most), so the suites stay within CI's time and
+// another ORDO_TEST_SEED checks other states. ORDO_CRASH_STATES=all verifies
+// every state.
+class CrashSample {
+ public:
+  CrashSample(uint64_t seed, unsigned every) : rng_(seed), every_(every_state() ? 1 : every) {
+    std::printf("crash states: %s (ORDO_CRASH_STATES=all for every one)\n",
+                every_ == 1 ? "every one" : ("1 in " + std::to_string(every_) + ", and every one "
+                                              "after a sync").c_str());
+  }
+
+  static bool every_state() {
+    const char* env = std::getenv("ORDO_CRASH_STATES");
+    return env != nullptr && std::string_view(env) == "all";
+  }
+
+  // Whether to verify the next state; `after_sync`: it follows a completed sync.
+  bool take(bool after_sync) {
+    if (every_ == 1 || after_sync) return true;
+    return rng_() % every_ == 0;
+  }
+
+  unsigned every() const { return every_; }
+
+ private:
+  std::mt19937_64 rng_;
+  unsigned every_;
+};
 
 // Why a read-only open of `path` fails (for a message).
 inline std::string ro_problem(const std::string& path) {

@@ -191,7 +191,7 @@ class [[nodiscard]] Result {
 
   const Status& status() const {
     static const Status kOkStatus;
-    return is_ok() ? kOkStatus : *std::get_if<Status>(&v_);
+    return is_ok() ? kOkStatus : std::get<Status>(v_);
   }
   T& value() & { return checked(); }
   const T& value() const& { return const_cast<Result*>(this)->checked(); }
