@@ -43,9 +43,11 @@
 //                    then the leader killed: puts/s, p50/p99 us, failover ms
 //                    (bench/ordo_bench/replicated/replicated_workload.h).
 //   ordo-bench replicated [--rounds R] [--seconds S] [--warmup W] [--out DIR] [--seed S]
+//                    [--target FIGURE>=BOUND|FIGURE<=BOUND ...]
 //                    The study of ordo against etcd on compare's machinery: ABBA rounds of
 //                    replicated-run, A/A control ordo/ordo, bootstrap 95% intervals of
-//                    the ratios ordo/etcd and the targets' verdicts (DIR/targets.csv).
+//                    the ratios ordo/etcd and the verdicts of the targets given
+//                    (DIR/targets.csv).
 //                    Each run ~2 x (S + W) + ~3 s; R rounds = 4 R runs.
 //
 // --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
@@ -496,6 +498,9 @@ void add_replicated_options(CLI::App& sub, ordo::bench::ReplicatedCommand& comma
       ->capture_default_str();
   sub.add_option("--etcd", command.etcd_binary, "The etcd binary (default /usr/bin/etcd)");
   sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary (default: built here)");
+  sub.add_option("--target", command.targets,
+                 "A target judged on the ratio ordo/etcd: FIGURE>=BOUND or FIGURE<=BOUND "
+                 "(repeatable; e.g. puts_per_s_1>=2)");
 }
 
 int run(int argc, char** argv) {

@@ -57,6 +57,26 @@ TEST(EtcdGateway, BadAddressIsInvalidArgumentAndClosedPortIsIOError) {
   EXPECT_EQ(s.code(), Status::Code::kIOError) << s.to_string();
 }
 
+TEST(EtcdGateway, TargetsParseFromTheCommandLine) {
+  Result<ReplicatedTarget> at_least = parse_target("puts_per_s_1>=2.5");
+  ASSERT_TRUE(at_least.is_ok()) << at_least.status().to_string();
+  EXPECT_EQ(at_least->figure, "puts_per_s_1");
+  EXPECT_TRUE(at_least->at_least);
+  EXPECT_EQ(at_least->bound, 2.5);
+  Result<ReplicatedTarget> at_most = parse_target("p50_us_16<=0.5");
+  ASSERT_TRUE(at_most.is_ok()) << at_most.status().to_string();
+  EXPECT_EQ(at_most->figure, "p50_us_16");
+  EXPECT_FALSE(at_most->at_least);
+  EXPECT_EQ(at_most->bound, 0.5);
+  for (const char* bad : {"puts_per_s_1", ">=2", "p50_us_1<=", "p50_us_1<=0.5x", "p50_us_1=0.5",
+                          "p50_us_1>=nan"}) {
+    Result<ReplicatedTarget> r = parse_target(bad);
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_TRUE(r.status().is_invalid_argument()) << bad;
+    EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().to_string();
+  }
+}
+
 TEST(EtcdGateway, TargetsAreMetOnlyWhenTheWholeIntervalIsBeyond) {
   const ReplicatedTarget at_least{"puts_per_s_1", true, 2.0};
   EXPECT_EQ(judge(at_least, Summary{7, 2.5, 2.0, 3.0}), Verdict::kMet);

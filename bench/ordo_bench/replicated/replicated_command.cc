@@ -91,6 +91,15 @@ int run_replicated_run_command(const ReplicatedRunCommand& command) {
 }
 
 int run_replicated_command(const ReplicatedCommand& command) {
+  std::vector<ReplicatedTarget> wanted;
+  for (const std::string& text : command.targets) {
+    Result<ReplicatedTarget> target = parse_target(text);
+    if (!target.is_ok()) {
+      std::fprintf(stderr, "ordo-bench replicated: %s\n", target.status().message().c_str());
+      return kExitUsage;
+    }
+    wanted.push_back(std::move(*target));
+  }
   CompareCommand compare;
   compare.workloads = {"replicated"};
   compare.engines = {"etcd"};
@@ -115,7 +124,7 @@ int run_replicated_command(const ReplicatedCommand& command) {
   const int code = write_compare_outputs(compare, *report);
 
   const StudyResult& result = report->studies.front().result;
-  const std::vector<TargetRow> rows = target_rows(result, "etcd");
+  const std::vector<TargetRow> rows = target_rows(result, "etcd", wanted);
   fmt::print("\n== ordo/etcd per round (bootstrap 95% interval of the median, {} rounds, round 0 "
              "dropped)\n",
              command.rounds);

@@ -41,14 +41,16 @@ struct ReplicatedCommand {
   uint64_t seed = 1;       // of the bootstrap
   std::string etcd_binary;  // empty: the default
   std::string node_binary;  // empty: the default
+  std::vector<std::string> targets;  // "FIGURE>=BOUND" or "FIGURE<=BOUND" (replicated_targets.h)
   std::vector<std::string> command;  // own argv, for the record
 };
 
 // Runs the study (ABBA rounds: A/A pair ordo/ordo-aa, then ordo/etcd), prints
 // compare's table, then the ratios ordo/etcd with their bootstrap 95%
-// intervals and the targets' verdicts; writes DIR/compare.csv,
+// intervals and the verdicts of the targets given; writes DIR/compare.csv,
 // DIR/compare.json, DIR/runs/, DIR/targets.csv and DIR/targets.json.
-// Returns compare's exit codes (0, 1 a run failed, 3 the A/A control failed).
+// Returns compare's exit codes (0, 1 a run failed, 3 the A/A control failed),
+// or 2 before any run for a target that does not parse.
 int run_replicated_command(const ReplicatedCommand& command);
 
 }  // namespace ordo::bench

@@ -1,12 +1,27 @@
 #include "replicated_targets.h"
 
+#include <charconv>
+#include <cmath>
+#include <string>
+
 namespace ordo::bench {
 
-std::vector<ReplicatedTarget> replicated_targets() {
-  return {{"puts_per_s_1", true, 2.0},
-          {"puts_per_s_16", true, 2.0},
-          {"p50_us_1", false, 0.5},
-          {"p50_us_16", false, 0.5}};
+Result<ReplicatedTarget> parse_target(std::string_view text) {
+  const auto bad = [&] {
+    return Status::invalid_argument("target '" + std::string(text) +
+                                    "': expected FIGURE>=NUMBER or FIGURE<=NUMBER");
+  };
+  size_t op = text.find(">=");
+  const bool at_least = op != std::string_view::npos;
+  if (!at_least) op = text.find("<=");
+  if (op == std::string_view::npos || op == 0) return bad();
+  const std::string bound_text(text.substr(op + 2));
+  double bound = 0;
+  const char* first = bound_text.data();
+  const char* last = first + bound_text.size();
+  const auto [end, ec] = std::from_chars(first, last, bound);
+  if (bound_text.empty() || ec != std::errc() || end != last || !std::isfinite(bound)) return bad();
+  return ReplicatedTarget{std::string(text.substr(0, op)), at_least, bound};
 }
 
 std::string_view verdict_name(Verdict v) {
@@ -31,8 +46,8 @@ Verdict judge(const ReplicatedTarget& target, const Summary& ratio) {
   return Verdict::kUndecided;
 }
 
-std::vector<TargetRow> target_rows(const StudyResult& result, std::string_view peer) {
-  const std::vector<ReplicatedTarget> targets = replicated_targets();
+std::vector<TargetRow> target_rows(const StudyResult& result, std::string_view peer,
+                                   const std::vector<ReplicatedTarget>& targets) {
   std::vector<TargetRow> rows;
   for (const FigureRow& row : result.rows) {
     if (row.label != peer || !row.has_ratio) continue;
