@@ -7,15 +7,20 @@
 
 namespace ordo {
 
-// Which write path carries page writes and syncs.
+// Which write path carries page writes and syncs (Options::io_backend). The
+// choice comes from Options alone: ordo reads no environment variable. The
+// backend in use is reported by Database::info().io_backend.
 enum class IoBackend {
-  // ORDO_IO=posix|uring when set in the environment, else POSIX (pwritev and
-  // fdatasync from the committing thread: faster than io_uring for buffered
-  // writes, which a ring hands to a kernel worker). The choice is reported by
-  // Database::info().io_backend.
+  // The default, today POSIX (pwritev and fdatasync from the committing
+  // thread): faster than io_uring for buffered writes, which a ring hands to
+  // a kernel worker (docs/BENCHMARKS.md).
   kAuto,
-  kUring,  // io_uring; open fails with IOError where it cannot be set up
-  kPosix,  // pwritev + fdatasync
+  // io_uring. A writable open fails with IOError where a ring cannot be set
+  // up (a kernel without io_uring, io_uring disabled by sysctl or a seccomp
+  // or container policy, RLIMIT_MEMLOCK too low); the message names the
+  // reason.
+  kUring,
+  kPosix,  // pwritev + fdatasync, whatever the kernel offers
 };
 
 // How a commit makes itself durable (docs/FORMAT.md, "Commit protocol").
@@ -64,6 +69,9 @@ struct Options {
   // lock in the file), so the writer does not reuse pages it can reach.
   bool read_only = false;
 
+  // The write path of a writable handle (see IoBackend); a read-only open
+  // writes nothing and ignores it. A value outside the enum is
+  // InvalidArgument.
   IoBackend io_backend = IoBackend::kAuto;
 
   // The file grows by fallocate in extents of
