@@ -93,8 +93,9 @@ struct Options {
   // Reserving costs no memory.
   uint64_t map_reserve_bytes = 256ull << 30;
 
-  // The log is the default: the crash enumeration test (every crash point of
-  // a workload, each protocol) recovers a committed state for each.
+  // How a commit is made durable (CommitProtocol; the log by default).
+  // With each, a crash at any point leaves a committed state for open to
+  // find.
   CommitProtocol commit_protocol = CommitProtocol::kLog;
 
   // Bytes of the log area of a new file (a multiple of the page size, at
@@ -119,7 +120,7 @@ struct Options {
   // Check every page read against the XXH3 checksum its parent holds (and
   // overflow runs against theirs): a damaged or misdirected page is then
   // Corruption instead of wrong data. Costs one hash per page visited.
-  // `ordo check` always verifies.
+  // Txn::check always verifies, whatever this says.
   bool verify_checksums = false;
 
   // Memory a write txn may hold, in bytes. Dirty pages get all of it but a
@@ -142,8 +143,8 @@ struct Options {
   double append_fill = 1.0;
 
   // Time source of the ID generators (Unix ms). nullptr: the system clock.
-  // Tests inject a ManualClock; it must outlive the Database and every txn
-  // made from it.
+  // A ManualClock (clock.h) sets the time the IDs carry. The clock must
+  // outlive the Database and every txn made from it.
   Clock* clock = nullptr;
 };
 

@@ -43,7 +43,7 @@ step_install() {
     pkgconfig/ordo-idgen.pc; do
     [[ -e "$lib/$f" ]] || die "not installed: $lib/$f"
   done
-  for f in database.h options.h status.h byte_view.h ordo.h uuid.h id64.h uuid_v7_generator.h clock.h; do
+  for f in database.h diagnostics.h options.h status.h byte_view.h ordo.h uuid.h id64.h uuid_v7_generator.h clock.h; do
     [[ -f "$prefix/include/ordo/$f" ]] || die "not installed: include/ordo/$f"
   done
   # btree/ and io/ headers are internal.
