@@ -1,5 +1,6 @@
-# Install rules: headers, the four libraries, the CMake package (lib/cmake/ordo)
-# and the pkg-config files (lib/pkgconfig). docs/USING.md says how they are used.
+# Install rules: headers, the four libraries (six with the replica), the CMake
+# package (lib/cmake/ordo) and the pkg-config files (lib/pkgconfig).
+# docs/USING.md says how they are used.
 include(CMakePackageConfigHelpers)
 
 # Public headers only: btree/ and io/ headers are internal.
@@ -16,10 +17,24 @@ install(TARGETS ordo_engine_shared ordo_idgen_shared EXPORT ordoTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS ordo_engine_static ordo_idgen_static EXPORT ordoStaticTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The replica, when built: its header and two export sets of its own, which
+# ordoConfig.cmake loads when they are there (component replica).
+if(TARGET ordo_replica_shared)
+  install(FILES ${PROJECT_SOURCE_DIR}/replica/include/ordo/replica.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ordo)
+  install(TARGETS ordo_replica_shared EXPORT ordoReplicaTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(TARGETS ordo_replica_static EXPORT ordoReplicaStaticTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 set(ordo_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ordo)
 install(EXPORT ordoTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir})
 install(EXPORT ordoStaticTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir})
+if(TARGET ordo_replica_shared)
+  install(EXPORT ordoReplicaTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir})
+  install(EXPORT ordoReplicaStaticTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir})
+endif()
 configure_package_config_file(ordoConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/ordoConfig.cmake
   INSTALL_DESTINATION ${ordo_cmake_dir})
 # 0.x: a minor version may change the API.
@@ -42,20 +57,38 @@ else()
   string(REGEX REPLACE "/$" "" to_prefix "${to_prefix}")
   set(ORDO_PC_PREFIX "\${pcfiledir}/${to_prefix}")
 endif()
-# liburing and xxHash as pkg-config found them, without the compiler's own -L directories.
-set(ordo_pc_deps "")
-foreach(dir IN LISTS URING_LIBRARY_DIRS XXHASH_LIBRARY_DIRS)
-  if(NOT dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES AND NOT "-L${dir}" IN_LIST ordo_pc_deps)
-    list(APPEND ordo_pc_deps "-L${dir}")
-  endif()
-endforeach()
-foreach(lib IN LISTS URING_LIBRARIES XXHASH_LIBRARIES CMAKE_DL_LIBS)
-  list(APPEND ordo_pc_deps "-l${lib}")
-endforeach()
-list(JOIN ordo_pc_deps " " ordo_pc_deps)
-set(ORDO_PC_LIBS_PRIVATE "${ordo_pc_deps} -pthread -lstdc++")
+# ordo_pc_libs_private(OUT PREFIX...): the libraries pkg-config found for each PREFIX
+# (URING, XXHASH, ...), without the compiler's own -L directories, then -pthread
+# -lstdc++: a Libs.private line.
+function(ordo_pc_libs_private out)
+  set(deps "")
+  foreach(prefix IN LISTS ARGN)
+    foreach(dir IN LISTS ${prefix}_LIBRARY_DIRS)
+      if(NOT dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES AND NOT "-L${dir}" IN_LIST deps)
+        list(APPEND deps "-L${dir}")
+      endif()
+    endforeach()
+  endforeach()
+  foreach(prefix IN LISTS ARGN)
+    foreach(lib IN LISTS ${prefix}_LIBRARIES)
+      list(APPEND deps "-l${lib}")
+    endforeach()
+  endforeach()
+  list(APPEND deps -pthread -lstdc++)
+  list(JOIN deps " " deps)
+  set(${out} "${deps}" PARENT_SCOPE)
+endfunction()
+# liburing, xxHash and libdl for the engine.
+set(ORDO_PC_DL_LIBRARIES ${CMAKE_DL_LIBS})
+ordo_pc_libs_private(ORDO_PC_LIBS_PRIVATE URING XXHASH ORDO_PC_DL)
 set(ORDO_IDGEN_PC_LIBS_PRIVATE "-pthread -lstdc++")
 configure_file(ordo.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ordo.pc @ONLY)
 configure_file(ordo-idgen.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ordo-idgen.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ordo.pc ${CMAKE_CURRENT_BINARY_DIR}/ordo-idgen.pc
   DESTINATION ${ordo_pc_dir})
+# libraft, libuv and xxHash for the replica; it requires ordo (and so ordo-idgen).
+if(TARGET ordo_replica_shared)
+  ordo_pc_libs_private(ORDO_REPLICA_PC_LIBS_PRIVATE RAFT LIBUV XXHASH)
+  configure_file(ordo-replica.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ordo-replica.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ordo-replica.pc DESTINATION ${ordo_pc_dir})
+endif()

@@ -1,14 +1,7 @@
 // The inspection API (ordo/inspect.h).
 #include "ordo/inspect.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "free_entry.h"
 #include "meta.h"
@@ -18,6 +11,7 @@
 #include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/walk.h"
 #include "ordo/io/page_file.h"
+#include "ordo/io/reader_slots.h"
 #include "snapshot_pages.h"
 #include "txn_internals.h"
 
@@ -433,73 +427,11 @@ Result<std::vector<FreeEntryInfo>> free_entries(Txn& txn) {
   return out;
 }
 
-namespace {
-
-// One OFD lock on the file, from /proc/<pid>/fdinfo: bytes [first, last].
-struct HeldLock {
-  uint64_t first;
-  uint64_t last;
-  int pid;
-};
-
-// The OFD locks held on the file `dev`/`ino`, from /proc/<pid>/fdinfo of
-// every descriptor open on it.
-std::vector<HeldLock> held_locks(dev_t dev, ino_t ino) {
-  std::vector<HeldLock> out;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return out;
-  while (dirent* p = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(p->d_name, &end, 10);
-    if (end == p->d_name || *end != '\0') continue;
-    const std::string fd_dir = std::string("/proc/") + p->d_name + "/fd";
-    DIR* fds = ::opendir(fd_dir.c_str());
-    if (fds == nullptr) continue;
-    while (dirent* f = ::readdir(fds)) {
-      if (f->d_name[0] == '.') continue;
-      struct stat st;
-      if (::stat((fd_dir + "/" + f->d_name).c_str(), &st) != 0) continue;
-      if (st.st_dev != dev || st.st_ino != ino) continue;
-      std::ifstream info(std::string("/proc/") + p->d_name + "/fdinfo/" + f->d_name);
-      std::string line;
-      while (std::getline(info, line)) {
-        if (line.rfind("lock:", 0) != 0 || line.find("OFDLCK") == std::string::npos) continue;
-        std::istringstream words(line.substr(5));
-        std::string w[8];
-        for (auto& x : w) words >> x;
-        // "1: OFDLCK ADVISORY READ -1 fe:00:1234 START END" (END inclusive, or "EOF")
-        const uint64_t first = std::strtoull(w[6].c_str(), nullptr, 10);
-        const uint64_t last =
-            w[7] == "EOF" ? UINT64_MAX : std::strtoull(w[7].c_str(), nullptr, 10);
-        out.push_back(HeldLock{first, last, static_cast<int>(pid)});
-      }
-    }
-    ::closedir(fds);
-  }
-  ::closedir(proc);
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<ReaderSlot>> reader_slots(const std::string& path) {
-  ORDO_ASSIGN_OR_RETURN(const std::vector<uint64_t> held, io::PageFile::held_reader_slots(path));
-  std::vector<HeldLock> locks;
-  struct stat st;
-  if (!held.empty() && ::stat(path.c_str(), &st) == 0) locks = held_locks(st.st_dev, st.st_ino);
+  ORDO_ASSIGN_OR_RETURN(std::vector<io::HeldReaderSlot> held, io::reader_slot_holders(path));
   std::vector<ReaderSlot> out;
   out.reserve(held.size());
-  for (const uint64_t txn : held) {
-    ReaderSlot slot{txn, {}};
-    const uint64_t byte = io::PageFile::kReaderSlotBase + txn;
-    for (const HeldLock& lock : locks) {
-      if (lock.first > byte || lock.last < byte) continue;
-      if (std::find(slot.pids.begin(), slot.pids.end(), lock.pid) == slot.pids.end()) {
-        slot.pids.push_back(lock.pid);
-      }
-    }
-    out.push_back(std::move(slot));
-  }
+  for (io::HeldReaderSlot& slot : held) out.push_back({slot.txn_id, std::move(slot.pids)});
   return out;
 }
 

@@ -1,5 +1,5 @@
-// PosixBackend: the WriteBackend made of pwritev + fdatasync, used where io_uring is
-// unavailable or when asked for (BackendKind::kPosix, ORDO_IO=posix).
+// PosixBackend: the WriteBackend made of pwritev + fdatasync, built for BackendKind::kAuto
+// and BackendKind::kPosix.
 #pragma once
 
 #include <memory>

@@ -2,10 +2,18 @@
 // byte per snapshot txn id. Nothing is written there; the locks only tell the
 // writer which snapshots readers in other processes still use. Commit locks
 // sit below them, one byte per txn id from kCommitLockBase.
+#include "ordo/io/reader_slots.h"
+
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "ordo/base/errno_status.h"
@@ -85,17 +93,95 @@ Result<std::vector<uint64_t>> held_reader_slots_of(int fd, const std::string& pa
   return out;
 }
 
-}  // namespace
-
-Result<std::vector<uint64_t>> PageFile::held_reader_slots(const std::string& path) {
+// `path` opened read-only for a query of its locks.
+Result<int> open_for_query(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Status::not_found(path + ": no such file");
     return base::os_error("open " + path, err);
   }
+  return fd;
+}
+
+// One OFD lock on the file, from /proc/<pid>/fdinfo: bytes [first, last].
+struct HeldLock {
+  uint64_t first;
+  uint64_t last;
+  int pid;
+};
+
+// The OFD locks held on the file `dev`/`ino`, from /proc/<pid>/fdinfo of
+// every descriptor open on it.
+std::vector<HeldLock> held_locks(dev_t dev, ino_t ino) {
+  std::vector<HeldLock> out;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return out;
+  while (dirent* p = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(p->d_name, &end, 10);
+    if (end == p->d_name || *end != '\0') continue;
+    const std::string fd_dir = std::string("/proc/") + p->d_name + "/fd";
+    DIR* fds = ::opendir(fd_dir.c_str());
+    if (fds == nullptr) continue;
+    while (dirent* f = ::readdir(fds)) {
+      if (f->d_name[0] == '.') continue;
+      struct stat st;
+      if (::stat((fd_dir + "/" + f->d_name).c_str(), &st) != 0) continue;
+      if (st.st_dev != dev || st.st_ino != ino) continue;
+      std::ifstream info(std::string("/proc/") + p->d_name + "/fdinfo/" + f->d_name);
+      std::string line;
+      while (std::getline(info, line)) {
+        if (line.rfind("lock:", 0) != 0 || line.find("OFDLCK") == std::string::npos) continue;
+        std::istringstream words(line.substr(5));
+        std::string w[8];
+        for (auto& x : w) words >> x;
+        // "1: OFDLCK ADVISORY READ -1 fe:00:1234 START END" (END inclusive, or "EOF")
+        const uint64_t first = std::strtoull(w[6].c_str(), nullptr, 10);
+        const uint64_t last =
+            w[7] == "EOF" ? UINT64_MAX : std::strtoull(w[7].c_str(), nullptr, 10);
+        out.push_back(HeldLock{first, last, static_cast<int>(pid)});
+      }
+    }
+    ::closedir(fds);
+  }
+  ::closedir(proc);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> PageFile::held_reader_slots(const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const int fd, open_for_query(path));
   auto out = held_reader_slots_of(fd, path);
   ::close(fd);
+  return out;
+}
+
+Result<std::vector<HeldReaderSlot>> reader_slot_holders(const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const int fd, open_for_query(path));
+  Result<std::vector<uint64_t>> held = held_reader_slots_of(fd, path);
+  struct stat st {};
+  const int stat_err = held.is_ok() && !held->empty() && ::fstat(fd, &st) != 0 ? errno : 0;
+  ::close(fd);
+  ORDO_RETURN_IF_ERROR(held.status());
+  if (stat_err != 0) return base::os_error("fstat " + path, stat_err);
+  std::vector<HeldLock> locks;
+  if (!held->empty()) locks = held_locks(st.st_dev, st.st_ino);
+  std::vector<HeldReaderSlot> out;
+  out.reserve(held->size());
+  for (const uint64_t txn : *held) {
+    HeldReaderSlot slot{txn, {}};
+    const uint64_t byte = PageFile::kReaderSlotBase + txn;
+    for (const HeldLock& lock : locks) {
+      if (lock.first > byte || lock.last < byte) continue;
+      if (std::find(slot.pids.begin(), slot.pids.end(), lock.pid) == slot.pids.end()) {
+        slot.pids.push_back(lock.pid);
+      }
+    }
+    std::sort(slot.pids.begin(), slot.pids.end());
+    out.push_back(std::move(slot));
+  }
   return out;
 }
 

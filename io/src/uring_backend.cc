@@ -17,10 +17,11 @@ constexpr int kMaxRetries = 1000;
 std::string_view setup_hint(int err) {
   switch (err) {
     case ENOSYS:
-      return " (kernel without io_uring, or blocked by a seccomp filter; use ORDO_IO=posix)";
+      return " (kernel without io_uring, or blocked by a seccomp filter; choose the POSIX "
+             "backend)";
     case EPERM:
       return " (io_uring disabled by sysctl kernel.io_uring_disabled or by a container "
-             "policy; use ORDO_IO=posix)";
+             "policy; choose the POSIX backend)";
     case ENOMEM:
       return " (RLIMIT_MEMLOCK too low for the rings on kernels before 5.12)";
     default:
@@ -47,7 +48,7 @@ Result<std::unique_ptr<WriteBackend>> UringBackend::create(int fd) {
     if (!supported) {
       return Status::io_error(
           "io_uring lacks IORING_OP_WRITEV or IORING_OP_FSYNC (kernel too old or "
-          "restricted; use ORDO_IO=posix)",
+          "restricted; choose the POSIX backend)",
           EOPNOTSUPP);
     }
   }

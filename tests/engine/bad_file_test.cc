@@ -47,7 +47,7 @@ class BadFileTest : public ::testing::Test {
   Status open_status(bool read_only = false) {
     Options o;
     o.read_only = read_only;
-    return Database::open(path(), o).status();
+    return testing::open_database(path(), o).status();
   }
   io::testing::TempDir dir_;
 };
@@ -138,7 +138,7 @@ TEST_F(BadFileTest, RandomBytesOverATreePageAreCorruption) {
     Options o;
     o.read_only = true;
     o.verify_checksums = i % 2 == 0;
-    auto db = Database::open(path(), o);
+    auto db = testing::open_database(path(), o);
     if (!db.is_ok()) {  // the catalog's pages are read at open
       EXPECT_TRUE(db.status().is_corruption()) << db.status().to_string();
       continue;
@@ -185,7 +185,7 @@ TEST_F(BadFileTest, OneCorruptMetaFallsBackToTheOther) {
     txn = db->info().txn_id;
   }
   patch((txn % 2) * 4096 + 20, "x");  // newest meta torn
-  auto db = Database::open(path());
+  auto db = testing::open_database(path());
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
   EXPECT_EQ((*db)->info().txn_id, txn - 1);
   auto r = (*db)->begin_read();
@@ -214,7 +214,7 @@ TEST_F(BadFileTest, PageSizeMismatchIsInvalidArgument) {
   make_db();
   Options o;
   o.page_size_bytes = 8192;
-  Status s = Database::open(path(), o).status();
+  Status s = testing::open_database(path(), o).status();
   EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
   EXPECT_NE(s.message().find("page size"), std::string::npos);
 }
@@ -231,7 +231,7 @@ TEST_F(BadFileTest, DamagedTreePageIsCorruptionOnRead) {
   // Overwrite every data page's header with garbage: reads must fail cleanly.
   int64_t size = io::testing::file_size(path());
   for (int64_t off = 2 * 4096; off < size; off += 4096) patch(off, std::string(24, '\x7f'));
-  auto db = Database::open(path());
+  auto db = testing::open_database(path());
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
   auto r = (*db)->begin_read();
   auto got = r->get(r->default_tree(), "5");
@@ -285,7 +285,7 @@ TEST_F(BadFileTest, FlippedCellByteIsCaughtOnlyWithVerification) {
   checked.reset();
   // Without verification the same reads succeed: damage inside cells is only
   // found by checksums.
-  auto unchecked = std::move(Database::open(path()).value());
+  auto unchecked = std::move(testing::open_database(path()).value());
   auto r2 = unchecked->begin_read();
   EXPECT_TRUE(r2->get(r2->default_tree(), "5").is_ok());
 }

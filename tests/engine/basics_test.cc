@@ -116,16 +116,16 @@ TEST_F(EngineTest, IdsKeepRisingAcrossReopenWithTheClockSetBack) {
 
 TEST_F(EngineTest, SecondWriterOpenIsBusyInProcessAndFromAnotherProcess) {
   auto db = testing::open_db(path());
-  auto again = Database::open(path());
+  auto again = testing::open_database(path());
   EXPECT_TRUE(again.status().is_busy()) << again.status().to_string();
   int code = io::testing::run_in_child([&] {
-    auto other = Database::open(path());
+    auto other = testing::open_database(path());
     return other.status().is_busy() ? 0 : 1;
   });
   EXPECT_EQ(code, 0);
   Options ro;
   ro.read_only = true;
-  auto reader = Database::open(path(), ro);
+  auto reader = testing::open_database(path(), ro);
   EXPECT_TRUE(reader.is_ok()) << reader.status().to_string();
   EXPECT_TRUE((*reader)->begin_write().status().is_invalid_argument());
 }
@@ -371,12 +371,41 @@ TEST_F(EngineTest, OptionsOutOfRangeNameTheOptionAndCreateNoFile) {
     Options o;
     c.set(o);
     const std::string path = dir_.file(std::string(c.name) + ".ordo");
-    auto db = Database::open(path, o);
+    auto db = testing::open_database(path, o);
     ASSERT_FALSE(db.is_ok()) << c.name;
     EXPECT_TRUE(db.status().is_invalid_argument()) << db.status().to_string();
     EXPECT_NE(db.status().message().find(c.name), std::string::npos) << db.status().to_string();
     EXPECT_EQ(db.status().message().find("FileOptions"), std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(path)) << c.name;
+  }
+}
+
+// Options::io_backend alone chooses the write path; kUring fails the open,
+// naming io_uring, where a ring cannot be set up.
+TEST_F(EngineTest, IoBackendOptionChoosesTheWritePath) {
+  struct Case {
+    IoBackend backend;
+    const char* name;
+  };
+  const Case cases[] = {
+      {IoBackend::kAuto, "posix"}, {IoBackend::kPosix, "posix"}, {IoBackend::kUring, "io_uring"}};
+  for (const Case& c : cases) {
+    Options o;
+    o.io_backend = c.backend;
+    const std::string path = dir_.file(std::string("backend-") + c.name + ".ordo");
+    auto db = Database::open(path, o);
+    if (c.backend == IoBackend::kUring && !io::testing::uring_available()) {
+      ASSERT_FALSE(db.is_ok());
+      EXPECT_TRUE(db.status().is_io_error()) << db.status().to_string();
+      EXPECT_NE(db.status().message().find("io_uring"), std::string::npos);
+      continue;
+    }
+    ASSERT_TRUE(db.is_ok()) << c.name << ": " << db.status().to_string();
+    EXPECT_EQ((*db)->info().io_backend, c.name);
+    auto w = (*db)->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), "k", "v").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
   }
 }
 

@@ -27,7 +27,7 @@ class CheckTest : public ::testing::Test {
   CheckReport check(bool expect_open = true) {
     Options ro;
     ro.read_only = true;
-    auto db = Database::open(path(), ro);
+    auto db = testing::open_database(path(), ro);
     EXPECT_TRUE(db.is_ok()) << db.status().to_string();
     if (!db.is_ok()) return {};
     auto r = (*db)->begin_read();
@@ -161,7 +161,7 @@ TEST_F(CheckTest, OverflowRunPastTheEndIsReported) {
   EXPECT_TRUE(has_problem(r, "checksum mismatch", leaf_pg));
   // A reader with verification refuses the value; without it, reading the
   // value is a clean Corruption too, never a wild read.
-  auto db = std::move(Database::open(path(), ro).value());
+  auto db = std::move(testing::open_database(path(), ro).value());
   auto txn = db->begin_read();
   auto got = txn->get(*txn->open_tree("blobs"), be_key(0));
   EXPECT_TRUE(got.status().is_corruption()) << got.status().to_string();

@@ -76,7 +76,7 @@ void expect_copy_equals(const std::string& path, const Contents& expected, uint6
   Options ro;
   ro.read_only = true;
   ro.verify_checksums = true;
-  auto db = Database::open(path, ro);
+  auto db = testing::open_database(path, ro);
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
   auto r = (*db)->begin_read();
   ASSERT_TRUE(r.is_ok());
@@ -258,7 +258,7 @@ TEST(CopyEdgeTest, EmptyDatabaseAndDeepTrees) {
   expected[""] = {};
   ASSERT_TRUE(db->copy_to(dir.file("deep.ordo"), CopyOptions{.compact = true}).is_ok());
   expect_copy_equals(dir.file("deep.ordo"), expected, 1, true);
-  auto copy = Database::open(dir.file("deep.ordo"), Options{.read_only = true});
+  auto copy = testing::open_database(dir.file("deep.ordo"), Options{.read_only = true});
   auto r = (*copy)->begin_read();
   auto stats = r->tree_stats(*r->open_tree("deep"));
   ASSERT_TRUE(stats.is_ok());

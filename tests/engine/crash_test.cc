@@ -25,7 +25,7 @@ std::string value_of(uint64_t i) { return "value-" + std::to_string(i * 31); }
 
 // Child: commits txn after txn, reporting each finished commit on `fd`.
 [[noreturn]] void load_forever(const std::string& path, int fd) {
-  auto db = Database::open(path);
+  auto db = testing::open_database(path);
   if (!db.is_ok()) _exit(3);
   for (uint64_t txn = 1;; ++txn) {
     auto w = (*db)->begin_write();

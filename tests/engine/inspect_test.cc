@@ -42,7 +42,7 @@ class InspectTest : public ::testing::Test {
   std::vector<std::unique_ptr<Database>> read_only_handles(int n) {
     std::vector<std::unique_ptr<Database>> out;
     for (int i = 0; i < n; ++i) {
-      auto db = Database::open(path_, Options{.read_only = true});
+      auto db = testing::open_database(path_, Options{.read_only = true});
       EXPECT_TRUE(db.is_ok()) << db.status().to_string();
       if (db.is_ok()) out.push_back(std::move(db).value());
     }
@@ -142,7 +142,7 @@ TEST_F(InspectTest, ReaderSlotsNameTheSnapshotAndTheProcess) {
   auto none = inspect::reader_slots(path_);
   ASSERT_TRUE(none.is_ok());
   EXPECT_TRUE(none->empty());
-  auto ro = Database::open(path_, Options{.read_only = true});
+  auto ro = testing::open_database(path_, Options{.read_only = true});
   ASSERT_TRUE(ro.is_ok());
   auto r = (*ro)->begin_read();
   ASSERT_TRUE(r.is_ok());

@@ -59,7 +59,7 @@ TEST_F(LifetimeTest, TxnsOutliveTheirDatabase) {
   ASSERT_TRUE(c.is_ok());
   db.reset();
   // The file stays open (and locked) while the txns live.
-  EXPECT_TRUE(Database::open(path()).status().is_busy());
+  EXPECT_TRUE(testing::open_database(path()).status().is_busy());
   ASSERT_TRUE(c->first().is_ok());
   EXPECT_EQ(c->key().str(), be_key(0));
   EXPECT_EQ(r->get(*t, be_key(7))->str(), "v");
@@ -174,16 +174,16 @@ TEST_F(LifetimeTest, OpenWaitsForAnotherWritableHandle) {
   const auto start = std::chrono::steady_clock::now();
   Options wait;
   wait.writer_wait_ms = 100;
-  EXPECT_TRUE(Database::open(path(), wait).status().is_busy());
+  EXPECT_TRUE(testing::open_database(path(), wait).status().is_busy());
   EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
-  EXPECT_TRUE(Database::open(path()).status().is_busy());  // no wait by default
+  EXPECT_TRUE(testing::open_database(path()).status().is_busy());  // no wait by default
   std::thread closer([&] {
     std::this_thread::sleep_for(100ms);
     first.reset();
   });
   wait.writer_wait_ms = 10'000;
   within(15s, [&] {
-    auto second = Database::open(path(), wait);
+    auto second = testing::open_database(path(), wait);
     EXPECT_TRUE(second.is_ok()) << second.status().to_string();
   });
   closer.join();
@@ -250,7 +250,7 @@ TEST_F(LifetimeTest, ReadOnlyDatabaseRefusesWrites) {
   { auto db = testing::open_db(path()); }
   Options ro;
   ro.read_only = true;
-  auto db = Database::open(path(), ro);
+  auto db = testing::open_database(path(), ro);
   ASSERT_TRUE(db.is_ok());
   EXPECT_TRUE((*db)->begin_write().status().is_invalid_argument());
   EXPECT_TRUE((*db)->try_begin_write().status().is_invalid_argument());
@@ -264,7 +264,7 @@ TEST_F(LifetimeDeathTest, ValueOfAFailedResultAbortsNamingTheError) {
   o.create_if_missing = false;
   EXPECT_DEATH(
       {
-        auto db = Database::open(dir_.file("missing.ordo"), o);
+        auto db = testing::open_database(dir_.file("missing.ordo"), o);
         (void)(*db)->begin_read();
       },
       "Result::value\\(\\) called on an error: NotFound: .*missing\\.ordo");
@@ -297,7 +297,7 @@ TEST_F(LifetimeTest, ForkedChildLeavesTheParentsSnapshotAlone) {
   Options ro;
   ro.read_only = true;
   ro.verify_checksums = true;
-  auto reader = Database::open(path(), ro);
+  auto reader = testing::open_database(path(), ro);
   ASSERT_TRUE(reader.is_ok());
   auto r = (*reader)->begin_read();
   ASSERT_TRUE(r.is_ok());
@@ -315,7 +315,7 @@ TEST_F(LifetimeTest, ForkedChildLeavesTheParentsSnapshotAlone) {
   // A writer in another process rewrites every key 40 times: with the
   // parent's reader slot gone, it would reuse the snapshot's pages.
   const int writer = in_child([&] {
-    auto db = Database::open(path());
+    auto db = testing::open_database(path());
     if (!db.is_ok()) return 20;
     for (int round = 1; round <= 40; ++round) {
       auto w = (*db)->begin_write();
@@ -357,7 +357,7 @@ TEST_F(LifetimeTest, ForkedChildKeepsTheParentsWriterLockAndFile) {
   struct stat after;
   ASSERT_EQ(::stat(path().c_str(), &after), 0);
   EXPECT_EQ(after.st_size, before.st_size);  // the preallocated extent is still there
-  EXPECT_TRUE(Database::open(path()).status().is_busy());  // still locked by the parent
+  EXPECT_TRUE(testing::open_database(path()).status().is_busy());  // still locked by the parent
   // The parent's handle (and its io_uring ring) keeps working.
   auto w = db->begin_write();
   ASSERT_TRUE(w.is_ok());
@@ -626,7 +626,7 @@ TEST_F(ReadTxnRenewTest, ReadOnlyHandleRenewsOnTheNewestMetaAndItsReaderSlot) {
   fill(*db, 10, "v1");
   Options ro;
   ro.read_only = true;
-  auto reader = Database::open(path(), ro);
+  auto reader = testing::open_database(path(), ro);
   ASSERT_TRUE(reader.is_ok()) << reader.status().to_string();
   auto r = (*reader)->begin_read();
   ASSERT_TRUE(r.is_ok());

@@ -90,7 +90,7 @@ TEST_F(LogReplayTest, MachineCrashReplaysEveryRecordSinceTheCheckpoint) {
 
   Options ro = options();
   ro.read_only = true;
-  auto refused = Database::open(dir_.file("crash-ro.ordo"), ro);
+  auto refused = testing::open_database(dir_.file("crash-ro.ordo"), ro);
   ASSERT_TRUE(refused.status().is_busy()) << refused.status().to_string();
   EXPECT_NE(refused.status().message().find("open the database writable"), std::string::npos)
       << refused.status().to_string();
@@ -124,7 +124,7 @@ TEST_F(LogReplayTest, MachineCrashReplaysEveryRecordSinceTheCheckpoint) {
   EXPECT_TRUE(again->info().log.replayed.empty());
   EXPECT_EQ(again->info().log.replayed_records, 0u);
   again.reset();
-  EXPECT_TRUE(Database::open(dir_.file("crash.ordo"), ro).is_ok());
+  EXPECT_TRUE(testing::open_database(dir_.file("crash.ordo"), ro).is_ok());
 }
 
 TEST_F(LogReplayTest, ProcessCrashTakesTheLastRecordWithoutReplay) {

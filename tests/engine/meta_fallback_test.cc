@@ -105,7 +105,7 @@ class MetaFallbackTest
     o.read_only = read_only;
     o.commit_protocol = protocol();
     o.verify_checksums = true;
-    return Database::open(path(), o);
+    return testing::open_database(path(), o);
   }
 
   // Open sees txn 1 only, and names slot 0 (txn 2) and what is wrong with it.

@@ -1,6 +1,6 @@
 // Randomized model test: the engine against std::map over many txns with
 // commits, aborts, reopens and held read snapshots. Runs under both I/O
-// backends (ctest runs this binary with ORDO_IO=posix and ORDO_IO=uring).
+// backends (ctest runs this binary with ORDO_TEST_IO=posix and ORDO_TEST_IO=uring).
 #include <gtest/gtest.h>
 
 #include <optional>

@@ -1,6 +1,7 @@
 // Reader slots: PageFile::held_reader_slots against slots that handles lock
 // in orders the kernel's lock list keeps apart (it groups locks by handle and
-// answers a query with the first conflict it meets, not the lowest).
+// answers a query with the first conflict it meets, not the lowest), and
+// reader_slot_holders naming the processes that hold them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "io_test_util.h"
 #include "ofd_lock.h"
 #include "ordo/io/page_file.h"
+#include "ordo/io/reader_slots.h"
 
 namespace ordo::io {
 namespace {
@@ -114,6 +116,27 @@ TEST_F(ReaderSlotsTest, ListingIsCapped) {
   ASSERT_EQ(slots.size(), PageFile::kMaxListedReaderSlots);
   for (size_t i = 0; i < slots.size(); ++i) ASSERT_EQ(slots[i], i);
   ::close(fd);
+}
+
+// Slots held in this process name it; a slot of two handles names it once.
+TEST_F(ReaderSlotsTest, HoldersAreTheProcessesHoldingTheLocks) {
+  auto none = reader_slot_holders(path_);
+  ASSERT_TRUE(none.is_ok()) << none.status().to_string();
+  EXPECT_TRUE(none->empty());
+  auto r = readers(2);
+  ASSERT_EQ(r.size(), 2u);
+  ASSERT_TRUE(r[0]->lock_reader_slot(4).is_ok());
+  ASSERT_TRUE(r[1]->lock_reader_slot(4).is_ok());
+  ASSERT_TRUE(r[1]->lock_reader_slot(9).is_ok());
+  auto slots = reader_slot_holders(path_);
+  ASSERT_TRUE(slots.is_ok()) << slots.status().to_string();
+  ASSERT_EQ(slots->size(), 2u);
+  EXPECT_EQ((*slots)[0].txn_id, 4u);
+  EXPECT_EQ((*slots)[1].txn_id, 9u);
+  for (const HeldReaderSlot& slot : *slots) {
+    EXPECT_EQ(slot.pids, std::vector<int>{static_cast<int>(::getpid())}) << slot.txn_id;
+  }
+  EXPECT_TRUE(reader_slot_holders(dir_.file("missing")).status().is_not_found());
 }
 
 TEST_F(ReaderSlotsTest, AFileThatCannotBeOpenedIsAnError) {

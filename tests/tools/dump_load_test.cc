@@ -117,6 +117,24 @@ TEST_F(ToolDumpLoadTest, OneTreeIntoAnotherAndAppend) {
   EXPECT_NE(r.err.find("--append"), std::string::npos) << r.err;
 }
 
+// --io chooses the write backend of the load; uring either loads or fails
+// naming io_uring; another value is a usage error.
+TEST_F(ToolDumpLoadTest, IoChoosesTheWriteBackend) {
+  const std::string src = dir_.file("src.ordo");
+  build_varied(src);
+  ASSERT_EQ(ordo_tool({"dump", src, "--tree", "big", "-o", dir_.file("big")}).exit_code, 0);
+  ProcessResult r =
+      ordo_tool({"load", dir_.file("posix.ordo"), "--io", "posix", "-i", dir_.file("big")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = ordo_tool({"load", dir_.file("uring.ordo"), "--io", "uring", "-i", dir_.file("big")});
+  if (r.exit_code != 0) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("io_uring"), std::string::npos) << r.err;
+  }
+  r = ordo_tool({"load", dir_.file("other.ordo"), "--io", "aio", "-i", dir_.file("big")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 // Bad inputs: each a clear error naming the line, exit 1, and the target
 // database byte for byte as it was (and no file at all when the load would
 // have created it).

@@ -69,7 +69,6 @@ class FailingDisk {
         std::string("LD_PRELOAD=") + FAIL_SYNC_PRELOAD_PATH,
         "ASAN_OPTIONS=" + (asan != nullptr ? std::string(asan) + ":" : "") +
             "verify_asan_link_order=0",
-        "ORDO_IO=posix",
         "FAULT_PRELOAD_PATH=" + path_,
         "FAULT_PRELOAD_LOG=" + log_};
     if (fault) {

@@ -26,11 +26,37 @@ inline uint64_t test_seed(uint64_t fallback) {
   return seed;
 }
 
-// Opens with checksum verification on, so every test also checks that each
-// commit's checksums are right.
+// The write backend the tests run on: the test-only variable ORDO_TEST_IO,
+// "posix" or "uring" (ctest runs the engine suite once with each), else
+// IoBackend::kAuto. Any other value ends the test binary, naming it.
+inline IoBackend test_io_backend() {
+  const char* env = std::getenv("ORDO_TEST_IO");
+  const std::string choice = env ? env : "";
+  if (choice.empty()) return IoBackend::kAuto;
+  if (choice == "posix") return IoBackend::kPosix;
+  if (choice == "uring") return IoBackend::kUring;
+  std::fprintf(stderr, "ORDO_TEST_IO=%s: expected \"posix\" or \"uring\"\n", choice.c_str());
+  std::abort();
+}
+
+// `options` on the tests' write backend (test_io_backend()), unless they name
+// a backend of their own.
+inline Options with_test_backend(Options options) {
+  if (options.io_backend == IoBackend::kAuto) options.io_backend = test_io_backend();
+  return options;
+}
+
+// Database::open on the tests' write backend.
+inline Result<std::unique_ptr<Database>> open_database(const std::string& path,
+                                                       Options options = {}) {
+  return Database::open(path, with_test_backend(options));
+}
+
+// Opens on the tests' write backend with checksum verification on, so every
+// test also checks that each commit's checksums are right.
 inline std::unique_ptr<Database> open_db(const std::string& path, Options options = {}) {
   options.verify_checksums = true;
-  auto db = Database::open(path, options);
+  auto db = open_database(path, options);
   EXPECT_TRUE(db.is_ok()) << db.status().to_string();
   return db.is_ok() ? std::move(db).value() : nullptr;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "byte_format.h"
+#include "ordo/options.h"
 
 namespace ordo::tool {
 
@@ -83,6 +84,7 @@ struct LoadOptions {
   std::optional<std::string> input;  // -i; stdin when absent
   bool append = false;
   uint64_t batch = 0;  // 0: one txn
+  IoBackend io_backend = IoBackend::kAuto;  // --io
   bool json = false;
 };
 int run_load(const LoadOptions& options);

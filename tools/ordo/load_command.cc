@@ -92,7 +92,7 @@ int run_load(const LoadOptions& o) {
   std::setvbuf(in, buffer, _IOFBF, sizeof buffer);
 
   const CreatedFile created = existed ? CreatedFile() : CreatedFile(o.path);
-  auto db_result = Database::open(o.path);
+  auto db_result = Database::open(o.path, Options{.io_backend = o.io_backend});
   if (!db_result.is_ok()) {
     const bool removed = created.remove();
     report_error(o.path, db_result.status());

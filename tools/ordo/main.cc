@@ -192,7 +192,15 @@ int run(int argc, char** argv) {
   load->add_option("--batch", load_options.batch,
                    "Commit every N records (an error keeps the batches before it)")
       ->check(unsigned_number<uint64_t>());
+  std::string io = "auto";
+  load->add_option("--io", io,
+                   "Write backend (Options::io_backend): auto (POSIX), posix, or uring (an "
+                   "error where io_uring cannot be set up)")
+      ->check(CLI::IsMember({"auto", "posix", "uring"}));
   commands.list.emplace_back(load, [&] {
+    load_options.io_backend = io == "uring"   ? ordo::IoBackend::kUring
+                              : io == "posix" ? ordo::IoBackend::kPosix
+                                              : ordo::IoBackend::kAuto;
     load_options.path = path;
     load_options.json = json;
     load_options.tree = tree_of(load);

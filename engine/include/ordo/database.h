@@ -45,6 +45,12 @@
 // Errors: every fallible call returns Status or Result<T> (status.h); no
 // exception crosses this API but one thrown by the caller's own batch
 // function, which Database::batch rethrows to that caller.
+//
+// This header, in order: Database, the txns (Txn, ReadTxn, WriteTxn),
+// Cursor, then the values they take and return (Tree, KeyRange,
+// UpgradeResult). The reports a database gives about itself (DatabaseInfo,
+// Stats, CheckReport, TreeStats, FreeSpace) are in ordo/diagnostics.h,
+// included here; the page-level inspection API is ordo/inspect.h.
 #pragma once
 
 #include <chrono>
@@ -57,6 +63,7 @@
 
 #include "ordo/byte_view.h"
 #include "ordo/copy.h"
+#include "ordo/diagnostics.h"
 #include "ordo/id64.h"
 #include "ordo/options.h"
 #include "ordo/status.h"
@@ -64,10 +71,14 @@
 
 namespace ordo {
 
-// Largest value in bytes (128 MiB).
-inline constexpr uint64_t kMaxValueBytes = 128ull << 20;
-
 class Database;
+class Txn;
+class ReadTxn;
+class WriteTxn;
+class Cursor;
+class Tree;
+class KeyRange;
+struct UpgradeResult;
 class TxnImpl;
 class WriteTxnImpl;
 class DatabaseImpl;
@@ -77,303 +88,185 @@ class TreeHandles;
 class TxnFactory;
 class TxnInternals;
 
-// Names one tree of a database, by name (as an LMDB dbi does). Cheap to
-// copy. Made by Txn::open_tree or WriteTxn::create_tree, and valid for the
-// Database that issued it in any later txn: a txn in which no tree has that
-// name reports NotFound, and one in which a tree of that name was created
-// again (after drop_tree or rename_tree) reaches the new tree. A handle used
-// with a txn of another database, or of another open of the same file, is
-// InvalidArgument. A default-constructed Tree is the default tree, which
-// every database has.
-class Tree {
- public:
-  Tree() = default;
-  // The tree's name; empty for the default tree.
-  const std::string& name() const { return name_; }
-  bool is_default() const { return id_ == 0; }
-
- private:
-  friend class TreeHandles;  // engine-internal: makes and checks handles
-  Tree(uint64_t database_tag, uint32_t id, std::string name)
-      : database_tag_(database_tag), id_(id), name_(std::move(name)) {}
-  uint64_t database_tag_ = 0;  // which open Database issued it; 0 for the default tree
-  uint32_t id_ = 0;            // 0 is the default tree
-  std::string name_;
-};
-
-// A half-open key range [from, to) for Txn::scan and WriteTxn::del_range.
-// Owns copies of its bounds. An unbounded end is none().
-class KeyRange {
- public:
-  // Every key.
-  static KeyRange all() { return KeyRange(); }
-  // Keys >= `from`.
-  static KeyRange starting_at(ByteView from) { return KeyRange(from.str(), {}, false); }
-  // Keys >= `from` and < `to`; empty when from >= to.
-  static KeyRange between(ByteView from, ByteView to) {
-    return KeyRange(from.str(), to.str(), true);
-  }
-  // Keys that start with `prefix` (every key for an empty prefix).
-  static KeyRange prefix(ByteView prefix) {
-    std::string end = prefix.str();
-    // The first key past the prefix: drop trailing 0xff bytes, then add one
-    // to the last byte; none when the prefix is all 0xff (or empty).
-    while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
-    if (end.empty()) return KeyRange(prefix.str(), {}, false);
-    end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
-    return KeyRange(prefix.str(), std::move(end), true);
-  }
-
-  ByteView from() const { return from_; }
-  bool has_end() const { return has_end_; }
-  // The first key past the range. REQUIRES: has_end().
-  ByteView end() const { return end_; }
-  // Whether `key` >= from() and (no end, or key < end()).
-  bool contains(ByteView key) const {
-    return key.compare(from_) >= 0 && (!has_end_ || key.compare(end_) < 0);
-  }
-  // Whether keys at or past `key` are all outside (key >= end()).
-  bool past_end(ByteView key) const { return has_end_ && key.compare(end_) >= 0; }
-
- private:
-  KeyRange() = default;
-  KeyRange(std::string from, std::string end, bool has_end)
-      : from_(std::move(from)), end_(std::move(end)), has_end_(has_end) {}
-  std::string from_;
-  std::string end_;
-  bool has_end_ = false;
-};
-
 // Called by Txn::scan for each entry in key order; return false to stop.
 // The views are valid until the call returns or writes to the txn,
 // whichever comes first.
 using ScanFn = std::function<bool(ByteView key, ByteView value)>;
 
-// Shape and fill of one tree, from a full walk of its pages.
-struct TreeStats {
-  std::string name;
-  uint64_t entries = 0;
-  uint32_t depth = 0;  // 0 for an empty tree, 1 when the root is a leaf
-  uint64_t leaf_pages = 0;
-  uint64_t branch_pages = 0;
-  double leaf_fill = 0;  // leaf bytes in use / leaf bytes, 0..1
-  uint64_t overflow_pages = 0;   // pages of the overflow runs of its large values
-  uint64_t overflow_values = 0;  // values stored in overflow runs
-  uint64_t key_bytes = 0;        // sum of the key lengths
-  uint64_t value_bytes = 0;      // sum of the value lengths, in leaves and overflow runs
-};
+// The work of one Database::batch call: its changes, made in the group's
+// write txn. Returns Ok to have them committed, anything else to have them
+// rolled back (that status is then the caller's outcome). See batch().
+using BatchFn = std::function<Status(WriteTxn&)>;
 
-// Pages in the free tree, from a walk of it.
-struct FreeSpace {
-  uint64_t free_pages = 0;     // all pages recorded as free
-  // Of those, pages the next write txn may not reuse yet: freed by the last
-  // commit, or still reachable from a live read snapshot.
-  uint64_t pending_pages = 0;
-  uint64_t entries = 0;        // free-tree entries (freeing txn, chunk)
-};
-
-// One problem found by Txn::check().
-struct CheckProblem {
-  uint64_t page_number = 0;  // the page concerned (0 and 1 are the meta pages)
-  std::string what;
-};
-
-// What Txn::check() found.
-struct CheckReport {
-  bool clean() const { return problems.empty(); }
-  std::vector<CheckProblem> problems;  // in walk order; at most kMaxProblems
-  bool truncated = false;              // more problems than were kept
-  uint64_t high_water_pages = 0;       // pages below the high-water mark
-  uint64_t tree_pages = 0;             // leaf and branch pages, every tree
-  uint64_t overflow_pages = 0;
-  uint64_t free_pages = 0;             // listed in the free tree
-  // User trees (the default tree plus the named trees) and their entries:
-  // the same counts as the catalog and the meta (inspect::trees, `ordo
-  // trees`, `ordo stat`). The internal trees are counted apart.
-  uint64_t trees = 0;
-  uint64_t entries = 0;
-  uint64_t catalog_entries = 0;        // internal: one per named tree
-  uint64_t free_tree_entries = 0;      // internal: free-tree entries
-  uint64_t log_pages = 0;              // the log area's pages
-  // Log records after the snapshot's checkpoint up to the snapshot (each
-  // checked: whole, checksummed, decodable, the last naming the snapshot's
-  // roots), and their bytes in the log area.
-  uint64_t log_records = 0;
-  uint64_t log_bytes = 0;
-  static constexpr size_t kMaxProblems = 1000;
-};
-
-// One of the two meta pages as found on disk.
-struct MetaInfo {
-  // Magic, version, page size and checksum verify, and the fields are
-  // consistent with each other, with the slot (txn id parity) and with the
-  // file's length (see DatabaseInfo::recovery); on a read-only handle, also
-  // not a newer commit still in progress in another handle (problem: "txn N
-  // is being committed").
-  bool valid = false;
-  std::string problem;  // why not valid; empty when valid
-  uint64_t txn_id = 0;
-  uint64_t page_high_water = 0;  // pages ever used (next never-used page number)
-  uint64_t file_bytes = 0;       // file length the meta's commit allocated
-  uint64_t free_pages = 0;       // pages recorded in the free tree
-  uint64_t tree_count = 0;       // named trees in the catalog
-};
-
-// What `ordo info` shows.
-// The log area and what it holds (docs/FORMAT.md, "The log").
-struct LogInfo {
-  uint64_t first_page = 0;      // first page of the log area
-  uint64_t area_bytes = 0;      // its length (Options::log_bytes when created)
-  uint64_t epoch = 0;           // checkpoints taken since the file was made
-  uint64_t checkpoint_txn = 0;  // txn of the last checkpoint (durable with its pages)
-  // Records written since that checkpoint: they start at byte 0 of the area
-  // (the tail) and end at head_bytes (where the next one goes).
-  uint64_t records = 0;
-  uint64_t head_bytes = 0;
-  uint64_t last_txn = 0;        // txn of the last of them (checkpoint_txn when none)
-  // What open did with the log, when a crash of the machine had lost pages
-  // of logged txns: "replayed txns 8..12 (5 log records, 20480 bytes) after
-  // checkpoint txn 7 (...)". Empty otherwise.
-  std::string replayed;
-  uint64_t replayed_records = 0;  // the records that open replayed (0: none)
-  uint64_t replayed_bytes = 0;    // their bytes in the log area
-};
-
-struct DatabaseInfo {
-  std::string path;
-  uint32_t page_size_bytes = 0;
-  uint32_t format_version = 0;
-  uint64_t file_bytes = 0;        // current file length
-  uint64_t txn_id = 0;            // last committed txn
-  int current_meta = 0;           // 0 or 1: the meta page of the last checkpoint
-  // The last commit's state (its meta, from the log when it is past the
-  // checkpoint): valid, txn_id, page_high_water, file_bytes, free_pages,
-  // tree_count.
-  MetaInfo current;
-  LogInfo log;
-  MetaInfo metas[2];
-  uint64_t pages_used = 0;        // high-water pages minus free pages
-  Uuid id_high_water;             // last UUIDv7 issued by a committed txn
-  Id64 id64_high_water;           // last 64-bit ID issued by a committed txn
-  std::string io_backend;         // "io_uring", "posix", or "none" (read-only)
-  // Non-empty when open did not use the meta with the newest txn and used
-  // the other one; says which and why. Two causes: the newest commit is
-  // incomplete (a crash during a one-sync commit: a page it wrote does not
-  // read back intact), or the newest meta page was written whole (its
-  // checksum matches) but its fields cannot be right, e.g. a page high-water
-  // past the end of the file or a tree root at or past the high-water
-  // ("meta 1 (txn 8) is unusable: ...; using meta 0 (txn 7)"). Both commit
-  // protocols, writable and read-only opens alike; a read-only open writes
-  // nothing, a writable one overwrites the unusable slot at its next commit.
-  std::string recovery;
-};
-
-// What Database::upgrade did.
-struct UpgradeResult {
-  // False when the file was version 3 already: nothing was written, and the
-  // fields below describe its newest checkpoint.
-  bool upgraded = false;
-  uint64_t txn_id = 0;           // the last commit of the file, kept
-  uint32_t page_size_bytes = 0;
-  uint64_t log_first_page = 0;   // the log area: first page (the old page high-water mark)
-  uint64_t log_bytes = 0;        // and length in bytes
-  uint64_t file_bytes = 0;       // the file's length afterwards
-  // Non-empty when the newest version 2 meta was a one-sync commit whose
-  // pages did not verify (a crash during it), so the commit before it was
-  // kept, as a version 2 open would have: says which and why.
-  std::string recovery;
-};
-
-// Counters since open, for benchmarks and tests. Each is read atomically, not all
-// together. What a steady-state commit costs (Database::stats() before and after):
-// a logged commit (the default), 1 sync (its record's, by RWF_DSYNC) and a checkpoint's
-// 2 now and then; one-sync with io_uring, 1 write_calls and 1 syncs; two-sync, 2 and
-// 2; with POSIX, write_calls counts each pwritev (one per run of adjacent pages, plus
-// the meta page or the record) and each fdatasync; file_growths stays 0 until the
-// preallocated extent is used up.
-struct Stats {
-  uint64_t commits = 0;        // successful commits
-  uint64_t pages_written = 0;  // data and meta pages written by commits
-  uint64_t bytes_written = 0;  // bytes of successful writes: commits, spills, overflow runs
-  // System calls that handed writes or syncs to the kernel: io_uring_enter calls with
-  // io_uring (a one-sync commit is one), pwritev and fdatasync calls with POSIX. Failed
-  // calls count too.
-  uint64_t write_calls = 0;
-  uint64_t syncs = 0;          // successful fdatasyncs (io_uring or POSIX)
-  uint64_t file_growths = 0;   // extent preallocations (fallocate) that grew the file
-  uint64_t pages_reused = 0;   // allocations served from the free tree
-  uint64_t pages_spilled = 0;  // dirty pages written before commit (memory budget)
-  uint64_t overflow_pages_written = 0;  // pages of large values
-  // Database::batch: groups its callers formed (each committed at most once,
-  // which `commits` counts when it succeeds), the calls those groups carried,
-  // and group txns rolled back because a member failed (the rest of the
-  // group then ran again). batch_members / batch_groups is the mean group
-  // size.
-  uint64_t batch_groups = 0;
-  uint64_t batch_members = 0;
-  uint64_t batch_rollbacks = 0;
-};
-
-// Ordered iteration over one tree, made by Txn::cursor.
-//
-// Positions: after first()/last()/seek() the cursor is on an entry (valid())
-// or past the end (!valid()). next()/prev() move from the current entry;
-// from !valid() they do nothing. key()/value() of a cursor that is not
-// valid() return empty views.
-//
-// In a write txn the cursor sees every write of its txn, whether made
-// through it (put(), del()) or through the txn (WriteTxn::put, del,
-// del_range, append, drop_tree): it stays on its entry while other keys
-// change; when its own entry is deleted it moves to the entry after it
-// (past the end when there is none), so
-//   for (c.first(); c.valid();) c.del();
-// empties a tree. A tree dropped or renamed in the txn makes the cursor
-// report NotFound.
-//
-// Views from key()/value() stay valid until the txn ends or is reset; in a
-// write txn, only until its next write (through any cursor or the txn).
-//
-// Errors: positioning calls return Corruption when they meet a damaged page;
-// TxnEnded once the cursor's txn was committed, aborted, reset, moved from or
-// destroyed (valid() is then false, also after the txn is renewed);
-// NotFound when its tree no longer exists in the txn. status() keeps the
-// last error met, including by value().
-//
-// Thread-safety: like its txn, one thread at a time. The cursor may outlive
-// its txn (it then only reports TxnEnded); it keeps nothing else alive.
-class Cursor {
+// An open database file. Thread-safe: every method may be called from any
+// thread. Destroying it while txns exist is safe (see the top of this file).
+class Database {
  public:
-  Cursor(Cursor&&) noexcept;
-  Cursor& operator=(Cursor&&) noexcept;
-  ~Cursor();
+  // Opens or creates the database file at `path`.
+  // Returns: Busy when another handle (this or another process) has it open
+  // for writing and Options::writer_wait_ms passed; NotFound when missing
+  // and !create_if_missing or read_only; NotOrdoFile for a file that is not
+  // an ordo database (an empty file, or one of zeros only as a create cut
+  // short between growing the file and writing its first meta leaves, is one
+  // only for a read-only open: a writable open makes it a new database and,
+  // for zeros, says so in DatabaseInfo::recovery); VersionMismatch for another format version;
+  // InvalidArgument for another page size than Options asks, or a bad
+  // option (an Options enum out of range included); Full when the file does
+  // not fit in Options::map_reserve_bytes, or a new file's meta pages do not
+  // fit on the filesystem; Corruption for a damaged or
+  // truncated file (the message names what); IOError for OS failures.
+  static Result<std::unique_ptr<Database>> open(const std::string& path,
+                                                const Options& options = {});
+  ~Database();
 
-  Status first();
-  Status last();
-  Status seek(ByteView key);  // first entry with key >= `key`
-  Status next();
-  Status prev();
-  bool valid() const;
-  ByteView key() const;
-  // An overflow value whose pages are damaged reads as empty and sets
-  // status() to Corruption.
-  ByteView value() const;
-  // The outcome of the last call on this cursor that returns a Status, or
-  // the error that a later valid()/key()/value() met (TxnEnded, Corruption).
-  Status status() const;
+  // Converts the version 2 database file at `path` to version 3 in place
+  // (docs/FORMAT.md, "Version history"), keeping every page
+  // where it is: the newest commit a version 2 open would take (a one-sync
+  // commit only when its pages verify) stays the last commit, its trees,
+  // free pages and ID high-water marks unchanged. A log area of `log_bytes`
+  // (0: Options::log_bytes' default, 4 MiB; else a multiple of the page size
+  // from 64 KiB to 1 GiB) is added at the old page high-water mark: the file
+  // grows by that much, the area is written with zeros and synced, then the
+  // version 3 meta is written to the slot not holding the kept version 2
+  // meta and synced, then the other slot is zeroed and synced. A crash or
+  // failure at any point leaves a file that Database::open reads as
+  // upgraded, or that upgrade() converts again, with no commit lost.
+  // A file at version 3 already is left as it is: Ok with
+  // UpgradeResult::upgraded false (so running it again is harmless).
+  // Thread-safety: holds the file's writer lock for the call, so it fails
+  // rather than run beside a handle that writes the file; any thread may
+  // call it. Run it on a file that no process reads either (this build
+  // cannot open a version 2 file, but a build of version 2 can).
+  // Returns: NotFound for a missing file; Busy when another handle (this or
+  // another process) has the file open for writing; InvalidArgument for a
+  // bad log_bytes; NotOrdoFile, Corruption (a damaged or truncated file, the
+  // message names what) and VersionMismatch (a version other than 2 or 3) as
+  // open() reports them; Full when the file system has no room for the log
+  // area (the file is left a version 2 file); IOError for OS failures.
+  static Result<UpgradeResult> upgrade(const std::string& path, uint64_t log_bytes = 0);
 
-  // Write txns only. Inserts or overwrites `key` (as WriteTxn::put) and
-  // leaves the cursor on it. InvalidArgument for a cursor of a read txn and
-  // for what WriteTxn::put refuses; the other errors of WriteTxn::put.
-  Status put(ByteView key, ByteView value);
-  // Write txns only. Deletes the entry the cursor is on and moves to the
-  // entry after it. InvalidArgument when !valid() or for a read txn's
-  // cursor; the errors of WriteTxn::del.
-  Status del();
+  // A snapshot of the last commit. InvalidArgument in a forked child; on a
+  // read-only handle IOError, Busy or Corruption as ReadTxn::renew() says.
+  // A thread that reads one snapshot after another may keep one ReadTxn and
+  // reset() and renew() it instead.
+  Result<ReadTxn> begin_read();
+  // The write txn; waits while another thread's write txn is open. Busy at
+  // once when this thread holds the open write txn (waiting would never
+  // end); InvalidArgument on a read-only database or in a forked child;
+  // IOError after a failed commit poisoned the handle.
+  Result<WriteTxn> begin_write();
+  // As begin_write(), but Busy at once when a write txn is open.
+  Result<WriteTxn> try_begin_write();
+  // As begin_write(), but Busy once `timeout` passed (ms resolution).
+  Result<WriteTxn> begin_write(std::chrono::milliseconds timeout);
+
+  // Group commit: commits `fn`'s changes together with those of the batch()
+  // calls other threads make at the same time, in one write txn and one
+  // commit (one fdatasync), and returns once that commit is durable (as
+  // Options::sync_commits says), with this caller's own outcome. Meant for
+  // many threads that each make small durable changes: N concurrent calls
+  // cost about one commit instead of N.
+  //
+  //   Status s = db->batch([&](ordo::WriteTxn& txn) {
+  //     return txn.put(txn.default_tree(), key, value);
+  //   });
+  //
+  // How: callers queue in arrival order. The caller at the front leads: it
+  // takes itself and every caller queued behind it, up to 128 (the rest wait
+  // for the next group), begins the write txn as begin_write() does (waiting
+  // for another thread's open write txn), calls each member's `fn` in queue
+  // order on that txn, commits, hands each member its outcome and wakes the
+  // caller now at the front, who leads whoever queued while that commit ran.
+  // No timer, no background thread: a caller alone is committed at once.
+  // The members' changes are applied in queue order, so a later member sees
+  // the earlier ones' writes; after a crash either every change of a group
+  // is in the file or none is.
+  //
+  // A member that fails does not fail the others: when `fn` returns a non-Ok
+  // status, the txn is rolled back, that member is dropped from the group
+  // with its own status as its outcome, and the group runs again without it
+  // in a fresh txn. So `fn` may be called more than once (each time on a
+  // fresh txn from which its earlier changes are gone): it must have no
+  // effect outside the txn (act on the outcome once batch() returned). A
+  // member dropped for failing is not called again.
+  //
+  // Rules for `fn`: it may read and write the txn in any way (trees, puts,
+  // deletes, cursors, IDs), but must not end it: commit() and abort() on it
+  // return InvalidArgument (abort() does nothing) and fail the member with
+  // InvalidArgument; so does moving the txn out of its WriteTxn. It must not
+  // begin another write txn or call batch() (both Busy: its thread holds the
+  // write txn). It runs on the leading caller's thread, which may not be its
+  // caller's, while the caller waits in batch(): it may use the caller's
+  // stack objects, not thread-local state. A `fn` that goes on past a call
+  // that left the txn unusable (Corruption, Full, IOError) fails with that
+  // status. A `fn` that throws fails its member: the others go on, and
+  // batch() rethrows the exception in its caller's thread (the one exception
+  // that crosses this API: the caller's own).
+  //
+  // Returns: Ok once this caller's changes are durable; the status `fn`
+  // returned when it failed; InvalidArgument for a `fn` that tried to end
+  // or move the txn (neither happens: a move leaves an ended txn), an empty `fn`, a read-only database or a forked child (as
+  // begin_write); Busy at once when this thread holds the open write txn
+  // (waiting would never end); otherwise every member of the group gets the
+  // same status, from begin_write (IOError on a handle poisoned by a failed
+  // commit) or from commit (the database stays at its previous commit; the
+  // handle stays usable or is poisoned as WriteTxn::commit says).
+  //
+  // Thread-safety and lifetimes: any number of threads may call it at once,
+  // beside begin_write() callers and readers. `fn` and what it captures must
+  // live until batch() returns (they do, on the caller's stack). The call
+  // keeps the database's state alive: destroying the Database while other
+  // threads' calls are queued or running is safe; they complete. Stats::batch_groups,
+  // batch_members and batch_rollbacks count the groups.
+  Status batch(const BatchFn& fn);
+
+  // Makes every commit so far durable and a checkpoint (docs/FORMAT.md, "The
+  // log"): fdatasync, the last commit's meta into its slot, fdatasync; the log
+  // starts again, so a later open replays nothing. Commits take checkpoints
+  // by themselves (when the log area fills, and at close); call this after
+  // commits made with Options::sync_commits false, to make them durable at a
+  // point of your choosing, as mdb_env_sync does. Waits for the write txn of
+  // another thread. Nothing to do (Ok) when no commit followed the last
+  // checkpoint.
+  // Errors: InvalidArgument on a read-only handle or in a forked child; Busy
+  // when this thread holds the open write txn; IOError/Full when a write or
+  // sync fails (the handle is then poisoned, as after a failed commit; the
+  // commits stay durable as far as they were).
+  // Thread-safe.
+  Status checkpoint();
+
+  // A consistent copy of the last commit: begin_read(), then
+  // ReadTxn::copy_to(path, options). Errors as those two.
+  Result<CopyResult> copy_to(const std::string& path, const CopyOptions& options = {});
+
+  // The state of the database (diagnostics.h): its path, page size, format
+  // version and file length, the last commit, both meta pages as found on
+  // disk, the log area, the ID high-water marks, the write backend, and what
+  // open recovered. A read-only handle first takes the newest commit on
+  // disk, as begin_read() does (when that fails, it describes the commit it
+  // had). Work: the two meta pages decoded from the mapping; no walk, no I/O
+  // on a writable handle. Cannot fail: a meta that does not verify is
+  // reported in its MetaInfo. Thread-safe.
+  DatabaseInfo info() const;
+  // The counters since this handle was opened (diagnostics.h), each read
+  // atomically. Costs a few atomic loads; thread-safe.
+  Stats stats() const;
+  // The file's page size in bytes (4096 to 65536, a power of two).
+  uint32_t page_size_bytes() const;
+  // The longest key, and the longest tree name, in bytes: page size / 4 - 24
+  // (1000 at 4 KiB). A longer key is InvalidArgument.
+  uint32_t max_key_bytes() const;
+  // The longest value in bytes: kMaxValueBytes (128 MiB).
+  uint64_t max_value_bytes() const;
+  // The longest value in bytes stored in its leaf (page size / 4); larger
+  // values go to a run of overflow pages.
+  uint32_t max_inline_value_bytes() const;
+  // The four size functions above are thread-safe and cannot fail.
 
  private:
-  friend class Txn;
-  explicit Cursor(std::unique_ptr<CursorImpl> impl);
-  std::unique_ptr<CursorImpl> impl_;
+  friend class DatabaseOpener;  // engine-internal: opens over a given write backend
+  explicit Database(std::shared_ptr<DatabaseImpl> impl);
+  std::shared_ptr<DatabaseImpl> impl_;
 };
 
 // Reads shared by read and write txns. Every call on a txn that ended
@@ -397,7 +290,8 @@ class Txn {
   // 0 once it ended).
   uint64_t txn_id() const;
 
-  Tree default_tree() const { return Tree{}; }
+  // The default tree, which every database has (a default-constructed Tree).
+  Tree default_tree() const;
   // NotFound when no tree of that name exists in this txn's view;
   // InvalidArgument for an empty or oversized name.
   Result<Tree> open_tree(std::string_view name);
@@ -419,9 +313,16 @@ class Txn {
   // and Cursor::next(); a damaged overflow value is Corruption.
   Status scan(const Tree& tree, const KeyRange& range, const ScanFn& fn);
 
-  // Walks the whole tree; Corruption names the first damaged page.
+  // The shape and fill of `tree` in this txn's view (TreeStats,
+  // diagnostics.h), from a walk of every page of it, overflow runs included.
+  // NotFound for an unknown tree; InvalidArgument for a tree handle of
+  // another database; Corruption names the first damaged page. Work: one
+  // read of every page of the tree.
   Result<TreeStats> tree_stats(const Tree& tree);
-  // Walks the free tree.
+  // The pages the free tree records and how many of them the next write txn
+  // may not reuse yet (FreeSpace, diagnostics.h), from a walk of the free
+  // tree. Corruption names the first damaged page. Work: one read of every
+  // page of the free tree.
   Result<FreeSpace> free_space();
 
   // Checks this snapshot whole: every page of every tree, the catalog and the
@@ -609,163 +510,155 @@ class WriteTxn : public Txn {
   WriteTxnImpl& writer();
 };
 
-// The work of one Database::batch call: its changes, made in the group's
-// write txn. Returns Ok to have them committed, anything else to have them
-// rolled back (that status is then the caller's outcome). See batch().
-using BatchFn = std::function<Status(WriteTxn&)>;
-
-// An open database file. Thread-safe: every method may be called from any
-// thread. Destroying it while txns exist is safe (see the top of this file).
-class Database {
+// Ordered iteration over one tree, made by Txn::cursor.
+//
+// Positions: after first()/last()/seek() the cursor is on an entry (valid())
+// or past the end (!valid()). next()/prev() move from the current entry;
+// from !valid() they do nothing. key()/value() of a cursor that is not
+// valid() return empty views.
+//
+// In a write txn the cursor sees every write of its txn, whether made
+// through it (put(), del()) or through the txn (WriteTxn::put, del,
+// del_range, append, drop_tree): it stays on its entry while other keys
+// change; when its own entry is deleted it moves to the entry after it
+// (past the end when there is none), so
+//   for (c.first(); c.valid();) c.del();
+// empties a tree. A tree dropped or renamed in the txn makes the cursor
+// report NotFound.
+//
+// Views from key()/value() stay valid until the txn ends or is reset; in a
+// write txn, only until its next write (through any cursor or the txn).
+//
+// Errors: positioning calls return Corruption when they meet a damaged page;
+// TxnEnded once the cursor's txn was committed, aborted, reset, moved from or
+// destroyed (valid() is then false, also after the txn is renewed);
+// NotFound when its tree no longer exists in the txn. status() keeps the
+// last error met, including by value().
+//
+// Thread-safety: like its txn, one thread at a time. The cursor may outlive
+// its txn (it then only reports TxnEnded); it keeps nothing else alive.
+class Cursor {
  public:
-  // Opens or creates the database file at `path`.
-  // Returns: Busy when another handle (this or another process) has it open
-  // for writing and Options::writer_wait_ms passed; NotFound when missing
-  // and !create_if_missing or read_only; NotOrdoFile for a file that is not
-  // an ordo database (an empty file, or one of zeros only as a create cut
-  // short between growing the file and writing its first meta leaves, is one
-  // only for a read-only open: a writable open makes it a new database and,
-  // for zeros, says so in DatabaseInfo::recovery); VersionMismatch for another format version;
-  // InvalidArgument for another page size than Options asks, or a bad
-  // option (an Options enum out of range included); Full when the file does
-  // not fit in Options::map_reserve_bytes, or a new file's meta pages do not
-  // fit on the filesystem; Corruption for a damaged or
-  // truncated file (the message names what); IOError for OS failures.
-  static Result<std::unique_ptr<Database>> open(const std::string& path,
-                                                const Options& options = {});
-  ~Database();
+  Cursor(Cursor&&) noexcept;
+  Cursor& operator=(Cursor&&) noexcept;
+  ~Cursor();
 
-  // Converts the version 2 database file at `path` to version 3 in place
-  // (`ordo upgrade`; docs/FORMAT.md, "Version history"), keeping every page
-  // where it is: the newest commit a version 2 open would take (a one-sync
-  // commit only when its pages verify) stays the last commit, its trees,
-  // free pages and ID high-water marks unchanged. A log area of `log_bytes`
-  // (0: Options::log_bytes' default, 4 MiB; else a multiple of the page size
-  // from 64 KiB to 1 GiB) is added at the old page high-water mark: the file
-  // grows by that much, the area is written with zeros and synced, then the
-  // version 3 meta is written to the slot not holding the kept version 2
-  // meta and synced, then the other slot is zeroed and synced. A crash or
-  // failure at any point leaves a file that Database::open reads as
-  // upgraded, or that upgrade() converts again, with no commit lost.
-  // A file at version 3 already is left as it is: Ok with
-  // UpgradeResult::upgraded false (so running it again is harmless).
-  // Thread-safety: holds the file's writer lock for the call, so it fails
-  // rather than run beside a handle that writes the file; any thread may
-  // call it. Run it on a file that no process reads either (this build
-  // cannot open a version 2 file, but a build of version 2 can).
-  // Returns: NotFound for a missing file; Busy when another handle (this or
-  // another process) has the file open for writing; InvalidArgument for a
-  // bad log_bytes; NotOrdoFile, Corruption (a damaged or truncated file, the
-  // message names what) and VersionMismatch (a version other than 2 or 3) as
-  // open() reports them; Full when the file system has no room for the log
-  // area (the file is left a version 2 file); IOError for OS failures.
-  static Result<UpgradeResult> upgrade(const std::string& path, uint64_t log_bytes = 0);
+  Status first();
+  Status last();
+  Status seek(ByteView key);  // first entry with key >= `key`
+  Status next();
+  Status prev();
+  bool valid() const;
+  ByteView key() const;
+  // An overflow value whose pages are damaged reads as empty and sets
+  // status() to Corruption.
+  ByteView value() const;
+  // The outcome of the last call on this cursor that returns a Status, or
+  // the error that a later valid()/key()/value() met (TxnEnded, Corruption).
+  Status status() const;
 
-  // A snapshot of the last commit. InvalidArgument in a forked child; on a
-  // read-only handle IOError, Busy or Corruption as ReadTxn::renew() says.
-  // A thread that reads one snapshot after another may keep one ReadTxn and
-  // reset() and renew() it instead.
-  Result<ReadTxn> begin_read();
-  // The write txn; waits while another thread's write txn is open. Busy at
-  // once when this thread holds the open write txn (waiting would never
-  // end); InvalidArgument on a read-only database or in a forked child;
-  // IOError after a failed commit poisoned the handle.
-  Result<WriteTxn> begin_write();
-  // As begin_write(), but Busy at once when a write txn is open.
-  Result<WriteTxn> try_begin_write();
-  // As begin_write(), but Busy once `timeout` passed (ms resolution).
-  Result<WriteTxn> begin_write(std::chrono::milliseconds timeout);
-
-  // Group commit: commits `fn`'s changes together with those of the batch()
-  // calls other threads make at the same time, in one write txn and one
-  // commit (one fdatasync), and returns once that commit is durable (as
-  // Options::sync_commits says), with this caller's own outcome. Meant for
-  // many threads that each make small durable changes: N concurrent calls
-  // cost about one commit instead of N.
-  //
-  //   Status s = db->batch([&](ordo::WriteTxn& txn) {
-  //     return txn.put(txn.default_tree(), key, value);
-  //   });
-  //
-  // How: callers queue in arrival order. The caller at the front leads: it
-  // takes itself and every caller queued behind it, up to 128 (the rest wait
-  // for the next group), begins the write txn as begin_write() does (waiting
-  // for another thread's open write txn), calls each member's `fn` in queue
-  // order on that txn, commits, hands each member its outcome and wakes the
-  // caller now at the front, who leads whoever queued while that commit ran.
-  // No timer, no background thread: a caller alone is committed at once.
-  // The members' changes are applied in queue order, so a later member sees
-  // the earlier ones' writes; after a crash either every change of a group
-  // is in the file or none is.
-  //
-  // A member that fails does not fail the others: when `fn` returns a non-Ok
-  // status, the txn is rolled back, that member is dropped from the group
-  // with its own status as its outcome, and the group runs again without it
-  // in a fresh txn. So `fn` may be called more than once (each time on a
-  // fresh txn from which its earlier changes are gone): it must have no
-  // effect outside the txn (act on the outcome once batch() returned). A
-  // member dropped for failing is not called again.
-  //
-  // Rules for `fn`: it may read and write the txn in any way (trees, puts,
-  // deletes, cursors, IDs), but must not end it: commit() and abort() on it
-  // return InvalidArgument (abort() does nothing) and fail the member with
-  // InvalidArgument; so does moving the txn out of its WriteTxn. It must not
-  // begin another write txn or call batch() (both Busy: its thread holds the
-  // write txn). It runs on the leading caller's thread, which may not be its
-  // caller's, while the caller waits in batch(): it may use the caller's
-  // stack objects, not thread-local state. A `fn` that goes on past a call
-  // that left the txn unusable (Corruption, Full, IOError) fails with that
-  // status. A `fn` that throws fails its member: the others go on, and
-  // batch() rethrows the exception in its caller's thread (the one exception
-  // that crosses this API: the caller's own).
-  //
-  // Returns: Ok once this caller's changes are durable; the status `fn`
-  // returned when it failed; InvalidArgument for a `fn` that tried to end
-  // or move the txn (neither happens: a move leaves an ended txn), an empty `fn`, a read-only database or a forked child (as
-  // begin_write); Busy at once when this thread holds the open write txn
-  // (waiting would never end); otherwise every member of the group gets the
-  // same status, from begin_write (IOError on a handle poisoned by a failed
-  // commit) or from commit (the database stays at its previous commit; the
-  // handle stays usable or is poisoned as WriteTxn::commit says).
-  //
-  // Thread-safety and lifetimes: any number of threads may call it at once,
-  // beside begin_write() callers and readers. `fn` and what it captures must
-  // live until batch() returns (they do, on the caller's stack). The call
-  // keeps the database's state alive: destroying the Database while other
-  // threads' calls are queued or running is safe; they complete. Stats::batch_groups,
-  // batch_members and batch_rollbacks count the groups.
-  Status batch(const BatchFn& fn);
-
-  // Makes every commit so far durable and a checkpoint (docs/FORMAT.md, "The
-  // log"): fdatasync, the last commit's meta into its slot, fdatasync; the log
-  // starts again, so a later open replays nothing. Commits take checkpoints
-  // by themselves (when the log area fills, and at close); call this after
-  // commits made with Options::sync_commits false, to make them durable at a
-  // point of your choosing, as mdb_env_sync does. Waits for the write txn of
-  // another thread. Nothing to do (Ok) when no commit followed the last
-  // checkpoint.
-  // Errors: InvalidArgument on a read-only handle or in a forked child; Busy
-  // when this thread holds the open write txn; IOError/Full when a write or
-  // sync fails (the handle is then poisoned, as after a failed commit; the
-  // commits stay durable as far as they were).
-  // Thread-safe.
-  Status checkpoint();
-
-  // A consistent copy of the last commit: begin_read(), then
-  // ReadTxn::copy_to(path, options). Errors as those two.
-  Result<CopyResult> copy_to(const std::string& path, const CopyOptions& options = {});
-
-  DatabaseInfo info() const;
-  Stats stats() const;
-  uint32_t page_size_bytes() const;
-  uint32_t max_key_bytes() const;
-  uint64_t max_value_bytes() const;    // kMaxValueBytes
-  uint32_t max_inline_value_bytes() const;  // larger values go to overflow pages
+  // Write txns only. Inserts or overwrites `key` (as WriteTxn::put) and
+  // leaves the cursor on it. InvalidArgument for a cursor of a read txn and
+  // for what WriteTxn::put refuses; the other errors of WriteTxn::put.
+  Status put(ByteView key, ByteView value);
+  // Write txns only. Deletes the entry the cursor is on and moves to the
+  // entry after it. InvalidArgument when !valid() or for a read txn's
+  // cursor; the errors of WriteTxn::del.
+  Status del();
 
  private:
-  friend class DatabaseOpener;  // engine-internal: opens with a test I/O backend
-  explicit Database(std::shared_ptr<DatabaseImpl> impl);
-  std::shared_ptr<DatabaseImpl> impl_;
+  friend class Txn;
+  explicit Cursor(std::unique_ptr<CursorImpl> impl);
+  std::unique_ptr<CursorImpl> impl_;
 };
+
+// Names one tree of a database, by name (as an LMDB dbi does). Cheap to
+// copy. Made by Txn::open_tree or WriteTxn::create_tree, and valid for the
+// Database that issued it in any later txn: a txn in which no tree has that
+// name reports NotFound, and one in which a tree of that name was created
+// again (after drop_tree or rename_tree) reaches the new tree. A handle used
+// with a txn of another database, or of another open of the same file, is
+// InvalidArgument. A default-constructed Tree is the default tree, which
+// every database has.
+class Tree {
+ public:
+  Tree() = default;
+  // The tree's name; empty for the default tree.
+  const std::string& name() const { return name_; }
+  // Whether this handle names the default tree.
+  bool is_default() const { return id_ == 0; }
+
+ private:
+  friend class TreeHandles;  // engine-internal: makes and checks handles
+  Tree(uint64_t database_tag, uint32_t id, std::string name)
+      : database_tag_(database_tag), id_(id), name_(std::move(name)) {}
+  uint64_t database_tag_ = 0;  // which open Database issued it; 0 for the default tree
+  uint32_t id_ = 0;            // 0 is the default tree
+  std::string name_;
+};
+
+// A half-open key range [from, to) for Txn::scan and WriteTxn::del_range.
+// Owns copies of its bounds; a range without an end has has_end() false.
+class KeyRange {
+ public:
+  // Every key.
+  static KeyRange all() { return KeyRange(); }
+  // Keys >= `from`.
+  static KeyRange starting_at(ByteView from) { return KeyRange(from.str(), {}, false); }
+  // Keys >= `from` and < `to`; empty when from >= to.
+  static KeyRange between(ByteView from, ByteView to) {
+    return KeyRange(from.str(), to.str(), true);
+  }
+  // Keys that start with `prefix` (every key for an empty prefix).
+  static KeyRange prefix(ByteView prefix) {
+    std::string end = prefix.str();
+    // The first key past the prefix: drop trailing 0xff bytes, then add one
+    // to the last byte; none when the prefix is all 0xff (or empty).
+    while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+    if (end.empty()) return KeyRange(prefix.str(), {}, false);
+    end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+    return KeyRange(prefix.str(), std::move(end), true);
+  }
+
+  ByteView from() const { return from_; }
+  bool has_end() const { return has_end_; }
+  // The first key past the range. REQUIRES: has_end().
+  ByteView end() const { return end_; }
+  // Whether `key` >= from() and (no end, or key < end()).
+  bool contains(ByteView key) const {
+    return key.compare(from_) >= 0 && (!has_end_ || key.compare(end_) < 0);
+  }
+  // Whether keys at or past `key` are all outside (key >= end()).
+  bool past_end(ByteView key) const { return has_end_ && key.compare(end_) >= 0; }
+
+ private:
+  KeyRange() = default;
+  KeyRange(std::string from, std::string end, bool has_end)
+      : from_(std::move(from)), end_(std::move(end)), has_end_(has_end) {}
+  std::string from_;
+  std::string end_;
+  bool has_end_ = false;
+};
+
+// Largest value in bytes (128 MiB).
+inline constexpr uint64_t kMaxValueBytes = 128ull << 20;
+
+// What Database::upgrade did.
+struct UpgradeResult {
+  // False when the file was version 3 already: nothing was written, and the
+  // fields below describe its newest checkpoint.
+  bool upgraded = false;
+  uint64_t txn_id = 0;           // the last commit of the file, kept
+  uint32_t page_size_bytes = 0;
+  uint64_t log_first_page = 0;   // the log area: first page (the old page high-water mark)
+  uint64_t log_bytes = 0;        // and length in bytes
+  uint64_t file_bytes = 0;       // the file's length afterwards
+  // Non-empty when the newest version 2 meta was a one-sync commit whose
+  // pages did not verify (a crash during it), so the commit before it was
+  // kept, as a version 2 open would have: says which and why.
+  std::string recovery;
+};
+
+inline Tree Txn::default_tree() const { return Tree{}; }
 
 }  // namespace ordo

@@ -1,6 +1,6 @@
 // The inspection API: what a snapshot's pages, trees, free tree and reader
-// slots hold, decoded from the file format (docs/FORMAT.md). For tools,
-// monitoring and tests; programs that only store data never need it. The
+// slots hold, decoded from the file format (docs/FORMAT.md). For tools and
+// monitoring; programs that only store data never need it. The
 // shapes follow the format: they change when the format version does.
 //
 // Every function but reader_slots reads the committed snapshot of a ReadTxn
@@ -165,8 +165,8 @@ struct ReaderSlot {
 // The reader slots other handles hold on the database file at `path`
 // (read-only handles of any process; a writable handle's own read txns take
 // no slot and are not listed), by snapshot, ascending; at most the lowest
-// io::PageFile::kMaxListedReaderSlots. Opens `path` read-only for the query
-// and closes it. NotFound when missing; IOError when open or fcntl fails.
+// 1,000,000. Opens `path` read-only for the query and closes it. NotFound
+// when missing; IOError when open or fcntl fails.
 // Linux: holders are found through /proc/<pid>/fdinfo (only processes the
 // caller may inspect).
 Result<std::vector<ReaderSlot>> reader_slots(const std::string& path);

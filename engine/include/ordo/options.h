@@ -7,15 +7,20 @@
 
 namespace ordo {
 
-// Which write path carries page writes and syncs.
+// Which write path carries page writes and syncs (Options::io_backend). The
+// choice comes from Options alone: ordo reads no environment variable. The
+// backend in use is reported by Database::info().io_backend.
 enum class IoBackend {
-  // ORDO_IO=posix|uring when set in the environment, else POSIX (pwritev and
-  // fdatasync from the committing thread: faster than io_uring for buffered
-  // writes, which a ring hands to a kernel worker). The choice is reported by
-  // Database::info().io_backend.
+  // The default, today POSIX (pwritev and fdatasync from the committing
+  // thread): faster than io_uring for buffered writes, which a ring hands to
+  // a kernel worker (docs/BENCHMARKS.md).
   kAuto,
-  kUring,  // io_uring; open fails with IOError where it cannot be set up
-  kPosix,  // pwritev + fdatasync
+  // io_uring. A writable open fails with IOError where a ring cannot be set
+  // up (a kernel without io_uring, io_uring disabled by sysctl or a seccomp
+  // or container policy, RLIMIT_MEMLOCK too low); the message names the
+  // reason.
+  kUring,
+  kPosix,  // pwritev + fdatasync, whatever the kernel offers
 };
 
 // How a commit makes itself durable (docs/FORMAT.md, "Commit protocol").
@@ -64,6 +69,9 @@ struct Options {
   // lock in the file), so the writer does not reuse pages it can reach.
   bool read_only = false;
 
+  // The write path of a writable handle (see IoBackend); a read-only open
+  // writes nothing and ignores it. A value outside the enum is
+  // InvalidArgument.
   IoBackend io_backend = IoBackend::kAuto;
 
   // The file grows by fallocate in extents of
@@ -85,8 +93,9 @@ struct Options {
   // Reserving costs no memory.
   uint64_t map_reserve_bytes = 256ull << 30;
 
-  // The log is the default: the crash enumeration test (every crash point of
-  // a workload, each protocol) recovers a committed state for each.
+  // How a commit is made durable (CommitProtocol; the log by default).
+  // With each, a crash at any point leaves a committed state for open to
+  // find.
   CommitProtocol commit_protocol = CommitProtocol::kLog;
 
   // Bytes of the log area of a new file (a multiple of the page size, at
@@ -111,7 +120,7 @@ struct Options {
   // Check every page read against the XXH3 checksum its parent holds (and
   // overflow runs against theirs): a damaged or misdirected page is then
   // Corruption instead of wrong data. Costs one hash per page visited.
-  // `ordo check` always verifies.
+  // Txn::check always verifies, whatever this says.
   bool verify_checksums = false;
 
   // Memory a write txn may hold, in bytes. Dirty pages get all of it but a
@@ -134,8 +143,8 @@ struct Options {
   double append_fill = 1.0;
 
   // Time source of the ID generators (Unix ms). nullptr: the system clock.
-  // Tests inject a ManualClock; it must outlive the Database and every txn
-  // made from it.
+  // A ManualClock (clock.h) sets the time the IDs carry. The clock must
+  // outlive the Database and every txn made from it.
   Clock* clock = nullptr;
 };
 

@@ -150,7 +150,7 @@ enum {
 
 /* ordo_options.io_backend (options.h, IoBackend). */
 enum {
-  ORDO_IO_AUTO = 0,  /* ORDO_IO=posix|uring from the environment, else POSIX */
+  ORDO_IO_AUTO = 0,  /* the default, today POSIX; no environment variable is read */
   ORDO_IO_URING = 1, /* io_uring; ordo_open fails with ORDO_IO_ERROR where it cannot be set up */
   ORDO_IO_POSIX = 2  /* pwritev + fdatasync */
 };

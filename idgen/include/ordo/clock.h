@@ -1,5 +1,5 @@
-// Clock: the time source of the ID generators, injectable so tests can freeze
-// time, step it back or jump it forward.
+// Clock: the time source of the ID generators, replaceable so that a program
+// can freeze time, step it back or jump it forward (ManualClock).
 //
 // All times are milliseconds since the Unix epoch (1970-01-01T00:00:00Z, UTC,
 // leap seconds not counted), as unsigned 64-bit integers.
@@ -34,7 +34,8 @@ class SystemClock final : public Clock {
 // Thread-safety: safe from any thread.
 Clock& system_clock();
 
-// A clock that only moves when told to; for tests.
+// A clock that only moves when told to: the time of IDs set by the program
+// (replays, simulations, reproducible imports), or stepped back on purpose.
 // Thread-safety: all members are atomic and may be called from any thread.
 class ManualClock final : public Clock {
  public:

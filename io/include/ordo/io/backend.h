@@ -23,7 +23,7 @@ namespace ordo::io {
 // ordo::IoBackend option (options.h), which io cannot include: the engine maps one to
 // the other.
 enum class BackendKind {
-  kAuto,   // ORDO_IO=posix|uring when set, else POSIX.
+  kAuto,   // the default write path: POSIX (see make_backend()).
   kUring,  // io_uring; an error if it cannot be set up.
   kPosix,  // pwritev + fdatasync.
 };
@@ -46,9 +46,6 @@ inline constexpr size_t kMaxIovecsPerWrite = 1024;
 // batches, all before the sync; write_ordered() submits its one linked chain in a single
 // io_uring_enter when all of its operations fit.
 inline constexpr unsigned kUringQueueEntries = 256;
-
-// Value of the environment variable ORDO_IO that BackendKind::kAuto reads.
-inline constexpr std::string_view kBackendEnvVar = "ORDO_IO";
 
 // The write path of one open file descriptor.
 //
@@ -114,16 +111,16 @@ class WriteBackend {
 
 // Builds the backend `kind` writing to `fd` (open for writing; not owned).
 //
-// kAuto reads the environment variable ORDO_IO: "posix" or "uring" select that backend
-// as if given explicitly; unset or empty means POSIX. Pages are written into the page
-// cache, where a pwritev completes at once; through io_uring the same write is handed
-// to a kernel worker thread, and a one-row durable commit measured 1.6x slower on ext4
-// (docs/BENCHMARKS.md), so io_uring is used only when asked for.
+// kAuto builds the POSIX backend: pages are written into the page cache, where a
+// pwritev completes at once; through io_uring the same write is handed to a kernel
+// worker thread, and a one-row durable commit measured 1.6x slower on ext4
+// (docs/BENCHMARKS.md), so io_uring is used only when asked for (kUring). The choice
+// depends on `kind` alone, never on the process environment.
 // Returns:
-//   InvalidArgument  fd < 0, an unknown kind, or ORDO_IO set to another value.
-//   IOError          io_uring was asked for (kUring or ORDO_IO=uring) but cannot be set
-//                    up; the message names the reason and what to check.
-// Thread-safety: safe to call from any thread (reads the environment).
+//   InvalidArgument  fd < 0 or an unknown kind.
+//   IOError          kUring, and io_uring cannot be set up; the message names the
+//                    reason and what to check.
+// Thread-safety: safe to call from any thread.
 Result<std::unique_ptr<WriteBackend>> make_backend(int fd, BackendKind kind);
 
 }  // namespace ordo::io
