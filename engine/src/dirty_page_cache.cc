@@ -1,8 +1,9 @@
 #include "dirty_page_cache.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstring>
+
+#include "ordo/assert.h"
 
 namespace ordo::engine {
 
@@ -17,7 +18,7 @@ std::byte* DirtyPageCache::writable(PageNo pg) {
   if (it == dirty_.end()) {
     // A spilled page is touched again: read it back.
     const std::byte* on_disk = file_.data(pg * page_size_, page_size_);
-    assert(is_spilled(pg) && on_disk != nullptr);
+    ORDO_ASSERT(is_spilled(pg) && on_disk != nullptr);
     std::byte* buf = buffers_.take();
     std::memcpy(buf, on_disk, page_size_);
     set_spilled(pg, false, 0);

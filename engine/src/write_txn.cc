@@ -1,5 +1,4 @@
 // WriteTxn: tree changes, ID issue, and the commit protocol.
-#include <cassert>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -7,6 +6,7 @@
 #include "commit_checks.h"
 #include "commit_write.h"
 #include "log_record.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/cursor.h"
 #include "page_memory.h"
@@ -209,7 +209,7 @@ Result<uint64_t> WriteTxnImpl::del_range(const Tree& tree, const KeyRange& range
     ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
     bool found = false;
     ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
-    assert(found);
+    ORDO_ASSERT(found);
     st->dirty = true;
     removed++;
   }
