@@ -20,8 +20,9 @@ How a function is told (a heuristic over the text, no parser):
   extern "C" opens a scope that is read the same way; any other brace (an
   enum, an initializer) is skipped.
 - an assertion is an ORDO_ASSERT( or ORDO_DCHECK( anywhere in the remaining
-  text.
-Declarations without a body (`= default`, `= delete`, prototypes) do not count.
+  text: a macro that asserts counts once, however many functions use it.
+Declarations without a body (`= default`, `= delete`, prototypes) do not count,
+nor does a function with a trailing requires-clause (none in ordo).
 
 Usage: tools/assertion_density.py [--min X] [-v] PATH[,PATH...]...
   -v  also one line per file
@@ -164,23 +165,32 @@ def main():
     parser.add_argument("groups", nargs="+", metavar="PATH[,PATH...]")
     args = parser.parse_args()
 
-    below = []
-    width = max(len(g) for g in args.groups + ["folder"])
-    print(f"{'folder':<{width}} {'functions':>9} {'assertions':>10} {'per function':>12}")
+    # (group, [(path, functions, assertions)]) for every group, then the table.
+    counted = []
     for group in args.groups:
-        functions = assertions = 0
+        files = []
         for part in group.split(","):
             if not os.path.exists(part):
                 parser.error(f"no such file or folder: {part}")
-            for path in source_files(part):
-                f, a = count_file(path)
-                functions += f
-                assertions += a
-                if args.verbose:
-                    ratio = a / f if f else 0.0
-                    print(f"  {path:<{width - 2}} {f:>9} {a:>10} {ratio:>12.2f}")
+            files += [(path, *count_file(path)) for path in source_files(part)]
+        counted.append((group, files))
+    width = max(len(g) for g in args.groups + ["folder"])
+    if args.verbose:
+        width = max([width] + [len(p) + 2 for _, files in counted for p, _, _ in files])
+
+    def row(label, functions, assertions):
         ratio = assertions / functions if functions else 0.0
-        print(f"{group:<{width}} {functions:>9} {assertions:>10} {ratio:>12.2f}")
+        print(f"{label:<{width}} {functions:>9} {assertions:>10} {ratio:>12.2f}")
+        return ratio
+
+    below = []
+    print(f"{'folder':<{width}} {'functions':>9} {'assertions':>10} {'per function':>12}")
+    for group, files in counted:
+        if args.verbose:
+            for path, f, a in files:
+                row("  " + path, f, a)
+        functions = sum(f for _, f, _ in files)
+        ratio = row(group, functions, sum(a for _, _, a in files))
         if args.min is not None and functions and ratio < args.min:
             below.append(group)
     if below:
