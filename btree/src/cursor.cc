@@ -9,6 +9,8 @@ namespace ordo::btree {
 
 Status Cursor::load_level(internal::DescentLoader& loader, uint32_t level, PageNo pg,
                           uint64_t expected_checksum, Edge edge) {
+  // stack_ holds kMaxDepth levels; the callers checked the depth.
+  ORDO_ASSERT(level < tree_.depth && tree_.depth <= kMaxDepth);
   const bool leaf = level + 1 == tree_.depth;
   ORDO_ASSIGN_OR_RETURN(NodeView v, loader.load(pg, leaf, expected_checksum));
   if (v.count() == 0) return Status::corruption("empty page inside a tree", pg);
@@ -34,6 +36,7 @@ Status Cursor::load_level(internal::DescentLoader& loader, uint32_t level, PageN
 }
 
 Status Cursor::descend_from(internal::DescentLoader& loader, uint32_t level, Edge edge) {
+  ORDO_ASSERT(level >= 1);  // Reads the entry taken at level - 1.
   for (uint32_t l = level; l < tree_.depth; ++l) {
     const Level& up = stack_[l - 1];
     NodeView v(up.page, page_size_);
@@ -54,6 +57,7 @@ Status Cursor::to_edge(Edge edge) {
   internal::DescentLoader loader(*pages_);
   ORDO_RETURN_IF_ERROR(load_level(loader, 0, tree_.root, tree_.root_checksum, edge));
   ORDO_RETURN_IF_ERROR(descend_from(loader, 1, edge));
+  ORDO_ASSERT(stack_[tree_.depth - 1].index < stack_[tree_.depth - 1].count);
   valid_ = true;
   return Status::ok();
 }
@@ -83,6 +87,9 @@ Status Cursor::seek(ByteView key) {
       stack_[l].index = v.leaf_lower_bound(key, &found);
     }
     if (v.damaged()) return internal::damaged(stack_[l].page_number);
+    // A search's answer: a child of a branch, or a leaf position up to its end.
+    ORDO_ASSERT(l + 1 < tree_.depth ? stack_[l].index < stack_[l].count
+                                    : stack_[l].index <= stack_[l].count);
   }
   Level& leaf = stack_[tree_.depth - 1];
   if (leaf.index < leaf.count) {
@@ -97,6 +104,7 @@ Status Cursor::seek(ByteView key) {
 
 Status Cursor::next() {
   if (!valid_) return Status::ok();
+  ORDO_ASSERT(tree_.depth >= 1 && tree_.depth <= kMaxDepth);
   Level& leaf = stack_[tree_.depth - 1];
   if (++leaf.index < leaf.count) {
     // The cell a few entries on, so that it is in cache when reached
@@ -124,6 +132,7 @@ Status Cursor::next() {
 
 Status Cursor::prev() {
   if (!valid_) return Status::ok();
+  ORDO_ASSERT(tree_.depth >= 1 && tree_.depth <= kMaxDepth);
   Level& leaf = stack_[tree_.depth - 1];
   if (leaf.index > 0) {
     leaf.index--;
@@ -144,11 +153,13 @@ Status Cursor::prev() {
 }
 
 ByteView Cursor::key() const {
+  ORDO_ASSERT(valid_);
   const Level& leaf = stack_[tree_.depth - 1];
   return NodeView(leaf.page, page_size_).key(leaf.index);
 }
 
 ByteView Cursor::value() const {
+  ORDO_ASSERT(valid_);
   const Level& leaf = stack_[tree_.depth - 1];
   const NodeView node(leaf.page, page_size_);
   if (!node.is_overflow(leaf.index)) {

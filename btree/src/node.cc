@@ -21,6 +21,7 @@ uint32_t NodeView::cell_size(uint32_t i) const {
 }
 
 Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number) {
+  ORDO_ASSERT(page != nullptr && valid_page_size(page_size));
   NodeView v(page, page_size);
   if (!v.is_leaf() && !v.is_branch()) {
     return Status::corruption("not a tree page (type " +

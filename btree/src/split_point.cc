@@ -11,6 +11,7 @@ uint32_t common_prefix(ByteView a, ByteView b) {
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;
   while (i < n && a[i] == b[i]) ++i;
+  ORDO_ASSERT(i <= UINT16_MAX);  // Keys are at most max_key_bytes long.
   return static_cast<uint32_t>(i);
 }
 
@@ -18,6 +19,7 @@ namespace {
 
 // Common prefix of cells i - 1 and i.
 uint32_t cut_at(const SplitInput& in, uint32_t i) {
+  ORDO_ASSERT(i >= 1 && i < in.cells.size());
   return common_prefix(in.cells[i - 1].key, in.cells[i].key);
 }
 
@@ -28,6 +30,7 @@ uint32_t cut_at(const SplitInput& in, uint32_t i) {
 // page would be under half full or the right part over `max_right` bytes.
 uint32_t prefix_point(const SplitInput& in, uint64_t total, uint64_t max_right, uint32_t min_drop) {
   const uint32_t last = static_cast<uint32_t>(in.cells.size()) - 1;
+  ORDO_ASSERT(last >= 1);  // The loop below counts down to 1.
   uint64_t right = in.cells[last].bytes;
   // Common prefix of cells[k..]: of sorted keys, the least one of neighbours.
   uint32_t shared = UINT32_MAX;
@@ -57,6 +60,8 @@ uint32_t middle_point(const SplitInput& in, uint64_t total) {
       k = i;
     }
   }
+  // Both parts hold a cell.
+  ORDO_ASSERT(k >= 1 && k < cells.size());
   return k;
 }
 
@@ -81,7 +86,10 @@ uint32_t split_point(const SplitInput& in) {
     if (!append || keep_group) {
       const uint32_t k = append ? prefix_point(in, total, in.usable / 8, 2)
                                 : prefix_point(in, total, in.usable, 1);
-      if (k != 0) return k;
+      if (k != 0) {
+        ORDO_ASSERT(k < last && k <= in.pos);
+        return k;
+      }
     }
   }
   // Appending past the last entry: keep the old page full, start a new one.

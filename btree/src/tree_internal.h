@@ -32,6 +32,7 @@ inline Status check_header(const NodeView& v, PageNo page_number, bool expect_le
 inline Result<NodeView> check_loaded(const std::byte* p, uint32_t page_size, bool verify,
                                      PageNo page_number, bool expect_leaf,
                                      uint64_t expected_checksum) {
+  ORDO_ASSERT(p != nullptr);  // PageReader::read succeeded.
   if (verify) {
     const uint64_t actual = page_checksum(p, page_size);
     if (actual != expected_checksum) {
@@ -64,7 +65,9 @@ class DescentLoader {
       : pages_(pages),
         map_(pages.mapping()),
         page_size_(pages.page_size()),
-        verify_(pages.verify_checksums()) {}
+        verify_(pages.verify_checksums()) {
+    ORDO_ASSERT(map_.first <= map_.end && (map_.first == map_.end || map_.base != nullptr));
+  }
 
   // The bytes of a page inside the mapping, or nullptr (unchecked).
   const std::byte* mapped(PageNo page_number) const {
@@ -93,6 +96,8 @@ inline Status damaged(PageNo page_number) {
 // The value of leaf entry i, following an overflow reference to its run.
 inline Result<ByteView> leaf_value(PageReader& pages, const NodeView& leaf, uint32_t i,
                                    PageNo leaf_page) {
+  // `i` is a search's answer or a cursor's position: an entry of the leaf.
+  ORDO_ASSERT(leaf.is_leaf() && i < leaf.count());
   ByteView inline_bytes = leaf.value(i);
   if (leaf.damaged()) return damaged(leaf_page);
   if (!leaf.is_overflow(i)) return inline_bytes;

@@ -11,6 +11,7 @@ namespace ordo::btree {
 
 
 Status check_key_value(uint32_t page_size, ByteView key, ByteView value) {
+  ORDO_ASSERT(valid_page_size(page_size));
   if (key.size() > max_key_bytes(page_size)) {
     return Status::invalid_argument("key of " + std::to_string(key.size()) +
                                     " bytes exceeds the maximum of " +
@@ -25,11 +26,13 @@ Status check_key_value(uint32_t page_size, ByteView key, ByteView value) {
 }
 
 uint64_t page_checksum(const std::byte* page, uint32_t page_size) {
+  ORDO_ASSERT(page != nullptr);
   return XXH3_64bits(page, page_size);
 }
 
 Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
             ByteView* value) {
+  ORDO_ASSERT(found != nullptr && value != nullptr);
   *found = false;
   if (tree.root == kNullPage) return Status::ok();
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
@@ -45,6 +48,7 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
     PageNo child = v.child(idx);
     expected = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
+    ORDO_ASSERT(idx < v.count());  // check_header: a branch has an entry
     pg = child;
   }
   ORDO_ASSIGN_OR_RETURN(NodeView leaf, loader.load(pg, true, expected));
@@ -54,6 +58,7 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
     return internal::damaged(pg);
   }
   if (!*found) return Status::ok();
+  ORDO_ASSERT(pos < leaf.count());
   auto v = internal::leaf_value(pages, leaf, pos, pg);
   if (!v.is_ok()) {
     *found = false;
@@ -76,6 +81,7 @@ class StatsVisitor : public PageVisitor {
   StatsVisitor(PageReader& pages, TreeShape* stats) : pages_(pages), stats_(stats) {}
 
   Result<WalkStep> page(const PageRef& ref, const NodeView& node) override {
+    ORDO_ASSERT(node.is_leaf() == ref.leaf());  // The walk checked the type.
     if (!ref.leaf()) {
       stats_->branch_pages++;
       return WalkStep::kDescend;
@@ -92,6 +98,7 @@ class StatsVisitor : public PageVisitor {
   }
 
   Status overflow(const PageRef& leaf, const NodeView&, uint32_t, const OverflowRun& run) override {
+    ORDO_ASSERT(leaf.leaf() && run.pages >= 1);
     const bool verify = pages_.verify_checksums() && !pages_.is_dirty(leaf.page);
     ORDO_RETURN_IF_ERROR(read_overflow_run(pages_, run, leaf.page, verify).status());
     stats_->overflow_pages += run.pages;
@@ -107,6 +114,7 @@ class StatsVisitor : public PageVisitor {
 }  // namespace
 
 Status collect_stats(PageReader& pages, const TreeRoot& tree, TreeShape* stats) {
+  ORDO_ASSERT(stats != nullptr);
   *stats = TreeShape{};
   stats->page_size_bytes = pages.page_size();
   stats->depth = tree.depth;

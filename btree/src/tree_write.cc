@@ -33,6 +33,7 @@ class RightmostPathAccess {
   // when `has_low_key`.
   static void fill(RightmostPath& c, const TreeRoot& tree, const PathEntry* path, PageNo leaf,
                    bool has_low_key, ByteView low_key) {
+    ORDO_ASSERT(tree.depth >= 1 && tree.depth <= kMaxDepth && leaf != kNullPage);
     c.root_ = tree.root;
     c.depth_ = tree.depth;
     c.leaf_ = leaf;
@@ -45,7 +46,10 @@ class RightmostPathAccess {
       c.low_key_.assign(reinterpret_cast<const char*>(low_key.data()), low_key.size());
     c.valid_ = true;
   }
-  static PageNo leaf(const RightmostPath& c) { return c.leaf_; }
+  static PageNo leaf(const RightmostPath& c) {
+    ORDO_ASSERT(c.valid_);
+    return c.leaf_;
+  }
   // A new key went into the last leaf, below its last key or past it.
   static void note_insert(RightmostPath& c, bool below_last) {
     if (below_last) {
@@ -57,6 +61,7 @@ class RightmostPathAccess {
   // Whether one of the last 64 new keys of the last leaf went below its last key.
   static bool out_of_order(const RightmostPath& c) { return c.puts_since_unordered_ < 64; }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
+    ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
       path[level] = {c.branches_[level], c.indexes_[level]};
     }
@@ -78,13 +83,16 @@ uint32_t leaf_position(const NodeView& leaf, ByteView key, bool* found) {
     *found = false;
     return n;
   }
-  return leaf.leaf_lower_bound(key, found);
+  const uint32_t pos = leaf.leaf_lower_bound(key, found);
+  ORDO_ASSERT(pos <= n);
+  return pos;
 }
 
 // Whether leaf entry i sorts after its left neighbour and, with
 // `check_right`, before its right one. The search that chose i guarantees
 // both (the right one only for a new key) whatever else the page holds.
 bool inserted_in_order(const NodeView& leaf, uint32_t i, bool check_right) {
+  ORDO_ASSERT(leaf.is_leaf() && i < leaf.count());
   const ByteView key = leaf.key(i);
   if (i > 0 && leaf.key(i - 1).compare(key) >= 0) return false;
   return !check_right || i + 1 >= leaf.count() || key.compare(leaf.key(i + 1)) < 0;
@@ -96,7 +104,9 @@ Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf, uint64_t expecte
   if (pw.is_dirty(pg)) return pg;
   ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, expect_leaf, expected_checksum));
   ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
-  return pw.make_dirty(pg);
+  ORDO_ASSIGN_OR_RETURN(const PageNo copy, pw.make_dirty(pg));
+  ORDO_ASSERT(copy != kNullPage && copy != pg && pw.is_dirty(copy));
+  return copy;
 }
 
 // Descends to the leaf for `key`, copying each page on the way. Fills `path`
@@ -123,6 +133,7 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
     PageNo child = v.child(idx);
     uint64_t checksum = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
+    ORDO_ASSERT(v.is_branch() && idx < v.count());
     if (on_rightmost) {
       on_rightmost = idx + 1 == v.count();
       if (on_rightmost && idx > 0) {
@@ -136,10 +147,12 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
     pg = copy;
   }
   if (on_rightmost) RightmostPathAccess::fill(*rightmost, tree, path, pg, has_low_key, low_key);
+  ORDO_DCHECK(pw.is_dirty(pg) && pw.is_dirty(tree.root));
   return pg;
 }
 
 std::vector<std::byte>& scratch_page(size_t which) {
+  ORDO_ASSERT(which < 2);
   thread_local std::vector<std::byte> bufs[2];
   return bufs[which];
 }
@@ -163,12 +176,14 @@ enum class RightEdge {
 Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
                                  std::span<const std::byte> cell, bool rightmost,
                                  bool out_of_order) {
+  ORDO_ASSERT(pw.is_dirty(pg));  // The descent copied it.
   const uint32_t ps = pw.page_size();
   std::vector<std::byte>& copy = scratch_page(0);
   copy.assign(pw.writable(pg), pw.writable(pg) + ps);
   NodeView old(copy.data(), ps);
   const bool leaf = old.is_leaf();
   const uint32_t n = old.count();
+  ORDO_ASSERT(pos <= n && (leaf || old.is_branch()));
 
   // Cell images in key order, the new one at pos.
   std::vector<std::span<const std::byte>> cells;
@@ -194,6 +209,7 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   ORDO_DCHECK(k >= 1 && k <= n);
 
   ORDO_ASSIGN_OR_RETURN(PageNo right_pg, pw.allocate());
+  ORDO_ASSERT(right_pg != pg && pw.is_dirty(right_pg));
   const PageType type = leaf ? PageType::kLeaf : PageType::kBranch;
   NodeEditor left_ed(pw.writable(pg), ps);
   left_ed.init(type, pw.txn_id());
@@ -225,10 +241,14 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   for (uint32_t i = first; i < cells.size(); ++i) {
     right_ed.insert_cell(right_ed.view().count(), cells[i]);
   }
+  // Every cell kept: k on the left, the rest on the right (a branch's
+  // separator cell became the right page's entry 0).
+  ORDO_ASSERT(left_ed.view().count() == k && right_ed.view().count() == cells.size() - k);
   return out;
 }
 
 std::span<const std::byte> branch_cell(std::vector<std::byte>& buf, ByteView key, PageNo child) {
+  ORDO_ASSERT(child != kNullPage && key.size() <= UINT16_MAX);
   buf.resize(branch_cell_size(key.size()));
   store_u64(buf.data(), child);
   store_u64(buf.data() + 8, 0);
@@ -238,6 +258,8 @@ std::span<const std::byte> branch_cell(std::vector<std::byte>& buf, ByteView key
 }
 
 std::span<const std::byte> leaf_cell(std::vector<std::byte>& buf, ByteView key, ByteView value) {
+  // check_key_value bounds both; the value is at most max_inline_value_bytes.
+  ORDO_ASSERT(key.size() <= UINT16_MAX && value.size() <= UINT32_MAX);
   buf.resize(leaf_cell_size(key.size(), value.size()));
   store_u16(buf.data(), static_cast<uint16_t>(key.size()));
   store_u16(buf.data() + 2, 0);
@@ -254,6 +276,7 @@ Result<std::span<const std::byte>> overflow_cell(PageWriter& pw, std::vector<std
                                                  ByteView key, ByteView value) {
   const uint32_t ps = pw.page_size();
   const uint64_t pages = overflow_pages(value.size(), ps);
+  ORDO_ASSERT(value.size() <= kMaxValueBytes && pages * ps >= kHeaderSize + value.size());
   std::byte header[kHeaderSize] = {};
   header[kOffType] = static_cast<std::byte>(PageType::kOverflow);
   store_u64(header + kOffTxnId, pw.txn_id());
@@ -268,6 +291,7 @@ Result<std::span<const std::byte>> overflow_cell(PageWriter& pw, std::vector<std
   XXH3_freeState(state);
   std::span<const std::byte> parts[2] = {{header, sizeof header}, value.span()};
   ORDO_ASSIGN_OR_RETURN(PageNo first, pw.write_run(parts, pages));
+  ORDO_ASSERT(first >= kFirstDataPage);
   buf.resize(leaf_cell_size(key.size(), kOverflowRefBytes));
   store_u16(buf.data(), static_cast<uint16_t>(key.size()));
   store_u16(buf.data() + 2, kValueOverflow);
@@ -281,6 +305,7 @@ Result<std::span<const std::byte>> overflow_cell(PageWriter& pw, std::vector<std
 Status free_value(PageWriter& pw, const NodeView& leaf, uint32_t i, PageNo leaf_page) {
   if (!leaf.is_overflow(i)) return Status::ok();
   ORDO_ASSIGN_OR_RETURN(const OverflowRun run, leaf_overflow_run(leaf, i, leaf_page));
+  ORDO_ASSERT(run.pages >= 1);
   pw.free_run(run.ref.first, run.pages);
   return Status::ok();
 }
@@ -292,11 +317,15 @@ Result<std::span<const std::byte>> make_cell(PageWriter& pw, std::vector<std::by
   if (value.size() > max_inline_value_bytes(pw.page_size())) {
     return overflow_cell(pw, buf, key, value);
   }
+  // Two maximal cells fit one page (page_format.h), so a split always succeeds.
+  ORDO_ASSERT(2 * (leaf_cell_size(key.size(), value.size()) + kSlotSize) <=
+              pw.page_size() - kHeaderSize);
   return leaf_cell(buf, key, value);
 }
 
 // An empty tree's first entry: a root leaf holding `cell`.
 Status start_tree(PageWriter& pw, TreeRoot& tree, std::span<const std::byte> cell) {
+  ORDO_ASSERT(tree.root == kNullPage);
   ORDO_ASSIGN_OR_RETURN(PageNo pg, pw.allocate());
   NodeEditor ed(pw.writable(pg), pw.page_size());
   ed.init(PageType::kLeaf, pw.txn_id());
@@ -308,6 +337,7 @@ Status start_tree(PageWriter& pw, TreeRoot& tree, std::span<const std::byte> cel
 // Whether the page at `level` under `path` is the last at its level: the
 // descent took the last child of every branch above it.
 bool on_right_edge(PageWriter& pw, const PathEntry* path, uint32_t level) {
+  ORDO_ASSERT(level < kMaxDepth);
   for (uint32_t l = 0; l < level; ++l) {
     if (path[l].index + 1 != NodeView(pw.writable(path[l].page), pw.page_size()).count()) {
       return false;
@@ -326,6 +356,7 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
   std::vector<std::byte> cell_buf(cell.begin(), cell.end());
   std::vector<std::byte> up_buf;
   for (;;) {
+    ORDO_ASSERT(level < tree.depth && pw.is_dirty(pg));
     NodeEditor ed(pw.writable(pg), pw.page_size());
     const uint32_t size = static_cast<uint32_t>(cell_buf.size());
     const NodeView v = ed.view();
@@ -346,6 +377,7 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
       r.insert_branch(1, split.separator, split.right, 0);
       tree.root = root;
       tree.depth++;
+      ORDO_ASSERT(tree.depth <= kMaxDepth);
       return Status::ok();
     }
     --level;
@@ -373,6 +405,8 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
     ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost));
   }
   NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
+  ORDO_DCHECK(pw.is_dirty(leaf_pg));  // A cached leaf is this txn's too.
+  ORDO_ASSERT(leaf.view().is_leaf());
   bool found = false;
   uint32_t pos = leaf_position(leaf.view(), key, &found);
   if (leaf.view().damaged()) return internal::damaged(leaf_pg);
@@ -427,6 +461,7 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   PathEntry path[kMaxDepth];
   ORDO_ASSIGN_OR_RETURN(PageNo leaf_pg, cow_path(pw, tree, key, path));
   const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
+  ORDO_DCHECK(pw.is_dirty(leaf_pg));
   tree.entries++;
   const uint32_t limit = static_cast<uint32_t>(pw.page_size() * std::clamp(fill, 0.5, 1.0));
   return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit,
@@ -440,10 +475,12 @@ class FreeVisitor : public PageVisitor {
  public:
   explicit FreeVisitor(PageWriter& pw) : pw_(pw) {}
   Status overflow(const PageRef&, const NodeView&, uint32_t, const OverflowRun& run) override {
+    ORDO_ASSERT(run.pages >= 1);
     pw_.free_run(run.ref.first, run.pages);
     return Status::ok();
   }
   Status leave(const PageRef& ref, const NodeView&) override {
+    ORDO_ASSERT(ref.page >= kFirstDataPage);  // The walk checked it before visiting.
     pw_.free_page(ref.page);
     return Status::ok();
   }
@@ -478,6 +515,7 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
   const uint32_t idx = path[level - 1].index;
   const uint32_t n = pe.view().count();
   if (n < 2) return false;
+  ORDO_ASSERT(idx < n && pe.view().is_branch());  // The entry the descent took.
   const uint32_t right_idx = idx + 1 < n ? idx + 1 : idx;
   const uint32_t sib_idx = right_idx == idx ? idx - 1 : idx + 1;
   ORDO_ASSIGN_OR_RETURN(PageNo sib,
@@ -485,13 +523,16 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
   pe.set_child(sib_idx, sib, 0);
   const PageNo left_pg = pe.view().child(right_idx - 1);
   const PageNo right_pg = pe.view().child(right_idx);
+  ORDO_ASSERT(pw.is_dirty(left_pg) && pw.is_dirty(right_pg) && left_pg != right_pg);
   NodeEditor left(pw.writable(left_pg), ps);
   NodeView right(pw.writable(right_pg), ps);
+  ORDO_ASSERT(left.view().is_leaf() == leaf && right.is_leaf() == leaf);
   const ByteView separator = pe.view().key(right_idx);
   uint64_t need = left.view().used_bytes() + right.cell_bytes() + kSlotSize * right.count();
   if (!leaf) need += separator.size();  // right's entry 0 takes the separator as its key
   if (need > ps) return false;
   std::vector<std::byte> cell;
+  const uint32_t merged_count = left.view().count() + right.count();
   for (uint32_t i = 0; i < right.count(); ++i) {
     uint32_t at = left.view().count();
     if (!leaf && i == 0) {
@@ -501,6 +542,7 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
     uint32_t off = load_u16(right.data() + kHeaderSize + kSlotSize * i);
     left.insert_cell(at, std::span<const std::byte>(right.data() + off, right.cell_size(i)));
   }
+  ORDO_ASSERT(left.view().count() == merged_count && left.view().used_bytes() <= ps);
   pw.free_page(right_pg);
   pe.remove(right_idx);
   return true;
@@ -518,6 +560,7 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
   bool present = false;
   uint32_t pos = leaf.view().leaf_lower_bound(key, &present);
   if (!present || leaf.view().damaged()) return internal::damaged(pg);
+  ORDO_ASSERT(pos < leaf.view().count() && pw.is_dirty(pg));
   ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, pg));
   leaf.remove(pos);
   tree.entries--;
@@ -560,6 +603,7 @@ namespace {
 // Leaves are only read: a leaf the txn already wrote out early (spilled)
 // stays where it is.
 Status finalize_page(PageWriter& pw, PageNo pg) {
+  ORDO_ASSERT(pw.is_dirty(pg));  // Only pages this txn wrote get new checksums.
   ORDO_ASSIGN_OR_RETURN(const std::byte* page, pw.read(pg));
   if (!NodeView(page, pw.page_size()).is_branch()) return Status::ok();
   NodeEditor ed(pw.writable(pg), pw.page_size());

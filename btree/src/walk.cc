@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ordo/assert.h"
+
 namespace ordo::btree {
 namespace {
 
@@ -11,6 +13,8 @@ class Walker {
       : pages_(pages), visitor_(visitor), options_(options), ps_(pages.page_size()) {}
 
   Status page(const PageRef& ref) {
+    // walk_tree checked the depth; children() goes one level down from a branch.
+    ORDO_ASSERT(ref.depth <= kMaxDepth && ref.level < ref.depth);
     if (!visitor_.enter(ref)) return Status::ok();
     if (ref.page < kFirstDataPage && ref.parent != kNullPage) {
       // Name the branch: page 0 or 1 in a problem would read as a meta page.
@@ -54,6 +58,7 @@ class Walker {
 
  private:
   Status overflows(const PageRef& ref, const NodeView& leaf) {
+    ORDO_ASSERT(ref.leaf() && leaf.is_leaf());
     for (uint32_t i = 0; i < leaf.count(); ++i) {
       if (!leaf.is_overflow(i)) continue;
       auto run = leaf_overflow_run(leaf, i, ref.page);
@@ -68,6 +73,8 @@ class Walker {
 
   Status children(const PageRef& ref, const NodeView& branch) {
     const uint32_t n = branch.count();
+    // check_node rejects an empty branch; page() the one at the leaf level.
+    ORDO_ASSERT(!ref.leaf() && branch.is_branch() && n > 0);
     PageRef child;
     child.parent = ref.page;
     child.level = ref.level + 1;
@@ -99,6 +106,7 @@ Status walk_tree(PageReader& pages, const TreeRoot& root, PageVisitor& visitor,
     return Status::corruption("tree depth " + std::to_string(root.depth) + " out of range",
                               root.root);
   }
+  ORDO_ASSERT(valid_page_size(pages.page_size()));
   PageRef ref;
   ref.page = root.root;
   ref.depth = root.depth;

@@ -6,6 +6,7 @@
 
 #include "batch_queue.h"
 #include "db_impl.h"
+#include "ordo/assert.h"
 #include "txn_impl.h"
 #include "txn_internals.h"
 
@@ -17,6 +18,7 @@ using Member = engine::BatchQueue::Member;
 // Runs `m`'s function in `txn` (whose implementation is `impl`); false when
 // the member failed, with its outcome set.
 bool run_member(Member& m, WriteTxn& txn, WriteTxnImpl* impl) {
+  ORDO_ASSERT(m.fn != nullptr && impl != nullptr);
   Status s;
   try {
     s = (*m.fn)(txn);
@@ -57,6 +59,7 @@ void run_group(const std::shared_ptr<DatabaseImpl>& db, std::vector<Member*> pen
       for (Member* m : pending) m->status = s;
       return;
     }
+    ORDO_ASSERT(!(*failed)->status.is_ok());  // run_member() set its own outcome
     pending.erase(failed);
     db->counters().batch_rollbacks++;
     // `txn` goes out of scope: its destructor rolls back whatever it holds.
@@ -68,7 +71,9 @@ void run_group(const std::shared_ptr<DatabaseImpl>& db, std::vector<Member*> pen
 class GroupScope {
  public:
   GroupScope(engine::BatchQueue& queue, std::vector<Member*> group)
-      : queue_(queue), group_(std::move(group)) {}
+      : queue_(queue), group_(std::move(group)) {
+    ORDO_ASSERT(!group_.empty());  // take_group() includes the leader
+  }
   ~GroupScope() { queue_.finish(group_); }
   GroupScope(const GroupScope&) = delete;
   GroupScope& operator=(const GroupScope&) = delete;

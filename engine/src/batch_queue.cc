@@ -11,6 +11,8 @@ bool BatchQueue::join(Member& m) {
   m.ticket = next_ticket_++;
   queue_.push_back(&m);
   while (m.ticket >= finished_ && queue_.front() != &m) m.wake.wait(mu_);
+  // Either a group took it, or it leads the next one.
+  ORDO_ASSERT(m.ticket < finished_ || queue_.front() == &m);
   return m.ticket >= finished_;
 }
 

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "ordo/assert.h"
 #include "ordo/database.h"
 #include "ordo/ordo.h"
 
@@ -70,6 +71,7 @@ void fill(ordo_error* err, int code, int sys_errno, uint64_t page_number, std::s
   err->sys_errno = sys_errno;
   err->page_number = page_number;
   const size_t n = std::min(text.size(), sizeof(err->message) - 1);
+  ORDO_ASSERT(n < sizeof(err->message));  // room for the terminating NUL
   std::memcpy(err->message, text.data(), n);
   err->message[n] = '\0';
 }
@@ -158,6 +160,7 @@ const ordo::Tree& tree_of(const ordo_tree* tree) {
 
 Result<ordo::Txn*> txn_of(ordo_txn* txn) {
   if (txn == nullptr) return null_arg("txn");
+  ORDO_ASSERT(txn->txn != nullptr);  // Set by begin_txn, or by ordo_batch for its lent txn.
   return txn->txn;
 }
 
@@ -260,6 +263,7 @@ Status begin_txn(ordo_db* db, ordo_txn** out, Begin begin) {
   if constexpr (std::is_same_v<TxnType, ordo::WriteTxn>) made->writer = txn.get();
   made->txn = txn.get();
   made->owned = std::move(txn);
+  ORDO_ASSERT(made->txn != nullptr && made->scans == 0 && !made->lent);
   *out = made.release();
   return Status::ok();
 }
@@ -275,6 +279,7 @@ class ScanScope {
  public:
   explicit ScanScope(ordo_txn* txn) : txn_(txn) { ++txn_->scans; }
   ~ScanScope() {
+    ORDO_ASSERT(txn_->scans > 0);  // counted by this scope's constructor
     if (--txn_->scans == 0 && txn_->free_when_scans_end) delete txn_;
   }
   ScanScope(const ScanScope&) = delete;
@@ -337,6 +342,7 @@ Result<ordo::ReadTxn*> reader_of(ordo_txn* txn) {
     return Status::invalid_argument("a write txn cannot be reset or renewed");
   }
   ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
+  ORDO_ASSERT(txn->txn != nullptr && txn->owned != nullptr);  // not a lent (write) txn
   return static_cast<ordo::ReadTxn*>(txn->txn);  // begin_txn made a ReadTxn
 }
 

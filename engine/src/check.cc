@@ -9,6 +9,7 @@
 #include "ordo/btree/walk.h"
 #include "free_entry.h"
 #include "log_record.h"
+#include "ordo/assert.h"
 #include "txn_log.h"
 #include "txn_impl.h"
 #include "txn_internals.h"
@@ -55,11 +56,13 @@ class Checker {
         owner_(high_water, Owner::kNone),
         report_(report),
         progress_(progress) {
+    ORDO_ASSERT(btree::valid_page_size(ps_));
     report_.high_water_pages = high_water;
     for (PageNo pg = 0; pg < 2 && pg < high_water; ++pg) owner_[pg] = Owner::kMeta;
   }
 
   void problem(PageNo pg, std::string what) {
+    ORDO_ASSERT(report_.problems.size() <= CheckReport::kMaxProblems);
     if (report_.problems.size() >= CheckReport::kMaxProblems) {
       report_.truncated = true;
       return;
@@ -71,6 +74,7 @@ class Checker {
   // taken. `referrer`: the page naming it, which a problem names in place of
   // a meta page number (0 would read as "no page").
   bool claim(PageNo pg, Owner kind, const std::string& context, PageNo referrer) {
+    ORDO_ASSERT(kind != Owner::kNone && owner_.size() == high_water_);
     if (pg < engine::kFirstDataPage) {
       problem(referrer, context + ": names page " + std::to_string(pg) +
                             ", a meta page, as one of its pages");
@@ -105,7 +109,8 @@ class Checker {
     }
     TreeChecker checker(*this, name, holder, visit);
     // The checker reports every problem and goes on, so the walk ends ok.
-    (void)btree::walk_tree(pages_, root, checker);
+    const Status walked = btree::walk_tree(pages_, root, checker);
+    ORDO_ASSERT(walked.is_ok());
     const Status count = btree::check_entry_count(root, checker.entries());
     if (!count.is_ok()) problem(root.root, name + ": " + count.message());
     return checker.entries();
@@ -118,6 +123,7 @@ class Checker {
   }
 
   void leaks() {
+    ORDO_ASSERT(owner_.size() == high_water_);
     PageNo start = 0;
     for (PageNo pg = 2; pg <= high_water_; ++pg) {
       bool leaked = pg < high_water_ && owner_[pg] == Owner::kNone;
@@ -148,12 +154,14 @@ class Checker {
       return true;
     }
     Status damaged(const btree::PageRef& ref, Status problem) override {
+      ORDO_ASSERT(!problem.is_ok());
       const PageNo pg =
           problem.page_number() != Status::kNoPage ? problem.page_number() : ref.page;
       c_.problem(pg, name_ + ": " + problem.message());
       return Status::ok();
     }
     Result<btree::WalkStep> page(const btree::PageRef& ref, const NodeView& v) override {
+      ORDO_ASSERT(v.is_leaf() == ref.leaf());  // The walk checked the type.
       const uint32_t n = v.count();
       const uint32_t first_key = ref.leaf() ? 0 : 1;
       if (n > first_key) {
@@ -195,6 +203,7 @@ class Checker {
                          std::to_string(leaf_pg) + ")");
       return;
     }
+    ORDO_ASSERT(n >= 1);  // leaf_overflow_run() counts the header's page
     for (uint64_t k = 0; k < n; ++k) {
       if (!claim(first + k, Owner::kOverflow, name + " overflow run", leaf_pg)) return;
     }

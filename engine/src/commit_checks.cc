@@ -19,6 +19,7 @@ class WrittenPages : public btree::PageReader {
     for (const io::WriteSpan& s : spans) {
       pages_.emplace(s.offset_bytes / page_size, static_cast<const std::byte*>(s.data));
     }
+    ORDO_ASSERT(pages_.size() == spans.size());  // No page is written twice.
   }
   bool written(PageNo pg) const { return pages_.count(pg) != 0; }
   uint32_t page_size() const override { return page_size_; }

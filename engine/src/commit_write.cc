@@ -29,6 +29,7 @@ class PageLease {
 // synced when `sync`.
 Status restore_slot(io::PageFile& file, const io::WriteSpan& span, const std::byte* before,
                     bool sync) {
+  ORDO_ASSERT(span.offset_bytes + span.size_bytes <= 2 * span.size_bytes);  // page 0 or 1
   const io::WriteSpan back{span.offset_bytes, before, span.size_bytes};
   return file.write(std::span<const io::WriteSpan>(&back, 1), sync);
 }
@@ -36,6 +37,7 @@ Status restore_slot(io::PageFile& file, const io::WriteSpan& span, const std::by
 // The error of a failed commit `s` whose put-back of `what` failed too.
 Status put_back_failed(const Status& s, const std::string& what, const Status& restored,
                        uint64_t txn_id) {
+  ORDO_ASSERT(!s.is_ok() && !restored.is_ok());
   const std::string text = s.message() + "; putting back " + what + " failed too (" +
                            restored.to_string() + "): a later open may find txn " +
                            std::to_string(txn_id);
@@ -44,6 +46,7 @@ Status put_back_failed(const Status& s, const std::string& what, const Status& r
 
 // True when every span's bytes are what the file's mapping shows.
 bool reached_page_cache(const io::PageFile& file, std::span<const io::WriteSpan> spans) {
+  ORDO_ASSERT(!spans.empty());  // Asked only after a failed write of some pages.
   for (const io::WriteSpan& span : spans) {
     const std::byte* now = file.data(span.offset_bytes, span.size_bytes);
     if (now == nullptr || std::memcmp(now, span.data, span.size_bytes) != 0) return false;
@@ -65,6 +68,7 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
   ORDO_ASSERT(ps != 0 && meta.txn_id != 0);  // txn 0 is the new file's, written at create
   encode_meta(meta, meta_page.get());
   const int slot_index = slot_of_epoch(meta.log_epoch);
+  ORDO_ASSERT(slot_index == 0 || slot_index == 1);
   const io::WriteSpan meta_span{static_cast<uint64_t>(slot_index) * ps, meta_page.get(), ps};
   const std::span<const io::WriteSpan> meta_spans(&meta_span, 1);
   // The slot's bytes now: a failed commit puts them back (the meta before

@@ -8,6 +8,7 @@
 #include "dense_builder.h"
 #include "free_entry.h"
 #include "meta.h"
+#include "ordo/assert.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
@@ -33,6 +34,7 @@ class EntryCopier : public btree::PageVisitor {
 
   Result<btree::WalkStep> page(const btree::PageRef& ref, const NodeView& node) override {
     if (!ref.leaf()) return btree::WalkStep::kDescend;
+    ORDO_ASSERT(node.is_leaf());  // The walk checked the type against the depth.
     for (uint32_t i = 0; i < node.count(); ++i) {
       const ByteView key = node.key(i);
       if (!node.is_overflow(i)) {
@@ -68,7 +70,9 @@ class Copier {
         file_(txn.db().file()),
         snap_(txn.snapshot()),
         ps_(snap_.page_size),
-        options_(options) {}
+        options_(options) {
+    ORDO_ASSERT(btree::valid_page_size(ps_));
+  }
 
   // Writes the whole copy into `sink` (which must be seekable for a
   // one-pass compact copy; a stream gets two passes).
@@ -96,12 +100,15 @@ class Copier {
     m.file_bytes = high_water * ps_;
     m.flags = 0;
     m.log_epoch++;
+    ORDO_ASSERT(high_water >= kFirstDataPage + m.log_pages);  // metas and log area at least
     return m;
   }
 
   // Pages 0 and 1: the meta in slot txn_id mod 2, the other slot zeros (no
   // older commit exists in the copy).
   Status write_metas(CopySink& sink, const Meta& meta) {
+    // A checkpoint meta (copy_meta()) of this page size.
+    ORDO_ASSERT(meta.page_size == ps_ && (meta.flags & kMetaFlagLogged) == 0);
     std::vector<std::byte> pages(2 * ps_);
     encode_meta(meta, pages.data() + slot_of_epoch(meta.log_epoch) * ps_);
     return sink.write(0, pages.data(), pages.size());
@@ -155,6 +162,8 @@ class Copier {
       s = c.next();
     }
     ORDO_RETURN_IF_ERROR(s);
+    // decode_meta() checked that the log area lies below the high-water mark.
+    ORDO_ASSERT(snap_.log_pages == 0 || snap_.log_first_page + snap_.log_pages <= hw);
     for (PageNo pg = snap_.log_first_page; pg < snap_.log_first_page + snap_.log_pages; ++pg) {
       free[pg] = true;  // the log area: zeros
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "copy_internal.h"
+#include "ordo/assert.h"
 #include "ordo/base/errno_status.h"
 
 namespace ordo::engine {
@@ -39,6 +40,7 @@ class GatheringSink : public CopySink {
       bytes_ += take;
       if (buffer_.size() == kGatherBytes) ORDO_RETURN_IF_ERROR(flush());
     }
+    ORDO_ASSERT(buffer_.size() < kGatherBytes);  // A full buffer went out at once.
     return Status::ok();
   }
   uint64_t bytes() const override { return bytes_; }
@@ -49,6 +51,7 @@ class GatheringSink : public CopySink {
     Status s = put(buffer_offset_, buffer_.data(), buffer_.size());
     buffer_offset_ += buffer_.size();
     buffer_.clear();
+    ORDO_ASSERT(buffer_.empty());
     return s;
   }
   virtual Status put(uint64_t offset, const std::byte* data, size_t size) = 0;
@@ -61,7 +64,9 @@ class GatheringSink : public CopySink {
 
 class FileSink final : public GatheringSink {
  public:
-  explicit FileSink(std::unique_ptr<io::WriteBackend> backend) : backend_(std::move(backend)) {}
+  explicit FileSink(std::unique_ptr<io::WriteBackend> backend) : backend_(std::move(backend)) {
+    ORDO_ASSERT(backend_ != nullptr);
+  }
   bool seekable() const override { return true; }
   Status finish() override {
     ORDO_RETURN_IF_ERROR(flush());
@@ -70,6 +75,7 @@ class FileSink final : public GatheringSink {
 
  private:
   Status put(uint64_t offset, const std::byte* data, size_t size) override {
+    ORDO_ASSERT(data != nullptr && size > 0);  // The buffer, or a large write of its own.
     const io::WriteSpan span{offset, data, size};
     return backend_->write(std::span<const io::WriteSpan>(&span, 1), false);
   }
@@ -91,6 +97,7 @@ class StreamSink final : public GatheringSink {
 
  private:
   Status put(uint64_t offset, const std::byte* data, size_t size) override {
+    ORDO_ASSERT(data != nullptr && size > 0);  // The buffer, or a large write of its own.
     if (offset != written_) {
       return Status::invalid_argument("a streamed copy must be written in order");
     }
@@ -100,6 +107,7 @@ class StreamSink final : public GatheringSink {
         if (errno == EINTR) continue;
         return base::write_error("write of the copy", errno);
       }
+      ORDO_ASSERT(static_cast<size_t>(n) <= size);
       data += n;
       size -= static_cast<size_t>(n);
       written_ += static_cast<uint64_t>(n);

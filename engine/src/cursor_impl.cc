@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "ordo/assert.h"
+
 namespace ordo {
 
 namespace {
@@ -12,6 +14,7 @@ Status txn_ended() {
 
 CursorImpl::CursorImpl(TxnImpl& txn, Tree tree, const btree::TreeRoot& root)
     : link_(txn.link()), tree_(std::move(tree)), cursor_(txn.pages(), root) {
+  ORDO_ASSERT(link_ != nullptr && link_->txn == &txn);
   txn.add_cursor(this);
 }
 
@@ -34,6 +37,7 @@ void CursorImpl::reposition_at(std::string key) {
 
 bool CursorImpl::reenter() {
   TxnImpl* txn = link_->txn;
+  ORDO_ASSERT(txn == nullptr || stale_);  // enter() takes the other case itself
   if (txn == nullptr) {
     status_ = txn_ended();
     return false;
@@ -57,6 +61,7 @@ bool CursorImpl::reenter() {
 
 Result<WriteTxnImpl*> CursorImpl::enter_writer() {
   if (!enter()) return status_;
+  ORDO_ASSERT(link_->txn != nullptr && !stale_);
   if (!link_->txn->is_write()) {
     return done(Status::invalid_argument("a cursor of a read txn cannot write"));
   }
@@ -96,6 +101,7 @@ Status CursorImpl::prev() {
 Status CursorImpl::next_after_visit() {
   if (!stale_ || !saved_valid_) return next();
   if (!enter()) return status_;
+  ORDO_ASSERT(!stale_);  // enter() re-sought the saved key
   // On the visited key when it survived, else already on the entry after it.
   if (cursor_.valid() && cursor_.key() == ByteView(saved_key_)) return done(cursor_.next());
   return done(Status::ok());
@@ -126,6 +132,7 @@ Status CursorImpl::del() {
   if (!writer.is_ok()) return done(writer.status());
   if (!cursor_.valid()) return done(Status::invalid_argument("cursor is not on an entry"));
   std::string at = cursor_.key().str();
+  ORDO_ASSERT(!stale_);  // The key is read from current pages, before the write.
   Status s = (*writer)->del(tree_, at);
   if (s.is_ok()) reposition_at(std::move(at));  // lands on the entry after it
   return done(s);

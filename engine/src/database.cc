@@ -3,12 +3,15 @@
 
 #include "database_opener.h"
 #include "db_impl.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "txn_impl.h"
 
 namespace ordo {
 
-Database::Database(std::shared_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) {}
+Database::Database(std::shared_ptr<DatabaseImpl> impl) : impl_(std::move(impl)) {
+  ORDO_ASSERT(impl_ != nullptr);
+}
 Database::~Database() = default;
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path, const Options& options) {
@@ -34,6 +37,7 @@ size_t DatabaseOpener::queued_batches(const Database& db) {
 Result<ReadTxn> Database::begin_read() {
   ORDO_RETURN_IF_ERROR(impl_->check_process());
   ORDO_ASSIGN_OR_RETURN(engine::Meta snapshot, impl_->register_reader());
+  ORDO_ASSERT(snapshot.page_size == impl_->page_size());
   return TxnFactory::read(std::make_unique<ReadTxnImpl>(impl_, snapshot));
 }
 
@@ -41,6 +45,7 @@ Result<WriteTxn> TxnFactory::begin_write(const std::shared_ptr<DatabaseImpl>& db
                                          engine::WriterGate::Wait wait) {
   ORDO_RETURN_IF_ERROR(db->check_writable());
   ORDO_RETURN_IF_ERROR(db->writer_gate().acquire(wait));
+  ORDO_ASSERT(db->writer_gate().held_by_this_thread());
   engine::WriterLock lock(&db->writer_gate());
   ORDO_RETURN_IF_ERROR(db->unpoisoned());
   engine::Meta snapshot = db->committed();
@@ -68,6 +73,7 @@ Status Database::checkpoint() {
     return Status::busy("this thread holds the open write txn: commit or abort it first");
   }
   ORDO_RETURN_IF_ERROR(impl_->writer_gate().acquire(engine::WriterGate::Wait::forever()));
+  ORDO_ASSERT(impl_->writer_gate().held_by_this_thread());  // No write txn meanwhile.
   engine::WriterLock lock(&impl_->writer_gate());
   ORDO_RETURN_IF_ERROR(impl_->unpoisoned());
   return impl_->checkpoint();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "options_check.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "page_memory.h"
 #include "commit_write.h"
@@ -84,6 +85,7 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
 
 Status DatabaseImpl::create_new() {
   page_size_ = options_.page_size_bytes != 0 ? options_.page_size_bytes : btree::kDefaultPageSize;
+  ORDO_ASSERT(btree::valid_page_size(page_size_));  // check_options() checked the option
   const uint64_t log_bytes = options_.log_bytes != 0 ? options_.log_bytes : engine::kDefaultLogBytes;
   Meta meta;
   meta.page_size = page_size_;
@@ -153,6 +155,7 @@ Status DatabaseImpl::load_existing() {
                                     std::to_string(options_.page_size_bytes));
   }
   // read_slots() checked that the file holds every page up to the high-water.
+  ORDO_ASSERT(btree::valid_page_size(m.page_size));  // decode_meta() checked it
   page_size_ = m.page_size;
   publish_checkpoint(m);
   return open_log(m);
@@ -173,6 +176,7 @@ Status DatabaseImpl::open_log(const Meta& c) {
         return true;
       });
   if (scan.records == 0) return Status::ok();
+  ORDO_ASSERT(last.txn_id == c.txn_id + scan.records);  // one record per txn, in order
   const std::string txns = "txns " + std::to_string(c.txn_id + 1) + ".." +
                            std::to_string(last.txn_id) + " (" + std::to_string(scan.records) +
                            " log records, " + std::to_string(bytes) + " bytes) after checkpoint txn " +
@@ -195,6 +199,7 @@ Status DatabaseImpl::open_log(const Meta& c) {
 
 Status DatabaseImpl::replay_log(const std::shared_ptr<DatabaseImpl>& db) {
   if (!db->needs_replay_) return Status::ok();
+  ORDO_ASSERT(!db->replaying_ && !db->options_.read_only);  // Only a writable open replays.
   const Meta c = db->committed();
   std::vector<engine::LogRecord> records;
   engine::scan_log(*db->file_, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
@@ -248,6 +253,7 @@ Result<std::string> DatabaseImpl::unsettled_problem(uint64_t txn_id) const {
 }
 
 Result<int> DatabaseImpl::settled_slot(MetaSlots& slots, int pick) {
+  ORDO_ASSERT(pick < 2);
   if (!options_.read_only || pick < 0) return pick;
   const uint64_t txn_id = slots.meta[pick].txn_id;
   // A meta this handle already took was settled then.
@@ -309,6 +315,7 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
     return Status::corruption("both meta pages are invalid: meta 0: " + slots.text[0] +
                               "; meta 1: " + slots.text[1]);
   }
+  ORDO_ASSERT(slots.meta[pick].page_size == page_size_);  // The others were set aside above.
   return log_tail(slots.meta[pick]);
 }
 
@@ -368,6 +375,7 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
     }
     log_verified_ = true;
   }
+  ORDO_ASSERT(newest.txn_id >= c.txn_id && newest_next % engine::kLogBlockBytes == 0);
   cur.next_bytes = newest_next;
   cur.last = newest;
   return newest;
@@ -471,11 +479,13 @@ Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const 
 
 void DatabaseImpl::keep_free_entries_held_before(uint64_t checkpoint_txn, uint64_t txn_id,
                                                  std::string held_before) {
+  ORDO_ASSERT(checkpoint_txn <= txn_id);  // The checkpoint the txn's reuse rule counted with.
   base::MutexLock g(state_mu_);
   held_entries_ = HeldEntries{checkpoint_txn, txn_id, std::move(held_before)};
 }
 
 void DatabaseImpl::publish(const Meta& meta) {
+  ORDO_ASSERT(meta.page_size == page_size_);  // One page size per file.
   base::MutexLock g(state_mu_);
   committed_ = meta;
 }
@@ -527,6 +537,8 @@ bool DatabaseImpl::checkpoint_due() const {
 }
 
 void DatabaseImpl::publish_checkpoint(const Meta& meta) {
+  // A checkpoint meta, of this file's page size: logged commits publish_logged().
+  ORDO_ASSERT(meta.page_size == page_size_ && (meta.flags & engine::kMetaFlagLogged) == 0);
   base::MutexLock g(state_mu_);
   committed_ = meta;
   log_ = LogState{meta.txn_id, 0, 0, 0};
@@ -536,6 +548,7 @@ Status DatabaseImpl::checkpoint() {
   const LogState before = log_state();
   Meta m = committed();
   if (before.records == 0 && before.checkpoint_txn == m.txn_id) return Status::ok();
+  ORDO_ASSERT(!replaying_ && m.txn_id >= before.checkpoint_txn);
   // Every page of the logged txns durable, then the meta that names them.
   Status s = file_->sync();
   if (!s.is_ok()) {
@@ -556,6 +569,7 @@ Status DatabaseImpl::checkpoint() {
 }
 
 void DatabaseImpl::poison(const Status& s) {
+  ORDO_ASSERT(!s.is_ok());
   base::MutexLock g(state_mu_);
   if (poisoned_.is_ok()) poisoned_ = s;
 }

@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 
 using btree::NodeEditor;
@@ -11,6 +13,7 @@ using btree::PageType;
 
 Result<PageNo> PageEmitter::emit(const std::byte* bytes, uint64_t pages) {
   const PageNo pg = next_;
+  ORDO_ASSERT(pages >= 1 && pg >= btree::kFirstDataPage);  // Never over a meta page.
   ORDO_RETURN_IF_ERROR(sink_.write(pg * page_size_, bytes, pages * page_size_));
   next_ += pages;
   return pg;
@@ -18,10 +21,15 @@ Result<PageNo> PageEmitter::emit(const std::byte* bytes, uint64_t pages) {
 
 DenseBuilder::DenseBuilder(PageEmitter& out, uint64_t txn_id)
     : out_(out), ps_(out.page_size()), txn_id_(txn_id) {
+  ORDO_ASSERT(btree::valid_page_size(ps_));
   leaf_.page.resize(ps_);
 }
 
 Result<std::pair<PageNo, uint64_t>> DenseBuilder::emit_page(std::vector<std::byte>& page) {
+  // Before it is written: a page this builder formatted and filled.
+  const NodeView v(page.data(), ps_);
+  ORDO_ASSERT(page.size() == ps_ && (v.is_leaf() || v.is_branch()) && v.count() > 0 &&
+              v.txn_id() == txn_id_ && v.used_bytes() <= ps_);
   const uint64_t checksum = btree::page_checksum(page.data(), ps_);
   ORDO_ASSIGN_OR_RETURN(const PageNo pg, out_.emit(page.data()));
   return std::make_pair(pg, checksum);
@@ -29,6 +37,7 @@ Result<std::pair<PageNo, uint64_t>> DenseBuilder::emit_page(std::vector<std::byt
 
 Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child,
                           uint64_t checksum) {
+  ORDO_ASSERT(i <= branches_.size() && child >= btree::kFirstDataPage);
   if (i == branches_.size()) {
     if (branches_.size() + 1 >= btree::kMaxDepth) {
       return Status::full("tree reached its maximum depth");
@@ -69,6 +78,7 @@ Status DenseBuilder::add_cell(ByteView key, uint32_t cell_size,
     leaf_.first_key.assign(key.view());
     leaf_.open = true;
   }
+  ORDO_ASSERT(ed.fits(cell_size));  // A cell fits an empty page (max_key_bytes).
   insert(ed);
   entries_++;
   return Status::ok();
@@ -82,6 +92,7 @@ Status DenseBuilder::add(ByteView key, ByteView value) {
 
 Status DenseBuilder::add_overflow(ByteView key, uint64_t value_len, const std::byte* run,
                                   uint64_t run_pages, uint64_t run_checksum) {
+  ORDO_ASSERT(run != nullptr && run_pages >= 1);
   ORDO_ASSIGN_OR_RETURN(const PageNo first, out_.emit(run, run_pages));
   return add_cell(key, btree::leaf_cell_size(key.size(), btree::kOverflowRefBytes),
                   [&](NodeEditor& ed) {
@@ -112,6 +123,7 @@ Result<btree::TreeRoot> DenseBuilder::finish() {
       root.root = page.first;
       root.root_checksum = page.second;
       root.depth = static_cast<uint32_t>(branches_.size() + 1);
+      ORDO_ASSERT(root.depth <= btree::kMaxDepth);  // push() stops below it
       return root;
     }
     const std::string up_key = branches_[i].first_key;

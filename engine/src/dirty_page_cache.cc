@@ -1,14 +1,16 @@
 #include "dirty_page_cache.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstring>
+
+#include "ordo/assert.h"
 
 namespace ordo::engine {
 
 using btree::PageNo;
 
 DirtyPageCache::~DirtyPageCache() {
+  ORDO_ASSERT(dirty_.size() <= touch_clock_);  // Each add() ticks the clock.
   for (auto& [pg, buf] : dirty_) buffers_.give(buf.data);
 }
 
@@ -17,13 +19,14 @@ std::byte* DirtyPageCache::writable(PageNo pg) {
   if (it == dirty_.end()) {
     // A spilled page is touched again: read it back.
     const std::byte* on_disk = file_.data(pg * page_size_, page_size_);
-    assert(is_spilled(pg) && on_disk != nullptr);
+    ORDO_ASSERT(is_spilled(pg) && on_disk != nullptr);
     std::byte* buf = buffers_.take();
     std::memcpy(buf, on_disk, page_size_);
     set_spilled(pg, false, 0);
     it = dirty_.emplace(pg, Buffer{buf, 0}).first;
   }
   it->second.touched = ++touch_clock_;
+  ORDO_ASSERT(it->second.data != nullptr);
   return it->second.data;
 }
 
@@ -36,6 +39,7 @@ bool DirtyPageCache::drop(PageNo pg) {
   }
   if (!is_spilled(pg)) return false;
   set_spilled(pg, false, 0);
+  ORDO_ASSERT(!contains(pg));
   return true;
 }
 
@@ -51,6 +55,7 @@ void DirtyPageCache::set_spilled(PageNo pg, bool spilled, uint64_t next_page) {
   const uint64_t i = pg - high_water_;
   if (i >= spilled_new_.size()) {
     if (!spilled) return;  // not spilled already
+    ORDO_ASSERT(pg < next_page);  // A page spilled was handed out below the high-water mark.
     spilled_new_.resize(std::max<uint64_t>(i + 1, next_page - high_water_));
   }
   spilled_new_[i] = spilled;
@@ -69,6 +74,7 @@ Status DirtyPageCache::spill(const SpillPolicy& policy, uint64_t next_page) {
   std::vector<io::WriteSpan> spans;
   spans.reserve(leaves.size());
   for (const SpillCandidate& c : leaves) {
+    ORDO_ASSERT(c.page >= btree::kFirstDataPage && c.page < next_page);
     spans.push_back({c.page * page_size_, dirty_.at(c.page).data, page_size_});
     highest = std::max(highest, c.page);
   }
@@ -81,13 +87,17 @@ Status DirtyPageCache::spill(const SpillPolicy& policy, uint64_t next_page) {
     set_spilled(c.page, true, next_page);
   }
   pages_spilled_ += leaves.size();
+  ORDO_ASSERT(is_spilled(highest) && dirty_.count(highest) == 0);
   return Status::ok();
 }
 
 std::vector<io::WriteSpan> DirtyPageCache::write_spans() const {
   std::vector<io::WriteSpan> spans;
   spans.reserve(dirty_.size());
-  for (const auto& [pg, buf] : dirty_) spans.push_back({pg * page_size_, buf.data, page_size_});
+  for (const auto& [pg, buf] : dirty_) {
+    ORDO_ASSERT(pg >= btree::kFirstDataPage && buf.data != nullptr);  // never a meta slot
+    spans.push_back({pg * page_size_, buf.data, page_size_});
+  }
   return spans;
 }
 

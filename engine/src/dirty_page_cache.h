@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/io/backend.h"
 #include "ordo/io/page_file.h"
@@ -47,7 +48,9 @@ class DirtyPageCache {
 
   // Makes newly allocated page `pg` dirty; its contents are undefined.
   std::byte* add(btree::PageNo pg) {
-    Buffer& b = dirty_.emplace(pg, Buffer{buffers_.take(), 0}).first->second;
+    auto [it, added] = dirty_.emplace(pg, Buffer{buffers_.take(), 0});
+    ORDO_ASSERT(added);  // A page allocated twice; its new buffer would leak.
+    Buffer& b = it->second;
     b.touched = ++touch_clock_;
     return b.data;
   }

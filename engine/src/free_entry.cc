@@ -1,10 +1,14 @@
 #include "free_entry.h"
 
+#include "ordo/assert.h"
 #include "ordo/btree/endian.h"
 
 namespace ordo::engine {
 
-btree::PageNo FreeEntry::page(uint64_t i) const { return btree::load_u64(pages.data() + 8 * i); }
+btree::PageNo FreeEntry::page(uint64_t i) const {
+  ORDO_ASSERT(i < page_count());
+  return btree::load_u64(pages.data() + 8 * i);
+}
 
 std::string free_key(uint64_t freed_by, uint64_t written_by, uint32_t chunk) {
   std::string k(kFreeKeyBytes, '\0');

@@ -13,6 +13,7 @@ namespace ordo::engine {
 using btree::PageNo;
 
 bool FreeList::skipped_entries_wait(btree::PageWriter& pages_io) const {
+  ORDO_ASSERT(!in_edit_);  // The cursor would read pages an edit is changing.
   btree::Cursor cursor(pages_io, tree_);
   if (!cursor.first().is_ok()) return false;
   while (cursor.valid() && cursor.key().str() < rule_.held_before()) {
@@ -24,6 +25,8 @@ bool FreeList::skipped_entries_wait(btree::PageWriter& pages_io) const {
 }
 
 Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& allocator) {
+  // Reclaiming deletes free-tree entries: never in the middle of another edit of it.
+  ORDO_ASSERT(!in_edit_);
   if (tree_.root == btree::kNullPage) {
     exhausted_ = true;
     return false;
@@ -87,6 +90,7 @@ Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& alloc
   }
   in_edit_ = was_in_edit;
   ORDO_RETURN_IF_ERROR(s);
+  ORDO_ASSERT(reclaimed > 0);  // Each reusable entry lists a page (decode_free_entry).
   free_pages_ -= std::min<uint64_t>(free_pages_, reclaimed);
   pages_reused_ += reclaimed;
   return true;
@@ -95,6 +99,7 @@ Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& alloc
 Status FreeList::record(btree::PageWriter& pages_io, PageAllocator& allocator) {
   // Chunks stay inline in the leaf, so the free tree never needs overflow runs.
   const size_t per_chunk = btree::max_inline_value_bytes(pages_io.page_size()) / 8;
+  ORDO_ASSERT(per_chunk >= 1 && !in_edit_);
   std::vector<std::byte> value;
   // Editing the free tree may take pages from the pool and free others, which
   // changes the list being written: repeat until a round changes nothing. If
@@ -122,6 +127,8 @@ Status FreeList::record(btree::PageWriter& pages_io, PageAllocator& allocator) {
       const uint64_t writer = all[begin].first;
       size_t group_end = begin;
       while (group_end < all.size() && all[group_end].first == writer) ++group_end;
+      // free_key() requires written_by <= freed_by: pages of earlier txns, or pool pages.
+      ORDO_ASSERT(writer <= txn_id_);
       for (uint32_t chunk = 0; begin < group_end; ++chunk) {
         const size_t end = std::min(group_end, begin + per_chunk);
         value.resize((end - begin) * 8);

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ordo/assert.h"
 #include "ordo/btree/page_access.h"
 #include "ordo/btree/tree.h"
 #include "ordo/status.h"
@@ -43,7 +44,11 @@ class FreeList {
   Result<bool> reclaim(btree::PageWriter& pages, PageAllocator& allocator);
 
   // Committed page `pg`, written by txn `written_by`, is replaced by this txn.
-  void add_freed(uint64_t written_by, btree::PageNo pg) { freed_.emplace_back(written_by, pg); }
+  void add_freed(uint64_t written_by, btree::PageNo pg) {
+    // WriteTxnPages::written_by() gives an earlier txn, or 0 when unknown.
+    ORDO_ASSERT(written_by < txn_id_);
+    freed_.emplace_back(written_by, pg);
+  }
   // Pages freed so far by this txn that txn `txn` or one before it wrote.
   uint64_t freed_written_by_at_most(uint64_t txn) const {
     uint64_t n = 0;

@@ -5,6 +5,7 @@
 
 #include "free_entry.h"
 #include "meta.h"
+#include "ordo/assert.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"
@@ -71,6 +72,7 @@ btree::TreeRoot root_of(const Meta& meta, const TreeSummary& t,
     case TreeKind::kFree: return meta.free_tree;
     case TreeKind::kNamed: break;
   }
+  ORDO_ASSERT(index >= 1 && index - 1 < named.size());  // trees[0] is the default tree
   return named[index - 1];
 }
 
@@ -87,6 +89,7 @@ Status collect_trees(TxnImpl& impl, std::vector<TreeSummary>* trees,
     s.root_page = r.root;
     return s;
   };
+  const size_t trees_before = trees->size(), named_before = named->size();
   trees->push_back(summary(TreeKind::kDefault, "", m.default_tree));
   btree::Cursor c(impl.pages(), m.catalog);
   Status s = c.first();
@@ -104,6 +107,8 @@ Status collect_trees(TxnImpl& impl, std::vector<TreeSummary>* trees,
   ORDO_RETURN_IF_ERROR(c.status());
   trees->push_back(summary(TreeKind::kCatalog, "", m.catalog));
   trees->push_back(summary(TreeKind::kFree, "", m.free_tree));
+  // named[i] is trees[i + 1]: root_of() relies on it.
+  ORDO_ASSERT(trees->size() - trees_before == named->size() - named_before + 3);
   return Status::ok();
 }
 

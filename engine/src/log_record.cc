@@ -18,6 +18,7 @@ using btree::store_u64;
 
 uint64_t log_record_bytes(uint64_t ops_bytes) {
   const uint64_t bytes = kLogHeaderBytes + kMetaBytes + ops_bytes;
+  ORDO_ASSERT(bytes > ops_bytes);  // ops are bounded by the log area, far from overflow
   return (bytes + kLogBlockBytes - 1) / kLogBlockBytes * kLogBlockBytes;
 }
 
@@ -91,12 +92,16 @@ bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offs
 
 LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
                  uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit) {
+  // Records start on block boundaries; txn ids after a checkpoint start at 1 or more.
+  ORDO_ASSERT(from_bytes % kLogBlockBytes == 0 && from_txn >= 1);
   LogScan scan;
   scan.next_bytes = from_bytes;
   scan.last_txn = from_txn - 1;
   if (checkpoint.log_pages == 0) return scan;
   LogRecord rec;
   while (read_record(file, checkpoint, scan.next_bytes, scan.last_txn + 1, &rec)) {
+    // read_record() took only the expected txn, whole blocks.
+    ORDO_ASSERT(rec.meta.txn_id == scan.last_txn + 1 && rec.bytes % kLogBlockBytes == 0);
     scan.records++;
     scan.next_bytes += rec.bytes;
     scan.last_txn = rec.meta.txn_id;
@@ -108,6 +113,7 @@ LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from
 Status prewrite_log(io::PageFile& file, const Meta& meta) {
   constexpr uint64_t kPieceBytes = 1 << 20;
   const uint64_t total = log_area_bytes(meta);
+  ORDO_ASSERT(meta.log_pages == 0 || meta.log_first_page >= kFirstDataPage);  // not a meta slot
   std::vector<std::byte> zeros(std::min(total, kPieceBytes));
   for (uint64_t done = 0; done < total;) {
     const uint64_t n = std::min<uint64_t>(zeros.size(), total - done);

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "ordo/assert.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
 
@@ -117,6 +118,7 @@ MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::st
 }
 
 uint32_t checksum_offset(uint32_t version) {
+  ORDO_ASSERT(version == kV2FormatVersion || version == kFormatVersion);  // ours, not the file's
   return version == kV2FormatVersion ? kV2ChecksumOffset : kMetaChecksumOffset;
 }
 
@@ -172,6 +174,8 @@ bool is_inconsistent(MetaProblem problem) {
 
 MetaProblem check_meta_in_file(const Meta& m, int slot, uint64_t file_bytes, std::string* text,
                                uint32_t version) {
+  // Only a meta decode_meta() (or decode_v2_meta()) accepted, found in slot 0 or 1.
+  ORDO_ASSERT((slot == 0 || slot == 1) && btree::valid_page_size(m.page_size));
   if (version == kV2FormatVersion) {
     if (static_cast<int>(m.txn_id % 2) != slot) {
       *text = "txn " + std::to_string(m.txn_id) + " found in meta slot " + std::to_string(slot) +

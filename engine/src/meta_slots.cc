@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 
 namespace ordo::engine {
@@ -42,12 +43,14 @@ MetaSlots MetaSlots::read(const io::PageFile& file, uint32_t version) {
   }
   for (int i = 0; i < 2; ++i) {
     if (s.problem[i] != MetaProblem::kNone) continue;
+    ORDO_ASSERT(btree::valid_page_size(s.meta[i].page_size));  // decode_meta checked it
     s.problem[i] = check_meta_in_file(s.meta[i], i, file.file_bytes(), &s.text[i], version);
   }
   return s;
 }
 
 std::string MetaSlots::fallback_note(int pick) const {
+  ORDO_ASSERT(pick == 0 || pick == 1);
   const int other = 1 - pick;
   if (!is_inconsistent(problem[other]) || meta[other].txn_id <= meta[pick].txn_id) return "";
   return "meta " + std::to_string(other) + " (txn " + std::to_string(meta[other].txn_id) +
@@ -76,10 +79,12 @@ int MetaSlots::newest_valid() const {
       pick = i;
     }
   }
+  ORDO_ASSERT(pick < 0 || problem[pick] == MetaProblem::kNone);
   return pick;
 }
 
 Status MetaSlots::no_valid_meta(const std::string& path) const {
+  ORDO_ASSERT(newest_valid() < 0);
   for (int i = 0; i < 2; ++i) {
     if (problem[i] == MetaProblem::kBadVersion) {
       return Status::version_mismatch(path + ": unsupported " + text[i]);
@@ -94,6 +99,7 @@ Status MetaSlots::no_valid_meta(const std::string& path) const {
 }
 
 const Meta* MetaSlots::older_valid(int pick) const {
+  ORDO_ASSERT(pick == 0 || pick == 1);
   const int other = 1 - pick;
   const bool valid = problem[other] == MetaProblem::kNone &&
                      meta[other].txn_id < meta[pick].txn_id &&

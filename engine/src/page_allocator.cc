@@ -11,6 +11,7 @@ using btree::PageNo;
 
 PageNo PageAllocator::take() {
   if (pool_pages_ == 0 || pool_locked_) return next_page_++;
+  ORDO_ASSERT(!by_size_.empty());  // pool_pages_ counts the extents' pages
   return take_from(by_size_.begin()->second, 1);
 }
 
@@ -33,6 +34,7 @@ PageNo PageAllocator::take_run(uint64_t pages) {
     next_page_ += pages;
   }
   own_runs_.emplace(first, pages);
+  ORDO_ASSERT(first + pages <= next_page_);
   return first;
 }
 
@@ -50,12 +52,15 @@ PageNo PageAllocator::take_from(PageNo first, uint64_t pages) {
     by_size.value() = {size - pages, first + pages};
     by_size_.insert(std::move(by_size));
   }
+  ORDO_ASSERT(pool_pages_ >= pages);
   pool_pages_ -= pages;
   ++pool_changes_;
   return first;
 }
 
 void PageAllocator::add_extent(PageNo first, uint64_t pages) {
+  // Only pages below the high-water mark were ever handed out or are listed free.
+  ORDO_ASSERT(pages > 0 && first + pages <= next_page_);
   PageNo end = first + pages;
   auto next = extents_.lower_bound(first);
   // A page given back twice would be handed out twice: never go on.
@@ -105,6 +110,7 @@ bool PageAllocator::add_reclaimed(std::vector<PageNo> pages) {
     add_extent(pages[begin], end - begin);
     begin = end;
   }
+  ORDO_ASSERT(pool_pages_ >= pages.size());
   ++pool_changes_;
   return true;
 }
@@ -115,6 +121,7 @@ std::vector<PageNo> PageAllocator::pool_pages() const {
   for (const auto& [first, pages] : extents_) {
     for (uint64_t i = 0; i < pages; ++i) out.push_back(first + i);
   }
+  ORDO_ASSERT(out.size() == pool_pages_);
   return out;
 }
 

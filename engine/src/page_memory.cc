@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 namespace {
 
@@ -39,7 +41,11 @@ const PageAllocator& allocator() {
 }
 
 // aligned_alloc wants a size that is a multiple of the alignment.
-size_t round_up(size_t bytes) { return (bytes + kPageAlignment - 1) & ~(kPageAlignment - 1); }
+size_t round_up(size_t bytes) {
+  static_assert((kPageAlignment & (kPageAlignment - 1)) == 0, "a power of two");
+  ORDO_ASSERT(bytes > 0);  // A page or a page-sized buffer, never empty.
+  return (bytes + kPageAlignment - 1) & ~(kPageAlignment - 1);
+}
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 
 std::vector<ReaderTable::Snapshot>::iterator ReaderTable::find(uint64_t txn_id) {
@@ -9,20 +11,29 @@ std::vector<ReaderTable::Snapshot>::iterator ReaderTable::find(uint64_t txn_id) 
   if (!readers_.empty() && readers_.back().txn_id <= txn_id) {
     return readers_.back().txn_id == txn_id ? readers_.end() - 1 : readers_.end();
   }
-  return std::lower_bound(readers_.begin(), readers_.end(), txn_id,
-                          [](const Snapshot& s, uint64_t id) { return s.txn_id < id; });
+  const auto it = std::lower_bound(readers_.begin(), readers_.end(), txn_id,
+                                   [](const Snapshot& s, uint64_t id) { return s.txn_id < id; });
+  ORDO_ASSERT(it == readers_.end() || it->txn_id >= txn_id);
+  return it;
 }
 
 bool ReaderTable::add(uint64_t txn_id) {
   auto it = find(txn_id);
   if (it != readers_.end() && it->txn_id == txn_id) return it->readers++ == 0;
   readers_.insert(it, Snapshot{txn_id, 1});
+  // find() keeps the vector in ascending order (O(n): debug builds only).
+  ORDO_DCHECK(std::is_sorted(readers_.begin(), readers_.end(),
+                             [](const Snapshot& a, const Snapshot& b) {
+                               return a.txn_id < b.txn_id;
+                             }));
   return true;
 }
 
 bool ReaderTable::remove(uint64_t txn_id) {
   auto it = find(txn_id);
-  if (it == readers_.end() || it->txn_id != txn_id || --it->readers != 0) return false;
+  if (it == readers_.end() || it->txn_id != txn_id) return false;
+  ORDO_ASSERT(it->readers > 0);  // An entry leaves with its last reader.
+  if (--it->readers != 0) return false;
   readers_.erase(it);
   return true;
 }

@@ -11,6 +11,7 @@
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/walk.h"
 #include "free_entry.h"
+#include "ordo/assert.h"
 #include "snapshot_pages.h"
 
 namespace ordo::engine {
@@ -51,6 +52,7 @@ class NewRuns {
   // Read once, only when a run below the mark needs it. A damaged free tree
   // makes every run count as new: checking more is always safe.
   void load_previously_free() {
+    ORDO_ASSERT(previous_ != nullptr && !previously_free_);  // Read once, with a previous meta.
     previously_free_.emplace();
     std::vector<PageNo>& out = previously_free_->pages;
     if (previous_->free_tree.root != btree::kNullPage) {
@@ -89,6 +91,7 @@ class LastCommitVerifier : public btree::PageVisitor {
   }
 
   Status damaged(const btree::PageRef& ref, Status problem) override {
+    ORDO_ASSERT(!problem.is_ok());
     return problem.with_context(since_txn_ + 1 == meta_.txn_id
                                     ? "page written by txn " + std::to_string(meta_.txn_id)
                                     : "page written after txn " + std::to_string(since_txn_));
@@ -110,6 +113,7 @@ class LastCommitVerifier : public btree::PageVisitor {
 
   Status overflow(const btree::PageRef& leaf, const NodeView&, uint32_t,
                   const btree::OverflowRun& run) override {
+    ORDO_ASSERT(leaf.leaf() && run.pages >= 1);
     // The run's own header cannot tell: a torn reused run may still show the
     // older txn whose run lay there before.
     if (!new_runs_.written_by_last_txn(run.ref.first)) return Status::ok();
@@ -147,6 +151,9 @@ Status verify_pages(const io::PageFile& file, const Meta& meta, const Meta* prev
 }  // namespace
 
 Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta* previous) {
+  // MetaSlots::older_valid(): an older txn of the same page size.
+  ORDO_ASSERT(previous == nullptr ||
+              (previous->txn_id < meta.txn_id && previous->page_size == meta.page_size));
   // Logged txns between the previous checkpoint and this one reached the disk
   // with this commit's one sync: their pages are checked too.
   return verify_pages(file, meta, previous, previous != nullptr ? previous->txn_id : 0);
@@ -158,6 +165,7 @@ Status verify_since(const io::PageFile& file, const Meta& meta, uint64_t since_t
 }
 
 Status verify_slot_commit(const io::PageFile& file, const MetaSlots& slots, int pick) {
+  ORDO_ASSERT((pick == 0 || pick == 1) && slots.problem[pick] == MetaProblem::kNone);
   const Meta& newest = slots.meta[pick];
   if ((newest.flags & kMetaFlagOneSync) == 0) return Status::ok();
   // The file growth of a one-sync txn becomes durable with its one sync, as
@@ -171,6 +179,7 @@ Status verify_slot_commit(const io::PageFile& file, const MetaSlots& slots, int 
 
 Result<int> fall_back_from(const MetaSlots& slots, int pick, const Status& problem,
                            std::string* note) {
+  ORDO_ASSERT(!problem.is_ok() && note != nullptr);
   const Meta* older = slots.older_valid(pick);
   if (older == nullptr) return problem;
   *note = "txn " + std::to_string(slots.meta[pick].txn_id) + " was not durable (" +

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 
 Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
@@ -14,6 +16,7 @@ Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, uint64_t checkpoint_txn
 }
 
 bool ReuseRule::recent(const FreeEntry& entry) const {
+  ORDO_ASSERT(entry.written_by <= entry.freed_by);  // decode_free_entry checked it
   if (entry.written_by == entry.freed_by) return false;
   if (entry.freed_by > last_) return true;
   // The checkpoint's state reaches pages written at or before it and freed
@@ -23,6 +26,7 @@ bool ReuseRule::recent(const FreeEntry& entry) const {
 }
 
 bool ReuseRule::waits_for_checkpoint(const FreeEntry& entry) const {
+  ORDO_ASSERT(entry.written_by <= entry.freed_by);  // decode_free_entry checked it
   return entry.written_by != entry.freed_by && entry.freed_by <= last_ &&
          entry.freed_by > checkpoint_ && entry.written_by <= checkpoint_;
 }
@@ -33,6 +37,8 @@ Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
   // snapshot reaches them: they need not wait a commit.
   if (entry.written_by == entry.freed_by) return true;
   if (recent(entry)) return false;
+  // A pinned entry past every snapshot would have been recent().
+  ORDO_ASSERT(entry.freed_by <= last_);
   auto it = std::lower_bound(readers_.begin(), readers_.end(), entry.written_by);
   if (it != readers_.end() && *it < entry.freed_by) return false;
   if (!other_readers_) return true;

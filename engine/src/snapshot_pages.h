@@ -4,6 +4,7 @@
 #include <string>
 
 #include "meta.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_access.h"
 #include "ordo/io/page_file.h"
 
@@ -44,7 +45,10 @@ class SnapshotPages : public btree::PageReader {
   SnapshotPages(const io::PageFile& file, uint32_t page_size, uint64_t high_water, bool verify)
       : file_(file), page_size_(page_size), high_water_(high_water), verify_(verify) {}
   // Reads a later snapshot of the same file (a renewed read txn).
-  void set_high_water(uint64_t high_water) { high_water_ = high_water; }
+  void set_high_water(uint64_t high_water) {
+    ORDO_ASSERT(high_water >= kFirstDataPage);  // a decoded meta's
+    high_water_ = high_water;
+  }
   bool verify_checksums() const override { return verify_; }
   uint32_t page_size() const override { return page_size_; }
   Result<const std::byte*> read(btree::PageNo pg) override {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 
 namespace {
@@ -27,6 +29,7 @@ void SpillPolicy::choose(std::vector<SpillCandidate>& leaves, uint64_t dirty_pag
   }
   std::nth_element(leaves.begin(), leaves.begin() + (n - 1), leaves.end());
   leaves.resize(n);
+  ORDO_ASSERT(leaves.size() <= dirty_pages);  // Only dirty pages are spilled.
 }
 
 }  // namespace ordo::engine

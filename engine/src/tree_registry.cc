@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "ordo/assert.h"
 #include "tree_handles.h"
 
 namespace ordo::engine {
@@ -19,6 +20,8 @@ Tree TreeRegistry::handle(std::string_view name) {
   if (name.empty()) return Tree();
   base::MutexLock g(mu_);
   auto [it, inserted] = ids_.emplace(std::string(name), static_cast<uint32_t>(ids_.size() + 1));
+  // Id 0 is the default tree's; named trees count from 1, one id per name.
+  ORDO_ASSERT(it->second >= 1 && it->second <= ids_.size());
   return TreeHandles::make(tag_, it->second, std::string(name));
 }
 

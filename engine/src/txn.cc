@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ordo/assert.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
 #include "cursor_impl.h"
@@ -12,6 +13,7 @@
 namespace ordo {
 
 Status TxnImpl::check_tree_name(std::string_view name) const {
+  ORDO_ASSERT(btree::valid_page_size(snapshot_.page_size));  // a decoded meta's
   if (name.empty()) return Status::invalid_argument("tree name is empty");
   if (name.size() > btree::max_key_bytes(snapshot_.page_size)) {
     return Status::invalid_argument("tree name of " + std::to_string(name.size()) +
@@ -41,7 +43,8 @@ Result<btree::TreeRoot> TxnImpl::root_of(const Tree& tree) {
   auto it = read_roots_.find(id);
   if (it != read_roots_.end()) return it->second;
   ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, lookup_catalog(tree.name()));
-  read_roots_.emplace(id, root);
+  const bool added = read_roots_.emplace(id, root).second;
+  ORDO_ASSERT(added);  // looked up above
   return root;
 }
 
@@ -53,6 +56,7 @@ void TxnImpl::end_cursors() {
     link_.reset();
   }
   cursors_.clear();
+  ORDO_ASSERT(!link_ && cursors_.empty());
 }
 
 void ReadTxnImpl::reset() {
@@ -64,6 +68,8 @@ void ReadTxnImpl::reset() {
 }
 
 void ReadTxnImpl::renew(const engine::Meta& snapshot) {
+  // ReadTxn::renew() reset it first, and registered `snapshot` as read.
+  ORDO_ASSERT(!live_);
   // A tree's root is fixed within one snapshot: a server's txns between two
   // commits look each tree up in the catalog once.
   if (snapshot.txn_id != snapshot_.txn_id) {
@@ -161,6 +167,7 @@ Status Txn::scan(const Tree& tree, const KeyRange& range, const ScanFn& fn) {
   ORDO_REQUIRE_LIVE();
   ORDO_ASSIGN_OR_RETURN(btree::TreeRoot root, impl_->root_of(tree));
   if (!impl_->is_write()) {
+    ORDO_ASSERT(impl_->live());  // ORDO_REQUIRE_LIVE
     // A read txn's pages never change under it: a plain tree cursor, checked
     // after each call of `fn` only for the txn having ended, been reset or
     // renewed in it.
@@ -229,6 +236,7 @@ Result<FreeSpace> Txn::free_space() {
     s = c.next();
   }
   ORDO_RETURN_IF_ERROR(s);
+  ORDO_ASSERT(out.pending_pages <= out.free_pages);
   return out;
 }
 
@@ -265,6 +273,7 @@ Status ReadTxn::renew() {
   if (!impl_ || impl_->is_write()) return ended();
   auto& impl = static_cast<ReadTxnImpl&>(*impl_);
   impl.reset();
+  ORDO_ASSERT(!impl.live());
   ORDO_RETURN_IF_ERROR(impl.db().check_process());
   ORDO_ASSIGN_OR_RETURN(const engine::Meta snapshot, impl.db().register_reader());
   impl.renew(snapshot);

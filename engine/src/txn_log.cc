@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "log_record.h"
+#include "ordo/assert.h"
 #include "ordo/btree/endian.h"
 #include "txn_impl.h"
 #include "txn_internals.h"
@@ -27,6 +28,7 @@ void TxnLog::add(LogOp op, std::initializer_list<ByteView> fields) {
     buf_.append(len, 4);
     if (!f.empty()) buf_.append(reinterpret_cast<const char*>(f.data()), f.size());
   }
+  ORDO_ASSERT(buf_.size() <= limit_bytes_);  // A record always fits the log area.
 }
 
 void TxnLog::del_range(std::string_view tree, const KeyRange& range) {
@@ -54,6 +56,7 @@ class OpReader {
     if (ops_.size() - at_ < len) return false;
     *out = ByteView(ops_.data() + at_, len);
     at_ += len;
+    ORDO_ASSERT(at_ <= ops_.size());
     return true;
   }
 
@@ -103,6 +106,7 @@ Status replay_txn_log(WriteTxnImpl& txn, ByteView ops, uint64_t txn_id) {
   auto replayed = [&](const Status& s, const char* op) {
     return s.is_ok() ? s : s.with_context(what + ": replaying " + op);
   };
+  ORDO_ASSERT(txn.txn_id() == txn_id);  // replay_record() began the txn the record names
   OpReader r(ops);
   DatabaseImpl& db = txn.db();
   while (!r.done()) {
@@ -159,6 +163,8 @@ Status replay_txn_log(WriteTxnImpl& txn, ByteView ops, uint64_t txn_id) {
 
 Status replay_record(const std::shared_ptr<DatabaseImpl>& db, const LogRecord& record) {
   const Meta& want = record.meta;
+  // Open replays before the handle is shared: nothing else writes meanwhile.
+  ORDO_ASSERT(db->replaying());
   const std::string what = "log record of txn " + std::to_string(want.txn_id);
   ORDO_ASSIGN_OR_RETURN(WriteTxn txn, TxnFactory::begin_write(db, WriterGate::Wait::none()));
   ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(txn));

@@ -1,5 +1,4 @@
 // WriteTxn: tree changes, ID issue, and the commit protocol.
-#include <cassert>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -7,6 +6,7 @@
 #include "commit_checks.h"
 #include "commit_write.h"
 #include "log_record.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/cursor.h"
 #include "page_memory.h"
@@ -65,6 +65,8 @@ WriteTxnImpl::TreeState& WriteTxnImpl::tree_state(uint32_t id) {
   }
   std::swap(recent_ids_[0], recent_ids_[1]);
   std::swap(recent_[0], recent_[1]);
+  ORDO_ASSERT(recent_ids_[0] == id);
+  ORDO_DCHECK(recent_[0] == &trees_[id]);  // a second lookup: debug builds only
   return *recent_[0];
 }
 
@@ -81,6 +83,7 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
     st.loaded = true;
     st.name = tree.name();
     st.root = *root;
+    ORDO_ASSERT(!st.dropped && !st.dirty);  // First use of the tree in this txn.
   } else if (st.name != tree.name()) {
     return Status::invalid_argument("tree handle does not belong to this database");
   }
@@ -89,6 +92,7 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
 
 Result<WriteTxnImpl::TreeState*> WriteTxnImpl::writable_state(const Tree& tree) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_ASSERT(!finished_ && st->loaded && !st->dropped);  // state_of() checked them
   detach_cursors();
   return st;
 }
@@ -115,6 +119,7 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   st.dirty = true;
   st.name = std::string(name);
   tree_count_++;
+  ORDO_ASSERT(st.root.root == btree::kNullPage);  // A new tree starts empty.
   log_.create_tree(name);
   return tree;
 }
@@ -127,6 +132,7 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, name, &found)));
+  ORDO_ASSERT(st->root.root == btree::kNullPage);  // btree::drop freed every page
   st->dropped = true;
   st->dirty = false;
   tree_count_--;
@@ -153,6 +159,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   old_state->rightmost.invalidate();
   old_state->dirty = false;
   TreeState& renamed = tree_state(TreeHandles::id(new_tree));
+  ORDO_ASSERT(&renamed != old_state);  // Two names, two ids (TreeRegistry).
   renamed = TreeState{};
   renamed.loaded = true;
   renamed.dirty = true;
@@ -167,6 +174,7 @@ Status WriteTxnImpl::put(const Tree& tree, ByteView key, ByteView value) {
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, st->root, key, value, &st->rightmost)));
+  ORDO_ASSERT(st->root.root != btree::kNullPage);
   log_.put(st->name, key, value);
   return Status::ok();
 }
@@ -178,6 +186,7 @@ Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
   st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(
       note(btree::append(pages_, st->root, key, value, db_->options().append_fill)));
+  ORDO_ASSERT(st->root.root != btree::kNullPage);
   log_.append(st->name, key, value);
   return Status::ok();
 }
@@ -209,7 +218,7 @@ Result<uint64_t> WriteTxnImpl::del_range(const Tree& tree, const KeyRange& range
     ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
     bool found = false;
     ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
-    assert(found);
+    ORDO_ASSERT(found);
     st->dirty = true;
     removed++;
   }
@@ -244,6 +253,9 @@ Status WriteTxnImpl::commit() {
   held_pages_ = pages_.freed_written_by_at_most(db_->log_state().checkpoint_txn);
   ORDO_RETURN_IF_ERROR(pages_.record_free_pages());
   ORDO_RETURN_IF_ERROR(btree::finalize(pages_, pages_.free_tree()));
+  // The high-water mark only rises: pages are freed into the free tree, not cut off.
+  ORDO_ASSERT(meta.txn_id == snapshot_.txn_id + 1 &&
+              pages_.next_page() >= snapshot_.page_high_water);
   meta.catalog = catalog_;
   meta.free_tree = pages_.free_tree();
   meta.free_pages = pages_.free_page_count();
@@ -259,6 +271,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   Status grown = file.grow_to(meta.page_high_water * meta.page_size);
   if (!grown.is_ok()) return grown;
   meta.file_bytes = file.file_bytes();
+  ORDO_ASSERT(meta.file_bytes / meta.page_size >= meta.page_high_water);
 
   std::vector<io::WriteSpan> spans = pages_.write_spans();
   std::vector<btree::TreeRoot> roots = {meta.default_tree, meta.catalog, meta.free_tree};
@@ -282,6 +295,8 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
 
 Status WriteTxnImpl::write_logged(engine::Meta& meta, std::span<const io::WriteSpan> spans) {
   io::PageFile& file = db_->file();
+  // The txn's operations fit the log's limit, or open is replaying them.
+  ORDO_ASSERT(db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed()));
   meta.flags = engine::kMetaFlagLogged;
   if (db_->replaying()) {
     // Open applies a record it found: the pages only; the checkpoint after
@@ -315,6 +330,7 @@ Status WriteTxnImpl::write_checkpoint(engine::Meta& meta, std::span<const io::Wr
   // The log's txns since the last checkpoint are in the page cache: this
   // commit's syncs make them durable with its own pages.
   meta.log_epoch = snapshot_.log_epoch + 1;
+  ORDO_ASSERT(meta.txn_id > snapshot_.txn_id && !db_->replaying());
   meta.flags = o.commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync : 0;
   const CommitProtocol protocol =
       o.commit_protocol == CommitProtocol::kOneSync ? CommitProtocol::kOneSync
@@ -335,6 +351,7 @@ Status WriteTxnImpl::write_checkpoint(engine::Meta& meta, std::span<const io::Wr
 }
 
 Status WriteTxnImpl::poisoned_commit(const engine::Meta& meta, const Status& s) {
+  ORDO_ASSERT(!s.is_ok());
   db_->poison(s);
   return s.with_context("txn " + std::to_string(meta.txn_id) +
                         " was not committed (the previous commit stands); this handle can only "
@@ -343,7 +360,10 @@ Status WriteTxnImpl::poisoned_commit(const engine::Meta& meta, const Status& s) 
 
 // Public WriteTxn.
 
-WriteTxnImpl& WriteTxn::writer() { return static_cast<WriteTxnImpl&>(*impl_); }
+WriteTxnImpl& WriteTxn::writer() {
+  ORDO_ASSERT(impl_ != nullptr);  // Every caller answers a moved-from txn first.
+  return static_cast<WriteTxnImpl&>(*impl_);
+}
 
 namespace {
 Status ended() { return Status::txn_ended("write txn already committed, aborted or moved from"); }

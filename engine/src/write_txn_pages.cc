@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ordo/assert.h"
 #include "ordo/btree/endian.h"
 #include "snapshot_pages.h"
 
@@ -22,10 +23,15 @@ WriteTxnPages::WriteTxnPages(io::PageFile& file, PageBuffers& buffers, const Met
       allocator_(snapshot.page_high_water),
       spill_policy_(snapshot.page_size, budget_bytes),
       free_list_(snapshot.free_tree, snapshot.free_pages, snapshot.page_high_water, txn_id,
-                 std::move(rule)) {}
+                 std::move(rule)) {
+  // A meta that passed decode_meta, and the txn after it.
+  ORDO_ASSERT(btree::valid_page_size(page_size_) && snapshot_high_water_ >= kFirstDataPage);
+  ORDO_ASSERT(txn_id > snapshot.txn_id);
+}
 
 Result<const std::byte*> WriteTxnPages::read(PageNo pg) {
   if (const std::byte* p = cache_.find(pg)) return p;
+  ORDO_ASSERT(snapshot_high_water_ <= allocator_.next_page());
   if (cache_.is_spilled(pg)) return read_committed(file_, page_size_, allocator_.next_page(), pg);
   return read_committed(file_, page_size_, snapshot_high_water_, pg);
 }
@@ -39,7 +45,10 @@ Result<const std::byte*> WriteTxnPages::read_run(PageNo first, uint64_t pages) {
 Result<PageNo> WriteTxnPages::make_dirty(PageNo pg) {
   if (is_dirty(pg)) return pg;
   ORDO_ASSIGN_OR_RETURN(const std::byte* src, read(pg));
+  // Not dirty, so read_committed found it among the snapshot's pages.
+  ORDO_ASSERT(pg >= kFirstDataPage && pg < snapshot_high_water_);
   ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
+  ORDO_ASSERT(copy != pg);
   std::byte* dst = cache_.writable(copy);
   std::memcpy(dst, src, page_size_);
   btree::store_u64(dst + btree::kOffTxnId, txn_id_);
@@ -52,12 +61,18 @@ Result<PageNo> WriteTxnPages::allocate() {
     ORDO_RETURN_IF_ERROR(free_list_.reclaim(*this, allocator_).status());
   }
   const PageNo pg = allocator_.take();
+  ORDO_ASSERT(pg >= kFirstDataPage && pg < allocator_.next_page());
+  // A page handed out twice would hold two pages' contents (a hash lookup:
+  // debug builds; add() below catches the in-memory case always).
+  ORDO_DCHECK(!cache_.contains(pg));
   // Contents are undefined: the tree formats every page it allocates.
   cache_.add(pg);
   return pg;
 }
 
 void WriteTxnPages::free_page(PageNo pg) {
+  // The tree frees pages it read: committed ones inside the snapshot, or its own.
+  ORDO_ASSERT(pg >= kFirstDataPage && pg < allocator_.next_page());
   if (cache_.drop(pg)) {
     // Never visible to any snapshot: reusable within this txn at once.
     allocator_.give_back(pg);
@@ -71,10 +86,12 @@ uint64_t WriteTxnPages::written_by(PageNo pg) const {
   const std::byte* p = file_.data(pg * page_size_, btree::kHeaderSize);
   if (p == nullptr) return 0;
   const uint64_t txn = btree::load_u64(p + btree::kOffTxnId);
+  ORDO_ASSERT(txn_id_ != 0);  // 0 stands for "unknown", below every txn
   return txn < txn_id_ ? txn : 0;
 }
 
 Result<PageNo> WriteTxnPages::allocate_run(uint64_t pages) {
+  ORDO_ASSERT(pages >= 1);
   // Reclaims until an extent holds the run. Free runs merge only once both
   // are in the pool, so a run of a size not freed before needs a wide look
   // (Options::run_reclaim_limit_pages). Bounded: pages reclaimed but not used
@@ -97,6 +114,7 @@ Result<PageNo> WriteTxnPages::write_run(std::span<const std::span<const std::byt
   // the meta lands leaves every page a valid meta reaches untouched. A torn
   // reused run is caught by the one-sync check at open (recovery.cc).
   ORDO_ASSIGN_OR_RETURN(const PageNo first, allocate_run(pages));
+  ORDO_ASSERT(first >= kFirstDataPage && first + pages <= allocator_.next_page());
   const uint64_t end = (first + pages) * page_size_;
   ORDO_RETURN_IF_ERROR(file_.grow_to(end));
   std::vector<io::WriteSpan> spans;
@@ -106,6 +124,8 @@ Result<PageNo> WriteTxnPages::write_run(std::span<const std::span<const std::byt
     spans.push_back({offset, part.data(), part.size()});
     offset += part.size();
   }
+  // The parts fit the run; the padding, under a page, comes from kZeros.
+  ORDO_ASSERT(offset <= end && end - offset <= btree::kMaxPageSize);
   static const std::byte kZeros[btree::kMaxPageSize] = {};
   if (offset < end) spans.push_back({offset, kZeros, end - offset});
   ORDO_RETURN_IF_ERROR(file_.write(spans, false));
@@ -114,6 +134,7 @@ Result<PageNo> WriteTxnPages::write_run(std::span<const std::span<const std::byt
 }
 
 void WriteTxnPages::free_run(PageNo first, uint64_t pages) {
+  ORDO_ASSERT(pages >= 1);  // overflow_pages() counts the header's page
   // A run of this txn was never visible: its pages are reusable at once.
   if (allocator_.give_back_run(first, pages)) return;
   const uint64_t writer = written_by(first);  // one txn wrote the whole run

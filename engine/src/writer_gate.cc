@@ -1,5 +1,7 @@
 #include "writer_gate.h"
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 
 bool WriterGate::held_by_this_thread() const {
@@ -27,12 +29,14 @@ Status WriterGate::acquire(Wait wait) {
   }
   held_ = true;
   holder_ = std::this_thread::get_id();
+  ORDO_ASSERT(held_here());
   return Status::ok();
 }
 
 void WriterGate::release() {
   {
     base::MutexLock lock(mu_);
+    ORDO_ASSERT(held_);  // Released once, by the WriterLock of an acquire().
     held_ = false;
     holder_ = std::thread::id();
   }

@@ -1,13 +1,15 @@
 #include "ordo/id64.h"
 
 #include <algorithm>
-#include <cassert>
+
+#include "ordo/assert.h"
 
 namespace ordo {
 namespace {
 
 uint32_t clamp_node(uint32_t node) {
-  assert(node <= Id64::kMaxNode && "Id64Generator: node must be 0..1023");
+  // A caller's mistake; ORDO_DCHECK as the header promises: clamped without assertions.
+  ORDO_DCHECK(node <= Id64::kMaxNode && "Id64Generator: node must be 0..1023");
   return std::min(node, Id64::kMaxNode);
 }
 
@@ -21,7 +23,8 @@ std::array<uint8_t, 8> Id64::to_big_endian() const {
 }
 
 Id64 Id64::from_big_endian(ByteView b) {
-  assert(b.size() == 8 && "Id64::from_big_endian needs exactly 8 bytes");
+  // A caller's mistake; ORDO_DCHECK as the header promises: padded without assertions.
+  ORDO_DCHECK(b.size() == 8 && "Id64::from_big_endian needs exactly 8 bytes");
   uint64_t v = 0;
   for (size_t i = 0; i < 8; ++i) {
     v = (v << 8) | (i < b.size() ? std::to_integer<uint8_t>(b[i]) : 0);

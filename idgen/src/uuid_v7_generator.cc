@@ -1,9 +1,9 @@
 #include "ordo/uuid_v7_generator.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdint>
 
+#include "ordo/assert.h"
 #include "random.h"
 
 namespace ordo {
@@ -14,8 +14,10 @@ constexpr uint64_t low_mask(int bits) {
 }
 
 int clamp_counter_bits(int bits) {
-  assert(bits >= UuidV7Generator::kMinCounterBits && bits <= UuidV7Generator::kMaxCounterBits &&
-         "UuidV7Generator: counter_bits must be 12..42");
+  // A caller's mistake; ORDO_DCHECK as the header promises: clamped without assertions.
+  ORDO_DCHECK(bits >= UuidV7Generator::kMinCounterBits &&
+              bits <= UuidV7Generator::kMaxCounterBits &&
+              "UuidV7Generator: counter_bits must be 12..42");
   return std::clamp(bits, UuidV7Generator::kMinCounterBits, UuidV7Generator::kMaxCounterBits);
 }
 

@@ -1,9 +1,10 @@
 #include "write_plan.h"
 
 #include <algorithm>
-#include <cassert>
 #include <limits>
 #include <string>
+
+#include "ordo/assert.h"
 
 namespace ordo::io {
 namespace {
@@ -26,7 +27,7 @@ Status check_span(const WriteSpan& span) {
 }  // namespace
 
 Status WritePlan::build(std::span<const WriteSpan> spans, size_t max_iovecs_per_run) {
-  assert(max_iovecs_per_run >= 1);
+  ORDO_ASSERT(max_iovecs_per_run >= 1);
   sorted_.clear();
   iovecs_.clear();
   runs_.clear();
@@ -65,7 +66,7 @@ Status WritePlan::build(std::span<const WriteSpan> spans, size_t max_iovecs_per_
 }
 
 void advance_run(WriteRun& run, std::span<iovec> iovecs, uint64_t done_bytes) {
-  assert(done_bytes <= run.size_bytes);
+  ORDO_ASSERT(done_bytes <= run.size_bytes);
   run.offset_bytes += done_bytes;
   run.size_bytes -= done_bytes;
   while (done_bytes > 0) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "codec.h"
+#include "ordo/assert.h"
 #include "ordo/replica.h"
 
 namespace ordo::replica {
@@ -30,9 +31,11 @@ Result<uint64_t> read_applied_index(Txn& txn) {
 }
 
 Status write_applied_index(WriteTxn& txn, uint64_t index) {
+  ORDO_ASSERT(index >= 1);  // 0 is what read_applied_index returns for none.
   ORDO_ASSIGN_OR_RETURN(Tree tree, txn.create_tree(kSystemTree));
   std::string value;
   codec::put_u64_be(value, index);
+  ORDO_ASSERT(value.size() == 8);  // The size read_applied_index requires.
   return txn.put(tree, kAppliedIndexKey, value);
 }
 

@@ -1,6 +1,7 @@
 #include "snapshot_record.h"
 
 #include "codec.h"
+#include "ordo/assert.h"
 
 namespace ordo::replica {
 
@@ -14,6 +15,7 @@ std::string SnapshotRecord::encode() const {
   std::string out(kMagic);
   codec::put_u32_be(out, kVersion);
   codec::put_u64_be(out, applied_index);
+  ORDO_ASSERT(out.size() == kMagic.size() + 4 + 8);  // What decode() reads.
   return out;
 }
 
@@ -31,6 +33,7 @@ Result<SnapshotRecord> SnapshotRecord::decode(ByteView bytes) {
   SnapshotRecord r;
   if (!in.get_u64_be(r.applied_index)) return Status::invalid_argument("snapshot record: truncated");
   if (!in.done()) return Status::invalid_argument("snapshot record: trailing bytes");
+  ORDO_ASSERT(bytes.size() == kMagic.size() + 4 + 8);  // Read whole, nothing left.
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include "address.h"
 #include "applied_index.h"
 #include "copy_verify.h"
+#include "ordo/assert.h"
 #include "snapshot_fetch.h"
 
 namespace ordo::replica {
@@ -22,17 +23,21 @@ namespace {
 // else an op meets is the same on every replica (a bad name, a missing tree
 // or key) and fails only that batch.
 bool is_environment_error(const Status& s) {
+  ORDO_ASSERT(!s.is_ok());
   return s.is_io_error() || s.is_full() || s.is_corruption() || s.is_txn_ended() ||
          s.is_busy();
 }
 
 Result<Tree> tree_for_write(WriteTxn& txn, const std::string& name) {
+  ORDO_ASSERT(name != kSystemTree);  // apply_ops refuses a batch that names it.
   if (name.empty()) return txn.default_tree();
   return txn.create_tree(name);
 }
 
 Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
   for (const WriteBatch::Op& op : batch.ops()) {
+    // WriteBatch::decode let through only the four kinds the switch handles.
+    ORDO_ASSERT(op.kind >= WriteBatch::OpKind::kPut && op.kind <= WriteBatch::OpKind::kDropTree);
     if (op.tree == kSystemTree) {
       return Status::invalid_argument("the batch names the system tree " + std::string(kSystemTree));
     }
@@ -77,6 +82,7 @@ Result<std::unique_ptr<ReplicaStateMachine>> ReplicaStateMachine::open(
   fs::create_directories(sm->copies_dir(), ec);
   if (ec) return Status::io_error("create " + sm->copies_dir() + ": " + ec.message(), ec.value());
   ORDO_RETURN_IF_ERROR(sm->open_database());
+  ORDO_ASSERT(sm->db_ != nullptr && sm->sync_fd_ >= 0);
   return sm;
 }
 
@@ -94,6 +100,8 @@ std::string ReplicaStateMachine::copies_dir() const {
 }
 
 Status ReplicaStateMachine::open_database() {
+  // Opened only when closed: a descriptor left open here would leak.
+  ORDO_ASSERT(sync_fd_ < 0);
   ORDO_ASSIGN_OR_RETURN(db_, Database::open(db_path_, options_.db_options));
   // fdatasync syncs the file's data whichever descriptor names it.
   sync_fd_ = ::open(db_path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -107,6 +115,7 @@ Status ReplicaStateMachine::open_database() {
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
   ORDO_ASSIGN_OR_RETURN(uint64_t applied, read_applied_index(txn));
   applied_index_.store(applied);
+  ORDO_ASSERT(db_ != nullptr && sync_fd_ >= 0);
   return Status::ok();
 }
 
@@ -124,11 +133,16 @@ std::string ReplicaStateMachine::apply_error() const {
 Status ReplicaStateMachine::reopen_database() {
   std::unique_lock lock(install_mu_);
   close_database();
+  ORDO_ASSERT(db_ == nullptr && sync_fd_ < 0);
   return open_database().with_context("reopen " + db_path_);
 }
 
 ApplyOutcome ReplicaStateMachine::apply(uint64_t index, ByteView entry) {
+  ORDO_ASSERT(index >= 1);  // Raft numbers its log from 1; 0 means "none applied".
   ApplyOutcome outcome = apply_once(index, entry);
+  // Unless it is to be retried, the entry is in the file (applied, or its
+  // batch dropped with the index recorded).
+  ORDO_ASSERT(outcome.retry || applied_index_.load() >= index);
   std::lock_guard lock(apply_error_mu_);
   if (outcome.retry) {
     apply_error_ = "entry " + std::to_string(index) + ": " + outcome.status.to_string();
@@ -146,6 +160,7 @@ ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
     Status reopened = reopen_database();
     if (!reopened.is_ok()) return ApplyOutcome{true, reopened};
   }
+  ORDO_ASSERT(db_ != nullptr);
 
   Result<WriteBatch> batch = WriteBatch::decode(entry);
   Status outcome = batch.status();
@@ -171,6 +186,8 @@ ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
   Status s = write_applied_index(*txn, index);
   if (s.is_ok()) s = txn->commit();
   if (!s.is_ok()) return ApplyOutcome{true, s};
+  // Entries apply in log order, each once: the applied index only rises.
+  ORDO_ASSERT(index > applied_index_.load());
   applied_index_.store(index);
   return ApplyOutcome{false, outcome};
 }
@@ -180,8 +197,11 @@ Result<std::string> ReplicaStateMachine::snapshot() {
   if (db_ == nullptr) return Status::io_error("database not open", 0);
   // Raft drops the log entries the snapshot covers once it returns: the
   // commits that applied them (made without fdatasync) become durable here.
+  ORDO_ASSERT(sync_fd_ >= 0);  // Open with db_ (open_database).
   SnapshotRecord record;
   record.applied_index = applied_index_.load();
+  // With no install pending, the file holds every snapshot recorded so far.
+  ORDO_ASSERT(record.applied_index >= snapshot_index_.load());
   if (::fdatasync(sync_fd_) != 0) return Status::io_error("fdatasync " + db_path_, errno);
   snapshot_index_.store(record.applied_index);
   snapshots_taken_.fetch_add(1);
@@ -205,6 +225,7 @@ Status ReplicaStateMachine::restore(ByteView record_bytes, const std::string& le
     return Status::ok();
   }
   ORDO_RETURN_IF_ERROR(fetch_and_install(leader_address, record.applied_index));
+  ORDO_ASSERT(applied_index_.load() >= record.applied_index);
   snapshot_index_.store(record.applied_index);
   // The install may also settle one left pending at startup.
   if (applied_index_.load() >= pending_index_.load()) pending_index_.store(0);
@@ -218,6 +239,7 @@ Status ReplicaStateMachine::finish_install(const std::vector<std::string>& sourc
   for (const std::string& source : sources) {
     last = fetch_and_install(source, min_index);
     if (last.is_ok()) {
+      ORDO_ASSERT(applied_index_.load() >= min_index);
       pending_index_.store(0);
       return Status::ok();
     }
@@ -226,6 +248,7 @@ Status ReplicaStateMachine::finish_install(const std::vector<std::string>& sourc
 }
 
 Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_t min_index) {
+  ORDO_ASSERT(min_index >= 1);  // Above an applied index, or a pending one (never 0).
   ORDO_ASSIGN_OR_RETURN(std::string from, snapshot_address(source));
   ORDO_ASSIGN_OR_RETURN(HostPort hp, parse_address(from));
   // One install at a time (Raft thread): a fixed name.
@@ -249,11 +272,14 @@ Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_
   }
   ::unlink(path.c_str());
   if (!s.is_ok()) return s.with_context("install a snapshot copy from " + from);
+  // replace_database checked the file's index against the copy's, itself >= min_index.
+  ORDO_ASSERT(db_ != nullptr && applied_index_.load() >= min_index);
   snapshots_installed_.fetch_add(1);
   return Status::ok();
 }
 
 Status ReplicaStateMachine::replace_database(const std::string& copy_path, uint64_t applied_index) {
+  ORDO_ASSERT(copy_path != db_path_);
   close_database();
   // The copy is fsynced and lies on the same filesystem: a rename installs it.
   if (::rename(copy_path.c_str(), db_path_.c_str()) != 0) {
@@ -261,6 +287,7 @@ Status ReplicaStateMachine::replace_database(const std::string& copy_path, uint6
   }
   ORDO_RETURN_IF_ERROR(sync_dir(options_.dir));
   ORDO_RETURN_IF_ERROR(open_database());
+  ORDO_ASSERT(db_ != nullptr);
   if (applied_index_.load() != applied_index) {
     return Status::corruption("installed copy holds applied index " +
                               std::to_string(applied_index_.load()) + ", its server said " +
@@ -280,6 +307,7 @@ Result<ReplicaStateMachine::View> ReplicaStateMachine::begin_view() {
   if (db_ == nullptr) return Status::io_error("database not open (a snapshot install failed)", 0);
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
   ORDO_ASSIGN_OR_RETURN(uint64_t applied, read_applied_index(txn));
+  ORDO_ASSERT(lock.owns_lock());  // Held while the view lives: no install under it.
   return View{std::move(lock), std::move(txn), applied};
 }
 

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "codec.h"
+#include "ordo/assert.h"
 #include "ordo/replica.h"
 
 namespace ordo::replica {
@@ -11,10 +12,14 @@ namespace {
 constexpr uint8_t kVersion = 1;
 
 bool has_key(WriteBatch::OpKind kind) {
+  ORDO_ASSERT(kind >= WriteBatch::OpKind::kPut && kind <= WriteBatch::OpKind::kDropTree);
   return kind == WriteBatch::OpKind::kPut || kind == WriteBatch::OpKind::kDel;
 }
 
 size_t op_bytes(const WriteBatch::Op& op) {
+  // encode() writes a key only for put and del, a value only for put.
+  ORDO_ASSERT((has_key(op.kind) || op.key.empty()) &&
+              (op.kind == WriteBatch::OpKind::kPut || op.value.empty()));
   size_t n = 1 + codec::varint_bytes(op.tree.size()) + op.tree.size();
   if (has_key(op.kind)) n += codec::varint_bytes(op.key.size()) + op.key.size();
   if (op.kind == WriteBatch::OpKind::kPut) {
@@ -26,13 +31,15 @@ size_t op_bytes(const WriteBatch::Op& op) {
 }  // namespace
 
 // Each mutator keeps encoded_bytes_ equal to encode().size(): the op's bytes
-// plus any growth of the op count's varint.
+// plus any growth of the op count's varint. Every op takes at least two bytes
+// (decode() bounds the op count by that).
 #define ORDO_REPLICA_ADD_OP(op_expr)                                                  \
   do {                                                                            \
     Op op_ = (op_expr);                                                           \
     encoded_bytes_ += op_bytes(op_) + codec::varint_bytes(ops_.size() + 1) -      \
                       codec::varint_bytes(ops_.size());                           \
     ops_.push_back(std::move(op_));                                               \
+    ORDO_ASSERT(encoded_bytes_ >= 2 + 2 * ops_.size());                           \
   } while (0)
 
 void WriteBatch::put(std::string_view tree, ByteView key, ByteView value) {
@@ -70,6 +77,7 @@ std::string WriteBatch::encode() const {
       out += op.value;
     }
   }
+  ORDO_ASSERT(out.size() == encoded_bytes_);  // The mutators' and decode's count.
   return out;
 }
 
@@ -113,6 +121,7 @@ Result<WriteBatch> WriteBatch::decode(ByteView bytes) {
                                     " bytes after the last op");
   }
   batch.encoded_bytes_ += codec::varint_bytes(count) - 1;
+  ORDO_ASSERT(batch.ops_.size() == count);
   return batch;
 }
 

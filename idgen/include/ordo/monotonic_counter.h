@@ -12,11 +12,21 @@
 // the counter's start; this class decides only the order.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <mutex>
 
+#include "ordo/assert.h"
+
 namespace ordo {
+namespace detail {
+
+// Called by MonotonicCounter::next() when the position space is used up: an
+// assertion failure in a library built with assertions (NDEBUG undefined), a
+// no-op otherwise. Out of line, so that this header's behaviour does not
+// depend on the NDEBUG of the code that includes it.
+void monotonic_counter_exhausted();
+
+}  // namespace detail
 
 // `Id`: a copyable value type whose default value is below every ID the
 // generator mints, with operator> in ID order.
@@ -38,10 +48,13 @@ class MonotonicCounter {
   // value (at most counter_max); `encode(ms, counter)` builds the ID. Both are
   // called with the mutex held, so they may use state the mutex guards.
   // REQUIRES: the position space is not used up (max_ms with a full counter);
-  // if it is, asserts, and without assertions returns last().
+  // if it is, asserts (in a library built with assertions), and otherwise
+  // returns last().
   template <class Start, class Encode>
   Id next(uint64_t now_ms, Start&& start, Encode&& encode) {
     std::lock_guard<std::mutex> lock(mu_);
+    ORDO_ASSERT(now_ms <= max_ms_);
+    const bool had_position = has_position_;
     if (!has_position_ || now_ms > ms_) {
       ms_ = now_ms;
       counter_ = start();
@@ -51,11 +64,15 @@ class MonotonicCounter {
       ++ms_;  // Counter used up: borrow the next ms rather than wrap.
       counter_ = start();
     } else {
-      assert(false && "MonotonicCounter: millisecond space exhausted");
+      detail::monotonic_counter_exhausted();
       return last_;
     }
+    ORDO_ASSERT(ms_ <= max_ms_ && counter_ <= counter_max_);
     has_position_ = true;
-    last_ = encode(ms_, counter_);
+    Id id = encode(ms_, counter_);
+    // IDs only rise: above every ID issued and every floor observed.
+    ORDO_ASSERT(!had_position || id > last_);
+    last_ = id;
     return last_;
   }
 
@@ -64,6 +81,7 @@ class MonotonicCounter {
   // above the IDs of its own it must exceed. A floor below the current
   // position changes nothing; last() becomes `floor` if it is greater.
   void observe(uint64_t ms, uint64_t counter, const Id& floor) {
+    ORDO_ASSERT(ms <= max_ms_ && counter <= counter_max_);
     std::lock_guard<std::mutex> lock(mu_);
     if (!has_position_ || ms > ms_ || (ms == ms_ && counter > counter_)) {
       ms_ = ms;
