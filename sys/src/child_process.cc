@@ -32,7 +32,6 @@ ChildExit exit_of(int status) {
 // an exec failure's errno comes back through a close-on-exec pipe.
 Result<pid_t> start(const std::vector<std::string>& argv, int in_fd, int out_fd, int err_fd,
                     bool die_with_parent) {
-  if (argv.empty()) return Status::invalid_argument("a child process needs a program");
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -94,7 +93,8 @@ std::string read_all(std::FILE* f) {
 }  // namespace
 
 std::string ChildExit::how_it_ended() const {
-  return signal != 0 ? "signal " + std::to_string(signal) : "exit code " + std::to_string(exit_code);
+  return signal != 0 ? "signal " + std::to_string(signal)
+                     : "exit code " + std::to_string(exit_code);
 }
 
 Result<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv,
@@ -187,12 +187,18 @@ Result<ChildExit> ChildProcess::kill() {
   return wait();
 }
 
-Result<ChildResult> run_child(const std::vector<std::string>& argv) {
+Result<ChildResult> run_child(const std::vector<std::string>& argv, const std::string& input_file) {
+  if (argv.empty()) return Status::invalid_argument("a child process needs a program");
   File out(std::tmpfile());
   File err(std::tmpfile());
   if (out == nullptr || err == nullptr) return base::os_error("tmpfile", errno);
+  File in(input_file.empty() ? nullptr : std::fopen(input_file.c_str(), "re"));
+  if (!input_file.empty() && in == nullptr) {
+    return base::os_error("cannot start " + argv[0] + ": open " + input_file, errno);
+  }
   const auto begin = std::chrono::steady_clock::now();
-  ORDO_ASSIGN_OR_RETURN(pid_t pid, start(argv, -1, fileno(out.get()), fileno(err.get()), false));
+  ORDO_ASSIGN_OR_RETURN(pid_t pid, start(argv, in != nullptr ? fileno(in.get()) : -1,
+                                         fileno(out.get()), fileno(err.get()), false));
   ChildProcess child(pid);
   ChildResult result;
   ORDO_ASSIGN_OR_RETURN(static_cast<ChildExit&>(result), child.wait());

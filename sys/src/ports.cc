@@ -84,12 +84,13 @@ Result<uint16_t> pick_free_port_run(int count) {
   }
   static std::mutex mu;
   static std::deque<uint16_t> recent;
-  static std::mt19937 rng(static_cast<uint32_t>(::getpid()) * 2654435761u ^
-                          static_cast<uint32_t>(
-                              std::chrono::steady_clock::now().time_since_epoch().count()));
+  static std::mt19937 rng(
+      static_cast<uint32_t>(::getpid()) * 2654435761u ^
+      static_cast<uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   std::lock_guard lock(mu);
   for (int attempt = 0; attempt < kRunTries; ++attempt) {
-    const auto first = static_cast<uint16_t>(kRunFirst + kRunStep * static_cast<int>(rng() % kRunSlots));
+    const auto first =
+        static_cast<uint16_t>(kRunFirst + kRunStep * static_cast<int>(rng() % kRunSlots));
     if (std::find(recent.begin(), recent.end(), first) != recent.end()) continue;
     bool all_free = true;
     for (int i = 0; i < count && all_free; ++i) {
@@ -100,8 +101,8 @@ Result<uint16_t> pick_free_port_run(int count) {
     if (recent.size() > kRecentRuns) recent.pop_front();
     return first;
   }
-  return Status::io_error("no run of " + std::to_string(count) +
-                              " free ports on 127.0.0.1 in " + std::to_string(kRunTries) + " tries",
+  return Status::io_error("no run of " + std::to_string(count) + " free ports on 127.0.0.1 in " +
+                              std::to_string(kRunTries) + " tries",
                           EADDRINUSE);
 }
 

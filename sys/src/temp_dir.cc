@@ -42,9 +42,7 @@ TempDir& TempDir::operator=(TempDir&& other) noexcept {
 
 TempDir::~TempDir() { remove(); }
 
-std::string TempDir::file(std::string_view name) const {
-  return path_ + "/" + std::string(name);
-}
+std::string TempDir::file(std::string_view name) const { return path_ + "/" + std::string(name); }
 
 void TempDir::remove() {
   if (path_.empty()) return;

@@ -1,7 +1,8 @@
 // sys/address.h and the port rule of sys/node_ports.h.
+#include "ordo/sys/address.h"
+
 #include <gtest/gtest.h>
 
-#include "ordo/sys/address.h"
 #include "ordo/sys/node_ports.h"
 
 namespace ordo::sys {

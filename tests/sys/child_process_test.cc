@@ -1,5 +1,7 @@
 // sys/child_process.h with /bin/sh as the child: exit codes, signals,
 // captured output, an output file, a program that cannot start.
+#include "ordo/sys/child_process.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -8,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "ordo/sys/child_process.h"
 #include "ordo/sys/temp_dir.h"
 
 namespace ordo::sys {
@@ -35,6 +36,17 @@ TEST(SysChildProcess, RunChildCapturesOutputAndTheExitCode) {
   Result<ChildResult> fine = run_child({"/bin/sh", "-c", "exit 0"});
   ASSERT_TRUE(fine.is_ok());
   EXPECT_TRUE(fine->ok());
+}
+
+TEST(SysChildProcess, RunChildReadsItsInputFile) {
+  Result<TempDir> dir = TempDir::make("ordo-sys-test.");
+  ASSERT_TRUE(dir.is_ok());
+  std::ofstream(dir->file("in")) << "line one\nline two\n";
+  Result<ChildResult> r = run_child({"/bin/sh", "-c", "wc -l"}, dir->file("in"));
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_EQ(r->out, "2\n");
+  Result<ChildResult> missing = run_child({"/bin/sh", "-c", "true"}, dir->file("none"));
+  EXPECT_EQ(missing.status().errno_value(), ENOENT) << missing.status().to_string();
 }
 
 TEST(SysChildProcess, AProgramThatCannotStartIsAnError) {

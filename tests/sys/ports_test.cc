@@ -1,11 +1,12 @@
 // sys/ports.h: the ports it gives are really bindable, taken ones are not free.
+#include "ordo/sys/ports.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <set>
 
-#include "ordo/sys/ports.h"
 #include "ordo/sys/socket.h"
 
 namespace ordo::sys {

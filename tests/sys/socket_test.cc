@@ -1,5 +1,7 @@
 // sys/socket.h against real loopback sockets: refusals, deadlines that
 // expire, closed peers, lines, and a taken port.
+#include "ordo/sys/socket.h"
+
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -8,9 +10,9 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "ordo/sys/ports.h"
-#include "ordo/sys/socket.h"
 
 namespace ordo::sys {
 namespace {
@@ -56,7 +58,8 @@ TEST(SysSocket, BytesGoBothWays) {
   EXPECT_EQ(std::string(rest, 4), "rest");
   const std::string big(4 << 20, 'x');  // more than the socket buffers hold
   std::string got(big.size(), '\0');
-  std::thread reader([&] { EXPECT_TRUE(recv_exact(p.client, got.data(), got.size(), deadline_in(20s)).is_ok()); });
+  std::thread reader(
+      [&] { EXPECT_TRUE(recv_exact(p.client, got.data(), got.size(), deadline_in(20s)).is_ok()); });
   EXPECT_TRUE(send_all(p.server, big, deadline_in(20s)).is_ok());
   reader.join();
   EXPECT_TRUE(got == big);
@@ -103,33 +106,24 @@ TEST(SysSocket, ASendDeadlineExpires) {
   EXPECT_LT(Clock::now() - start, 10s);
 }
 
+// What a 4-byte receive says when the peer sent `sent` and closed.
+std::string receive_after_close(std::string_view sent) {
+  Pair p;
+  EXPECT_TRUE(send_all(p.client, sent, deadline_in(5s)).is_ok());
+  ::close(std::exchange(p.client, -1));
+  char buf[4];
+  return recv_exact(p.server, buf, 4, deadline_in(5s)).message();
+}
+
 TEST(SysSocket, APeerThatClosesIsNamed) {
-  {
-    Pair p;
-    ::close(p.client);
-    p.client = -1;
-    char buf[4];
-    Status s = recv_exact(p.server, buf, 4, deadline_in(5s));
-    EXPECT_EQ(s.message(), "connection closed") << s.to_string();
-  }
-  {
-    Pair p;
-    ASSERT_TRUE(send_all(p.client, "ab", deadline_in(5s)).is_ok());
-    ::close(p.client);
-    p.client = -1;
-    char buf[4];
-    Status s = recv_exact(p.server, buf, 4, deadline_in(5s));
-    EXPECT_EQ(s.message(), "connection closed mid-frame") << s.to_string();
-  }
-  {
-    Pair p;
-    EXPECT_FALSE(peer_closed(p.client));
-    ::close(p.server);
-    p.server = -1;
-    const auto until = Clock::now() + 5s;
-    while (!peer_closed(p.client) && Clock::now() < until) std::this_thread::sleep_for(10ms);
-    EXPECT_TRUE(peer_closed(p.client));
-  }
+  EXPECT_EQ(receive_after_close(""), "connection closed");
+  EXPECT_EQ(receive_after_close("ab"), "connection closed mid-frame");
+  Pair p;
+  EXPECT_FALSE(peer_closed(p.client));
+  ::close(std::exchange(p.server, -1));
+  const auto until = Clock::now() + 5s;
+  while (!peer_closed(p.client) && Clock::now() < until) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(peer_closed(p.client));
 }
 
 TEST(SysSocket, ALineLongerThanTheLimitIsInvalid) {

@@ -1,12 +1,12 @@
 // sys/temp_dir.h: a fresh private directory, removed with its contents.
+#include "ordo/sys/temp_dir.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
-
-#include "ordo/sys/temp_dir.h"
 
 namespace ordo::sys {
 namespace {
@@ -46,7 +46,8 @@ TEST(SysTempDir, UnderAGivenBase) {
   Result<std::string> missing = make_temp_dir("x-", base->file("none"));
   ASSERT_TRUE(missing.status().is_io_error());
   EXPECT_EQ(missing.status().errno_value(), ENOENT);
-  EXPECT_EQ(missing.status().message().rfind("mkdtemp " + base->file("none") + "/x-XXXXXX: ", 0), 0u)
+  EXPECT_EQ(missing.status().message().rfind("mkdtemp " + base->file("none") + "/x-XXXXXX: ", 0),
+            0u)
       << missing.status().message();
 }
 

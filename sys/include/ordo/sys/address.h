@@ -11,7 +11,7 @@
 namespace ordo::sys {
 
 struct HostPort {
-  std::string host;  // dotted IPv4, e.g. "127.0.0.1"
+  std::string host;   // dotted IPv4, e.g. "127.0.0.1"
   uint16_t port = 0;  // 1..65535 once parsed
 };
 

@@ -81,7 +81,8 @@ class ChildProcess {
   Result<ChildExit> kill();
 
  private:
-  friend Result<ChildResult> run_child(const std::vector<std::string>& argv);
+  friend Result<ChildResult> run_child(const std::vector<std::string>& argv,
+                                       const std::string& input_file);
   explicit ChildProcess(pid_t pid) : pid_(pid) {}
   pid_t pid_ = 0;
 };
@@ -93,11 +94,13 @@ struct ChildResult : ChildExit {
   double seconds = 0;  // wall time from spawn to exit
 };
 
-// Runs argv as ChildProcess::spawn does, stdin inherited, stdout and stderr
-// captured through temporary files, and waits for it to end. IOError when
-// the temporary files cannot be made or the program cannot be started
-// (errno inside); a child that starts and fails is a result, not an error.
-Result<ChildResult> run_child(const std::vector<std::string>& argv);
+// Runs argv as ChildProcess::spawn does, stdin read from `input_file` (""
+// keeps the parent's), stdout and stderr captured through temporary files,
+// and waits for it to end. IOError when the input file cannot be opened, the
+// temporary files cannot be made or the program cannot be started (errno
+// inside); a child that starts and fails is a result, not an error.
+Result<ChildResult> run_child(const std::vector<std::string>& argv,
+                              const std::string& input_file = "");
 
 // The first executable file named `name` in the directories of $PATH, or ""
 // when there is none.
