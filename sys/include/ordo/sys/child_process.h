@@ -21,6 +21,7 @@ struct ChildExit {
   int exit_code = -1;  // valid when signal == 0
   int signal = 0;      // the signal that ended the child, 0 when it exited
 
+  // Exited with code 0.
   bool ok() const { return signal == 0 && exit_code == 0; }
   // "exit code N" or "signal N".
   std::string how_it_ended() const;
@@ -54,15 +55,20 @@ class ChildProcess {
   static Result<ChildProcess> spawn(const std::vector<std::string>& argv,
                                     const SpawnOptions& options = {});
 
+  // No child (running() is false).
   ChildProcess() = default;
+  // Takes over `other`'s child; `other` is left with none. Assignment first
+  // SIGKILLs and reaps this object's own child, if running.
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
+  // SIGKILLs and reaps the child if it is running (stopped or not).
   ~ChildProcess();
 
   // The child's pid while it has not been reaped, else 0.
   pid_t pid() const { return pid_; }
+  // Whether there is a child not yet reaped (it may have exited already).
   bool running() const { return pid_ > 0; }
 
   // kill(2) with `signal` (SIGSTOP, SIGCONT, SIGTERM, ...). InvalidArgument

@@ -16,7 +16,8 @@ namespace ordo::sys {
 // Ok when a socket could bind `at` now as listen_on does (SO_REUSEADDR: a
 // port with only closed connections left on it is free); otherwise IOError
 // "bind <address>: <errno text>" with bind(2)'s errno (EADDRINUSE when
-// another socket holds it).
+// another socket holds it); InvalidArgument when the host is not a dotted
+// IPv4 address.
 Status bind_probe(const HostPort& at);
 
 // Whether 127.0.0.1:`port` can be bound now (bind_probe is ok).

@@ -32,6 +32,8 @@ Deadline deadline_in(std::chrono::milliseconds timeout);
 Result<int> connect_to(const HostPort& to, Deadline deadline);
 Result<int> connect_to(std::string_view address, Deadline deadline);
 
+// Whether accept(2) on a listening socket waits (kYes) or fails with EAGAIN
+// when no connection is pending (kNo).
 enum class Blocking { kNo, kYes };
 
 // A listening socket bound to `at` (SO_REUSEADDR, close-on-exec; accept(2)

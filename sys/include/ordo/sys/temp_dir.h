@@ -25,10 +25,13 @@ class TempDir {
   // Errors as make_temp_dir.
   static Result<TempDir> make(std::string_view prefix, std::string_view base = "");
 
+  // Takes over `other`'s directory; `other` is left with none. Assignment
+  // first removes this object's own directory.
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&& other) noexcept;
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  // Removes the directory with its contents.
   ~TempDir();
 
   // The directory; "" after a move from it.
