@@ -12,10 +12,7 @@ extern "C" {
 #include <raft/uv.h>
 }
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <signal.h>
 
@@ -30,6 +27,8 @@ extern "C" {
 #include <unordered_map>
 
 #include "consensus.h"
+#include "ordo/base/errno_status.h"
+#include "ordo/sys/ports.h"
 
 namespace ordo::replica {
 
@@ -181,24 +180,6 @@ void nodelay_wrap(NoDelayTransport* self, raft_uv_transport* inner) {
   self->outer.listen = &nodelay_listen;
   self->outer.connect = &nodelay_connect;
   self->outer.close = &nodelay_close;
-}
-
-// 0 when "IPv4:port" can be bound now, else bind(2)'s errno (EADDRINUSE
-// when another socket holds it).
-int bind_probe(const std::string& address) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return 0;
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(std::atoi(address.c_str() + colon + 1)));
-  if (::inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr) != 1) return 0;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  int err = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0 ? 0 : errno;
-  ::close(fd);
-  return err;
 }
 
 class RaftConsensus;
@@ -419,8 +400,9 @@ Status RaftConsensus::start() {
       std::string msg = raft_strerror(rv);
       const std::string detail = raft_errmsg(&raft_);
       if (!detail.empty() && detail != msg) msg += " (" + detail + ")";
-      const int bind_errno = bind_probe(options_.address);
-      if (bind_errno != 0) msg += std::string(": cannot bind it: ") + std::strerror(bind_errno);
+      Result<sys::HostPort> at = sys::parse_address(options_.address);
+      const Status bind = at.is_ok() ? sys::bind_probe(*at) : Status::ok();
+      if (bind.errno_value() != 0) msg += ": cannot bind it: " + base::errno_text(bind.errno_value());
       if (rv == RAFT_NOCONNECTION || msg.find("address") != std::string::npos ||
           msg.find("listen") != std::string::npos || msg.find("bind") != std::string::npos) {
         failed = Status::io_error("raft_start on " + options_.address + ": " + msg +

@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "address.h"
+#include "ordo/sys/address.h"
 #include "consensus.h"
 #include "ordo/replica.h"
 #include "snapshot_server.h"
@@ -151,7 +151,7 @@ class ReplicaImpl {
     ORDO_ASSIGN_OR_RETURN(machine_, ReplicaStateMachine::open(sm_options));
 
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
-    ORDO_ASSIGN_OR_RETURN(HostPort snap_at, parse_address(snap));
+    ORDO_ASSIGN_OR_RETURN(sys::HostPort snap_at, sys::parse_address(snap));
     ReplicaStateMachine* machine = machine_.get();
     ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(snap_at, machine_->copies_dir(),
                                                          [machine](int fd) { return machine->make_copy(fd); }));

@@ -8,17 +8,18 @@
 
 #include "codec.h"
 #include "snapshot_server.h"
-#include "socket_io.h"
+#include "ordo/sys/socket.h"
 
 namespace ordo::replica {
 
 namespace {
 
-Status receive_into(int sock, int file, uint64_t size) {
+// Each receive of up to 1 MiB gets `timeout`.
+Status receive_into(int sock, int file, uint64_t size, std::chrono::milliseconds timeout) {
   std::vector<char> buf(1 << 20);
   while (size > 0) {
     size_t want = buf.size() < size ? buf.size() : static_cast<size_t>(size);
-    ORDO_RETURN_IF_ERROR(read_exact(sock, buf.data(), want));
+    ORDO_RETURN_IF_ERROR(sys::recv_exact(sock, buf.data(), want, sys::deadline_in(timeout)));
     const char* p = buf.data();
     size_t left = want;
     while (left > 0) {
@@ -38,14 +39,14 @@ Status receive_into(int sock, int file, uint64_t size) {
 
 }  // namespace
 
-Result<FetchedCopy> fetch_copy(const HostPort& from, const std::string& dest,
+Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& dest,
                                std::chrono::milliseconds timeout) {
-  const std::string server = from.host + ":" + std::to_string(from.port);
-  ORDO_ASSIGN_OR_RETURN(int sock, connect_to(from, timeout));
+  const std::string server = sys::format_address(from);
+  ORDO_ASSIGN_OR_RETURN(int sock, sys::connect_to(from, sys::deadline_in(timeout)));
   const std::string request = std::string(kCopyRequest) + "\n";
-  Status s = write_all(sock, request.data(), request.size());
+  Status s = sys::send_all(sock, request, sys::deadline_in(timeout));
   char first[8];
-  if (s.is_ok()) s = read_exact(sock, first, sizeof first);
+  if (s.is_ok()) s = sys::recv_exact(sock, first, sizeof first, sys::deadline_in(timeout));
   if (!s.is_ok()) {
     ::close(sock);
     return s.with_context("fetch a copy from " + server);
@@ -57,7 +58,7 @@ Result<FetchedCopy> fetch_copy(const HostPort& from, const std::string& dest,
     return Status::not_found("snapshot server " + server + " made no copy");
   }
   char rest[16];
-  s = read_exact(sock, rest, sizeof rest);
+  s = sys::recv_exact(sock, rest, sizeof rest, sys::deadline_in(timeout));
   if (!s.is_ok()) {
     ::close(sock);
     return s.with_context("fetch a copy from " + server);
@@ -70,7 +71,7 @@ Result<FetchedCopy> fetch_copy(const HostPort& from, const std::string& dest,
     ::close(sock);
     return Status::io_error("create " + dest, err);
   }
-  s = receive_into(sock, file, copy.size_bytes);
+  s = receive_into(sock, file, copy.size_bytes, timeout);
   ::close(sock);
   ::close(file);
   if (!s.is_ok()) {

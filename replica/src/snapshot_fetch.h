@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "address.h"
 #include "ordo/status.h"
+#include "ordo/sys/address.h"
 
 namespace ordo::replica {
 
@@ -18,11 +18,12 @@ struct FetchedCopy {
 };
 
 // Asks the server at `from` for a copy and writes it to `dest` (fsynced,
-// replacing any file there). Each socket read/write waits at most `timeout`.
+// replacing any file there). The connect, the request, the header and each
+// MiB of the copy get at most `timeout` each.
 // Returns NotFound when the server made no copy, IOError for connection or
 // file failures (dest is removed then). Does not verify the bytes against
 // the size and digest returned: see copy_verify.h.
-Result<FetchedCopy> fetch_copy(const HostPort& from, const std::string& dest,
+Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& dest,
                                std::chrono::milliseconds timeout);
 
 }  // namespace ordo::replica

@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "codec.h"
-#include "socket_io.h"
+#include "ordo/sys/socket.h"
 
 namespace ordo::replica {
 
 namespace {
 
+// Each send of a reply (up to 1 MiB of a copy) must be done within this.
 constexpr auto kIoTimeout = std::chrono::seconds(10);
 // The whole request line must arrive within this.
 constexpr auto kRequestDeadline = std::chrono::seconds(5);
@@ -63,10 +64,10 @@ Result<Digest> digest_fd(int fd, std::vector<char>& buf) {
 
 }  // namespace
 
-Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(const HostPort& at,
+Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(const sys::HostPort& at,
                                                               std::string copies_dir,
                                                               CopyMaker make_copy) {
-  ORDO_ASSIGN_OR_RETURN(int fd, listen_on(at));
+  ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 16, sys::Blocking::kYes));
   return std::unique_ptr<SnapshotServer>(
       new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy)));
 }
@@ -117,7 +118,6 @@ void SnapshotServer::run() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
     }
-    set_io_timeouts(fd, kIoTimeout);
     std::lock_guard lock(workers_mu_);
     if (workers_.size() >= kMaxConnections) {
       // The fetcher sees the connection closed and tries again later.
@@ -136,13 +136,13 @@ void SnapshotServer::run() {
 }
 
 void SnapshotServer::serve(int fd) {
-  Result<std::string> request = read_line(fd, 64, std::chrono::steady_clock::now() + kRequestDeadline);
+  Result<std::string> request = sys::read_line(fd, 64, sys::deadline_in(kRequestDeadline));
   if (!request.is_ok()) return;
   auto refuse = [&](const Status& why) {
     if (!why.is_ok()) std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
     std::string header;
     codec::put_u64_be(header, kNoCopy);
-    (void)write_all(fd, header.data(), header.size());
+    (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
   };
   if (*request != kCopyRequest) return refuse(Status::ok());
 
@@ -160,13 +160,14 @@ void SnapshotServer::serve(int fd) {
   codec::put_u64_be(header, digest->size);
   codec::put_u64_be(header, digest->xxh3);
   codec::put_u64_be(header, *applied);
-  s = write_all(fd, header.data(), header.size());
+  s = sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {
     ssize_t n = ::pread(*file, buf.data(), buf.size(), static_cast<off_t>(sent));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the client sees a short copy and rejects it
-    s = write_all(fd, buf.data(), static_cast<size_t>(n));
+    s = sys::send_all(fd, std::string_view(buf.data(), static_cast<size_t>(n)),
+                      sys::deadline_in(kIoTimeout));
     sent += static_cast<uint64_t>(n);
   }
   ::close(*file);

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "address.h"
+#include "ordo/sys/address.h"
 #include "applied_index.h"
 #include "copy_verify.h"
 #include "ordo/assert.h"
@@ -250,7 +250,7 @@ Status ReplicaStateMachine::finish_install(const std::vector<std::string>& sourc
 Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_t min_index) {
   ORDO_ASSERT(min_index >= 1);  // Above an applied index, or a pending one (never 0).
   ORDO_ASSIGN_OR_RETURN(std::string from, snapshot_address(source));
-  ORDO_ASSIGN_OR_RETURN(HostPort hp, parse_address(from));
+  ORDO_ASSIGN_OR_RETURN(sys::HostPort hp, sys::parse_address(from));
   // One install at a time (Raft thread): a fixed name.
   const std::string path = copies_dir() + "/install.ordo";
   Result<FetchedCopy> copy = fetch_copy(hp, path, options_.fetch_timeout);

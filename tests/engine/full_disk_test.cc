@@ -13,6 +13,7 @@
 
 #include "engine_test_util.h"
 #include "io_test_util.h"
+#include "ordo/base/errno_status.h"
 #include "tmpfs_mount.h"
 
 namespace ordo {
@@ -67,7 +68,7 @@ TEST(FullDiskTest, GrowsByWhatFitsFailsWithFullAndRecoversWhenSpaceReturns) {
     GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root or "
                     "CAP_SYS_ADMIN)";
   }
-  ASSERT_TRUE(fs.mounted()) << "mount tmpfs on " << dir.path() << ": " << std::strerror(fs.error());
+  ASSERT_TRUE(fs.mounted()) << "mount tmpfs on " << dir.path() << ": " << base::errno_text(fs.error());
   const std::string ballast = dir.file("ballast");
   const std::string path = dir.file("db.ordo");
   ASSERT_TRUE(write_ballast(ballast, 3 << 20));

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,8 +15,9 @@
 #include <vector>
 
 #include "ordo/replica.h"
+#include "ordo/sys/node_ports.h"
+#include "ordo/sys/ports.h"
 #include "temp_dir.h"
-#include "test_ports.h"
 
 namespace ordo::replica::testing_cluster {
 
@@ -22,6 +25,18 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 inline constexpr auto kWait = 20s;  // generous: two busy cores
+
+// A Raft port R with R and its snapshot port R + 1 free on 127.0.0.1, none
+// handed out before in this process (a replica listens on both only once it
+// opens). Aborts when there is none: no cluster test can run without it.
+inline uint16_t free_raft_port() {
+  Result<uint16_t> port = sys::pick_free_port_run(sys::kReplicaPortCount);
+  if (!port.is_ok()) {
+    std::fprintf(stderr, "%s\n", port.status().to_string().c_str());
+    std::abort();
+  }
+  return *port;
+}
 
 class Cluster {
  public:
@@ -41,7 +56,7 @@ class Cluster {
   uint64_t add_slot(uint64_t id) {
     ReplicaOptions o;
     o.id = id;
-    o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+    o.address = "127.0.0.1:" + std::to_string(free_raft_port());
     o.dir = tmp_.file("r" + std::to_string(id));
     o.heartbeat_timeout_ms = 50;
     o.election_timeout_ms = 500;

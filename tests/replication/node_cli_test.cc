@@ -4,17 +4,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <csignal>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <thread>
 
 #include "local_cluster.h"
-#include "socket.h"
+#include "ordo/sys/child_process.h"
+#include "ordo/sys/ports.h"
 #include "temp_dir.h"
 
 namespace ordo::node {
@@ -45,20 +42,18 @@ class NodeCliTest : public ::testing::Test {
 
   // Runs `ordo-node ARGS` through sh, with `input` on stdin.
   CliRun run(const std::string& args, const std::string& input = "") {
-    std::string in_path = dir_.file("stdin"), err_path = dir_.file("stderr");
+    const std::string in_path = dir_.file("stdin");
     std::ofstream(in_path) << input;
-    std::string cmd = std::string(ORDO_NODE_BINARY) + " " + args + " <" + in_path + " 2>" + err_path;
     CliRun r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int st = ::pclose(p);
-    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::stringstream err;
-    err << std::ifstream(err_path).rdbuf();
-    r.err = err.str();
+    Result<sys::ChildResult> ran =
+        sys::run_child({"/bin/sh", "-c", std::string(ORDO_NODE_BINARY) + " " + args}, in_path);
+    if (!ran.is_ok()) {
+      r.err = ran.status().to_string();
+      return r;
+    }
+    r.code = ran->signal == 0 ? ran->exit_code : -1;
+    r.out = std::move(ran->out);
+    r.err = std::move(ran->err);
     return r;
   }
 
@@ -120,15 +115,9 @@ TEST_F(NodeCliTest, ErrorsExitTwoWithAMessage) {
   EXPECT_EQ(no_node.code, 2);
   EXPECT_NE(no_node.err.find("--node"), std::string::npos) << no_node.err;
 
-  uint16_t dead = 0;
-  for (uint16_t p = 39501; p < 39999; p += 10) {
-    if (port_free(p)) {
-      dead = p;
-      break;
-    }
-  }
-  ASSERT_NE(dead, 0);
-  std::string dead_node = "127.0.0.1:" + std::to_string(dead);
+  Result<uint16_t> dead = sys::pick_free_port_run(1);
+  ASSERT_TRUE(dead.is_ok()) << dead.status().to_string();
+  std::string dead_node = "127.0.0.1:" + std::to_string(*dead);
   CliRun refused = run("put --node " + dead_node + " k v");
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.err.find("failed"), std::string::npos) << refused.err;
@@ -169,55 +158,26 @@ TEST_F(NodeCliTest, ServerRejectsBadOptions) {
 
 TEST(NodeServerTest, SigtermShutsDownInOrderWithExitZero) {
   testing::TempDir dir;
-  uint16_t port = 0;
-  for (uint16_t p = 38001; p < 38999; p += 10) {
-    if (port_free(p) && port_free(static_cast<uint16_t>(p + 1)) && port_free(static_cast<uint16_t>(p + 2))) {
-      port = p;
-      break;
-    }
-  }
-  ASSERT_NE(port, 0);
-  std::string address = "127.0.0.1:" + std::to_string(port);
-  std::string log = dir.file("n1.log");
-  std::vector<std::string> args = {ORDO_NODE_BINARY, "--id", "1", "--data", dir.file("n1"),
-                                   "--listen", address, "--peers", "1=" + address};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-
+  LocalClusterOptions o;
+  o.binary = ORDO_NODE_BINARY;
+  o.root = dir.path();
+  o.nodes = 1;
+  LocalCluster cluster(o);
+  Status started = cluster.start();
+  ASSERT_TRUE(started.is_ok()) << started.to_string();
   auto read_log = [&] {
     std::stringstream text;
-    text << std::ifstream(log).rdbuf();
+    text << std::ifstream(cluster.log_path(1)).rdbuf();
     return text.str();
   };
-  std::string ready = "ordo-node 1 listening on " + address;
-  for (int i = 0; i < 200 && read_log().find(ready) == std::string::npos; ++i) {
-    std::this_thread::sleep_for(50ms);
-  }
-  EXPECT_NE(read_log().find(ready), std::string::npos) << read_log();
+  EXPECT_NE(read_log().find("ordo-node 1 listening on " + cluster.address(1)), std::string::npos)
+      << read_log();
 
-  ASSERT_EQ(::kill(pid, SIGTERM), 0);
-  int status = 0;
-  pid_t done = 0;
-  for (int i = 0; i < 200 && done == 0; ++i) {
-    done = ::waitpid(pid, &status, WNOHANG);
-    if (done == 0) std::this_thread::sleep_for(50ms);
-  }
-  if (done == 0) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    FAIL() << "no exit within 10 s of SIGTERM: " << read_log();
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << read_log();
-  EXPECT_EQ(WEXITSTATUS(status), 0) << read_log();
+  Result<sys::ChildExit> ended = cluster.terminate(1, 10s);
+  ASSERT_TRUE(ended.is_ok()) << ended.status().to_string();
+  EXPECT_TRUE(ended->ok()) << ended->how_it_ended() << ": " << read_log();
   EXPECT_NE(read_log().find("stopped"), std::string::npos) << read_log();
+  EXPECT_EQ(cluster.pid(1), 0);
 }
 
 

@@ -10,8 +10,8 @@
 
 #include "client.h"
 #include "local_cluster.h"
+#include "ordo/sys/socket.h"
 #include "protocol.h"
-#include "socket.h"
 #include "temp_dir.h"
 
 namespace ordo::node {
@@ -243,7 +243,7 @@ TEST(NodeSnapshotTest, RestartedNodeFarBehindInstallsASnapshotCopy) {
 
 TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
   auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
-  auto fd = connect_to(cluster_->address(1), deadline());
+  auto fd = sys::connect_to(cluster_->address(1), deadline());
   ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
   ASSERT_TRUE(write_frame(*fd, std::string("\x63garbage"), deadline()).is_ok());
   auto body = read_frame(*fd, deadline());
@@ -255,7 +255,7 @@ TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
 
   // An over-long length: a failed reply, then the server closes the connection.
   std::string huge("\xff\xff\xff\xff", 4);
-  ASSERT_TRUE(send_all(*fd, huge, deadline()).is_ok());
+  ASSERT_TRUE(sys::send_all(*fd, huge, deadline()).is_ok());
   auto body2 = read_frame(*fd, deadline());
   ASSERT_TRUE(body2.is_ok()) << body2.status().to_string();
   auto reply2 = decode_reply(*body2);
@@ -293,9 +293,9 @@ TEST_F(NodeClusterTest, DeclaredFrameLengthIsNotAllocatedBeforeItsBytesArrive) {
   std::string head{static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
                    static_cast<char>((n >> 16) & 0xff), static_cast<char>(n >> 24)};
   for (int i = 0; i < 10; ++i) {
-    auto fd = connect_to(cluster_->address(1), deadline());
+    auto fd = sys::connect_to(cluster_->address(1), deadline());
     ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
-    ASSERT_TRUE(send_all(*fd, head + std::string("\x01", 1) + "abc", deadline()).is_ok());
+    ASSERT_TRUE(sys::send_all(*fd, head + std::string("\x01", 1) + "abc", deadline()).is_ok());
     fds.push_back(*fd);
   }
   std::this_thread::sleep_for(500ms);
@@ -337,7 +337,7 @@ TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
   auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
   std::vector<int> idle;
   for (int i = 0; i < 2; ++i) {
-    auto fd = connect_to(cluster.address(1), deadline());
+    auto fd = sys::connect_to(cluster.address(1), deadline());
     ASSERT_TRUE(fd.is_ok());
     idle.push_back(*fd);
   }
@@ -357,7 +357,7 @@ TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
   // The idle connections are closed after 2.5 s: room again.
   std::this_thread::sleep_for(3000ms);
   for (int fd : idle) {
-    EXPECT_TRUE(peer_closed(fd));
+    EXPECT_TRUE(sys::peer_closed(fd));
     ::close(fd);
   }
   Client c({cluster.address(1)}, 2s);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "ordo/sys/ports.h"
 #include "protocol.h"
 
 namespace ordo::node {
@@ -235,27 +236,11 @@ TEST(NodeAddressTest, RaftPortIsClientPortPlusOne) {
   EXPECT_EQ(client_address_of("127.0.0.1:1"), "");
 }
 
-TEST(NodeAddressTest, ParseAddressNamesTheProblem) {
-  auto ok = parse_address("127.0.0.1:7001");
-  ASSERT_TRUE(ok.is_ok());
-  EXPECT_EQ(ok->host, "127.0.0.1");
-  EXPECT_EQ(ok->port, 7001);
-  auto bad = parse_address("127.0.0.1:0");
-  ASSERT_FALSE(bad.is_ok());
-  EXPECT_NE(bad.status().message().find("127.0.0.1:0"), std::string::npos);
-}
-
 TEST(NodeClientTest, NoNodeReachableIsFailed) {
-  // Ports nothing listens on (checked just before).
-  uint16_t port = 0;
-  for (uint16_t p = 39001; p < 39999; p += 10) {
-    if (port_free(p)) {
-      port = p;
-      break;
-    }
-  }
-  ASSERT_NE(port, 0);
-  Client client({"127.0.0.1:" + std::to_string(port)}, std::chrono::milliseconds(1000));
+  // A port nothing listens on (checked just before).
+  Result<uint16_t> port = sys::pick_free_port_run(1);
+  ASSERT_TRUE(port.is_ok()) << port.status().to_string();
+  Client client({"127.0.0.1:" + std::to_string(*port)}, std::chrono::milliseconds(1000));
   Reply r = client.put("", "k", "v");
   EXPECT_EQ(r.code, Reply::Code::kFailed);
   EXPECT_NE(r.message.find("refused"), std::string::npos) << r.message;

@@ -6,12 +6,13 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <set>
 #include <thread>
 
 #include "cluster.h"
+#include "ordo/base/errno_status.h"
+#include "ordo/sys/socket.h"
 #include "tmpfs_mount.h"
 
 namespace ordo::replica {
@@ -30,13 +31,13 @@ TEST(ReplicaOpen, RejectsBadOptions) {
   ordo::testing::TempDir tmp;
   ReplicaOptions o;
   o.id = 0;
-  o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  o.address = "127.0.0.1:" + std::to_string(free_raft_port());
   o.dir = tmp.file("d");
   EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());
   o.id = 1;
   o.address = "nowhere:1";
   EXPECT_TRUE(Replica::open(o).status().is_invalid_argument());
-  o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  o.address = "127.0.0.1:" + std::to_string(free_raft_port());
   o.bootstrap = {Member{2, "127.0.0.1:9", true}};
   Result<std::unique_ptr<Replica>> r = Replica::open(o);
   ASSERT_TRUE(r.status().is_invalid_argument());
@@ -78,7 +79,7 @@ TEST(ReplicaOpen, DirectoryOfAnotherIdAndBusyPort) {
   ordo::testing::TempDir tmp;
   ReplicaOptions o;
   o.id = 1;
-  o.address = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  o.address = "127.0.0.1:" + std::to_string(free_raft_port());
   o.dir = tmp.file("d");
   o.bootstrap = {Member{1, o.address, true}};
   {
@@ -92,10 +93,10 @@ TEST(ReplicaOpen, DirectoryOfAnotherIdAndBusyPort) {
   }
   {
     // The Raft port taken by another socket: the error names the address and a reason.
-    const uint16_t port = testing_ports::free_port_pair();
-    int taken = testing_ports::bind_loopback(port);
-    ASSERT_GE(taken, 0);
-    ASSERT_EQ(::listen(taken, 4), 0);
+    const uint16_t port = free_raft_port();
+    Result<int> listening = sys::listen_on(sys::HostPort{"127.0.0.1", port}, 4, sys::Blocking::kNo);
+    ASSERT_TRUE(listening.is_ok()) << listening.status().to_string();
+    const int taken = *listening;
     ReplicaOptions raft_busy = o;
     raft_busy.address = "127.0.0.1:" + std::to_string(port);
     raft_busy.bootstrap = {Member{1, raft_busy.address, true}};
@@ -550,9 +551,9 @@ TEST(ReplicaCluster, FollowerWithAFullDiskSaysSoAndCatchesUpWhenSpaceReturns) {
   if (!small.mounted() && small.error() == EPERM) {
     GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root)";
   }
-  ASSERT_TRUE(small.mounted()) << std::strerror(small.error());
+  ASSERT_TRUE(small.mounted()) << base::errno_text(small.error());
   ordo::testing::TmpfsMount large(c.options(3).dir + "/raft", "512m");
-  ASSERT_TRUE(large.mounted()) << std::strerror(large.error());
+  ASSERT_TRUE(large.mounted()) << base::errno_text(large.error());
 
   c.open(1);
   c.open(2);
@@ -576,7 +577,7 @@ TEST(ReplicaCluster, FollowerWithAFullDiskSaysSoAndCatchesUpWhenSpaceReturns) {
   std::printf("apply_error: %s\n", error.c_str());
   ASSERT_LT(c.at(3).status().applied_index, last);
 
-  ASSERT_TRUE(small.resize("256m")) << std::strerror(errno);
+  ASSERT_TRUE(small.resize("256m")) << base::errno_text(errno);
   // No more writes: the retries alone bring it to the end.
   ASSERT_TRUE(c.wait_applied(3, last, 15s))
       << "replica 3 applied " << c.at(3).status().applied_index << " of " << last;

@@ -16,7 +16,6 @@
 #include <thread>
 #include <functional>
 
-#include "address.h"
 #include "applied_index.h"
 #include "copy_verify.h"
 #include "ordo/replica.h"
@@ -25,7 +24,9 @@
 #include "snapshot_server.h"
 #include "state_machine.h"
 #include "temp_dir.h"
-#include "test_ports.h"
+#include "cluster.h"
+#include "ordo/sys/address.h"
+#include "ordo/sys/node_ports.h"
 
 namespace ordo::replica {
 namespace {
@@ -107,7 +108,7 @@ size_t files_in(const std::string& dir) {
   return n;
 }
 
-// A snapshot server on a free port pair (Raft port P, copies on P + 1)
+// A snapshot server on a free port pair (Raft port R, copies on R + 1)
 // serving `sm`'s database, optionally through `tamper` (applied to each copy
 // after it is made).
 struct ServedMachine {
@@ -115,10 +116,10 @@ struct ServedMachine {
   std::string raft_address;
 };
 ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {}) {
-  const uint16_t port = testing_ports::free_port_pair();
+  const uint16_t port = testing_cluster::free_raft_port();
   ServedMachine out;
   out.raft_address = "127.0.0.1:" + std::to_string(port);
-  auto server = SnapshotServer::start(HostPort{"127.0.0.1", static_cast<uint16_t>(port + 1)},
+  auto server = SnapshotServer::start(sys::HostPort{"127.0.0.1", static_cast<uint16_t>(port + sys::kSnapshotAfterRaft)},
                                       sm.copies_dir(), [&sm, tamper](int fd) -> Result<uint64_t> {
                                         Result<uint64_t> applied = sm.make_copy(fd);
                                         if (applied.is_ok() && tamper) tamper(fd);
@@ -185,7 +186,7 @@ TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {
   ASSERT_NE(served.server, nullptr);
   Result<std::string> snap = snapshot_address(served.raft_address);
   ASSERT_TRUE(snap.is_ok());
-  const HostPort at = *parse_address(*snap);
+  const sys::HostPort at = *sys::parse_address(*snap);
   const auto timeout = std::chrono::milliseconds(5000);
 
   Result<FetchedCopy> first = fetch_copy(at, tmp.file("fetched"), timeout);
@@ -230,7 +231,7 @@ TEST(SnapshotServer, SlowRequestsNeitherBlockFetchesNorStayOpen) {
   auto sm = filled_machine(tmp.path(), 5);
   ServedMachine served = serve(*sm);
   ASSERT_NE(served.server, nullptr);
-  const HostPort at = *parse_address(*snapshot_address(served.raft_address));
+  const sys::HostPort at = *sys::parse_address(*snapshot_address(served.raft_address));
   auto connect_raw = [&] {
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in sa{};
@@ -367,7 +368,7 @@ TEST(SnapshotRestore, FileBehindAtStartupInstallsBeforeTheNextApply) {
 
   // A member that does not answer, then one that does.
   ServedMachine served = serve(*leader);
-  const std::string nobody = "127.0.0.1:" + std::to_string(testing_ports::free_port_pair());
+  const std::string nobody = "127.0.0.1:" + std::to_string(testing_cluster::free_raft_port());
   Status s = follower->finish_install({nobody, served.raft_address});
   ASSERT_TRUE(s.is_ok()) << s.to_string();
   EXPECT_FALSE(follower->install_pending());

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ordo/base/errno_status.h"
 #include "ordo/database.h"
 #include "ordo_util.h"
 
@@ -151,7 +152,7 @@ class ToolDiskFailureTest : public ::testing::TestWithParam<int> {
     ASSERT_FALSE(src_dump_.empty());
   }
   int err() const { return GetParam(); }
-  std::string err_text() const { return std::strerror(GetParam()); }
+  std::string err_text() const { return base::errno_text(GetParam()); }
 
   TempDir dir_, logs_;  // the preload library's log apart, not among the files a test counts
   std::string src_, src_dump_, log_;

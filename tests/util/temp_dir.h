@@ -1,42 +1,39 @@
-// The one temporary-directory helper of the tests.
+// The tests' temporary directory: sys::TempDir (sys/include/ordo/sys/temp_dir.h)
+// made at construction, so that a test can declare one as a member or a local.
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
+
+#include "ordo/sys/temp_dir.h"
 
 namespace ordo::testing {
 
-// A fresh directory from mkdtemp under $TMPDIR (or /tmp), removed with its
-// contents on destruction. Aborts when no directory can be made: no test can
-// run without one.
+// A fresh directory "ordo-test.XXXXXX" under $TMPDIR (or /tmp), removed with
+// its contents on destruction. Aborts when no directory can be made: no test
+// can run without one.
 class TempDir {
  public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    make(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
-  }
+  TempDir() : dir_(make("")) {}
   // Under `base` (for example /dev/shm, where fdatasync costs nothing).
-  explicit TempDir(const std::string& base) { make(base); }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+  explicit TempDir(const std::string& base) : dir_(make(base)) {}
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path(); }
   // path()/name
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  std::string file(const std::string& name) const { return dir_.file(name); }
 
  private:
-  void make(const std::string& base) {
-    std::string pattern = base + "/ordo-test.XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    path_ = pattern;
+  static sys::TempDir make(const std::string& base) {
+    Result<sys::TempDir> dir = sys::TempDir::make("ordo-test.", base);
+    if (!dir.is_ok()) {
+      std::fprintf(stderr, "%s\n", dir.status().to_string().c_str());
+      std::abort();
+    }
+    return std::move(*dir);
   }
 
-  std::string path_;
+  sys::TempDir dir_;
 };
 
 }  // namespace ordo::testing

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <utility>
 
-#include "child_process.h"
+#include "ordo/sys/child_process.h"
 
 namespace ordo::testing {
 
 ProcessResult run_process(const std::vector<std::string>& argv) {
-  Result<bench::ChildResult> child = bench::run_child(argv);
+  Result<sys::ChildResult> child = sys::run_child(argv);
   ProcessResult result;
   if (!child.is_ok()) {
     result.exit_code = 127;

@@ -17,7 +17,7 @@ struct ProcessResult {
 };
 
 // Runs argv[0] with the arguments argv[1..] (no shell) and waits for it
-// (bench::run_child). A failure to start shows as exit code 127, the reason in err.
+// (sys::run_child). A failure to start shows as exit code 127, the reason in err.
 ProcessResult run_process(const std::vector<std::string>& argv);
 
 // `name` usable as a GoogleTest parameter name: '-' becomes '_'.

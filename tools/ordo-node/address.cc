@@ -1,22 +1,24 @@
-// Address arithmetic of client.h: client port P, Raft port P + 1.
+// Address arithmetic of client.h over the port rule of ordo/sys/node_ports.h.
 #include "client.h"
-#include "socket.h"
+#include "ordo/sys/address.h"
+#include "ordo/sys/node_ports.h"
 
 namespace ordo::node {
 namespace {
 
-std::string shift_port(std::string_view address, int delta) {
-  auto hp = parse_address(address);
-  if (!hp.is_ok()) return {};
-  int port = static_cast<int>(hp->port) + delta;
-  if (port < 1 || port > 65535) return {};
-  return hp->host + ":" + std::to_string(port);
+std::string shifted_or_empty(std::string_view address, int delta) {
+  Result<std::string> shifted = sys::shift_port(address, delta);
+  return shifted.is_ok() ? *shifted : std::string();
 }
 
 }  // namespace
 
-std::string raft_address_of(std::string_view client_address) { return shift_port(client_address, 1); }
-std::string client_address_of(std::string_view raft_address) { return shift_port(raft_address, -1); }
+std::string raft_address_of(std::string_view client_address) {
+  return shifted_or_empty(client_address, sys::kRaftPortOffset);
+}
+std::string client_address_of(std::string_view raft_address) {
+  return shifted_or_empty(raft_address, -sys::kRaftPortOffset);
+}
 
 const char* reply_code_name(Reply::Code code) {
   switch (code) {

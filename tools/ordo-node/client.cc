@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "protocol.h"
-#include "socket.h"
 
 namespace ordo::node {
 namespace {
@@ -60,11 +59,11 @@ struct Client::Impl {
   // kProbeTimeout: a node that is stopped (the kernel accepts for it) or
   // refuses ("too many connections") is skipped before any request is sent.
   Status connect(const std::string& node, Deadline deadline) {
-    if (fd >= 0 && node == current && !peer_closed(fd)) return Status::ok();
+    if (fd >= 0 && node == current && !sys::peer_closed(fd)) return Status::ok();
     disconnect();
     current = node;
     const Deadline probe_deadline = std::min(deadline, std::chrono::steady_clock::now() + kProbeTimeout);
-    ORDO_ASSIGN_OR_RETURN(fd, ::ordo::node::connect_to(node, probe_deadline));
+    ORDO_ASSIGN_OR_RETURN(fd, sys::connect_to(node, probe_deadline));
     Request probe;
     probe.op = Op::kStatus;
     bool sent = false;

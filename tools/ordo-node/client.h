@@ -86,7 +86,8 @@ class Client {
 };
 
 // Address arithmetic of a node listening for clients on port P: Raft on
-// P + 1, snapshot copies on P + 2.
+// P + 1, snapshot copies on P + 2 (the rule of ordo/sys/node_ports.h). ""
+// for an address that is not IPv4:port or a port out of range.
 std::string raft_address_of(std::string_view client_address);
 std::string client_address_of(std::string_view raft_address);
 

@@ -4,22 +4,25 @@
 // by the destructor. Thread-safety: one thread at a time.
 //
 // Node i has member id i, data directory root/ni and its stdout and stderr
-// appended to root/ni.log (errors quote its tail). With base_port 0 each
-// node gets a port P with P, P+1 and P+2 free at start (15000..32740,
-// multiples of 10, below Linux's ephemeral ports). Errors: InvalidArgument
-// for a node index out of range or a node in the wrong state (kill, stop or
-// resume of a node not running, restart of a running one); IOError naming
-// the node when it exits at start, does not answer within start_timeout, or
-// a membership change is refused.
+// appended to root/ni.log (errors quote its tail). Nodes are child processes
+// (sys::ChildProcess). With base_port 0 each node gets a client port P with
+// its Raft and snapshot ports (sys/node_ports.h) free at start
+// (sys::pick_free_port_run). Errors: InvalidArgument for a node index out of
+// range or a node in the wrong state (kill, stop, resume or terminate of a
+// node not running, restart of a running one); IOError naming the node when
+// it cannot be started, exits at start, does not answer within
+// start_timeout, or a membership change is refused.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
 #include "ordo/status.h"
+#include "ordo/sys/child_process.h"
 
 namespace ordo::node {
 
@@ -49,6 +52,8 @@ class LocalCluster {
   std::vector<std::string> addresses() const;
   std::string data_dir(int i) const;
   pid_t pid(int i) const;
+  // root/ni.log: node i's stdout and stderr.
+  std::string log_path(int i) const;
 
   // The node that says it is leader (1-based), or 0 when none does within `timeout`.
   int leader(std::chrono::milliseconds timeout);
@@ -57,14 +62,24 @@ class LocalCluster {
   Status restart(int i);   // start node i again on its data directory, wait until it answers
   Status stop(int i);      // SIGSTOP
   Status resume(int i);    // SIGCONT
+  // SIGTERM (after SIGCONT) and wait at most `timeout` for node i to exit:
+  // how it ended. IOError (ETIMEDOUT) when it had not, and it is SIGKILLed.
+  Result<sys::ChildExit> terminate(int i, std::chrono::milliseconds timeout);
   // Adds node size()+1 as a member (started with --join) through the leader; returns its index.
   Result<int> add_node();
   Status remove_node(int i);  // through the leader, then kills it
 
  private:
   struct Node;
+  // Node i (1-based), or InvalidArgument "no node i"; with `running`, also
+  // InvalidArgument "node i is not running" when it is not.
+  Result<Node*> node(int i, bool running);
+  // Node `index` (not yet in nodes_): its ports, directory and log.
+  Result<std::unique_ptr<Node>> make_node(int index) const;
+  Status spawn(Node& n);
+  Status wait_answers(Node& n);
   LocalClusterOptions options_;
-  std::vector<Node*> nodes_;
+  std::vector<std::unique_ptr<Node>> nodes_;
 };
 
 }  // namespace ordo::node

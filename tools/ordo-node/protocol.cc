@@ -268,12 +268,12 @@ Status write_frame(int fd, std::string_view body, Deadline deadline) {
                                     " bytes is over the limit of " +
                                     std::to_string(kMaxFrameBody));
   }
-  return send_all(fd, frame(body), deadline);
+  return sys::send_all(fd, frame(body), deadline);
 }
 
 Result<std::string> read_frame(int fd, Deadline deadline) {
   unsigned char head[4];
-  ORDO_RETURN_IF_ERROR(recv_exact(fd, reinterpret_cast<char*>(head), 4, deadline));
+  ORDO_RETURN_IF_ERROR(sys::recv_exact(fd, reinterpret_cast<char*>(head), 4, deadline));
   uint32_t n = static_cast<uint32_t>(head[0]) | (static_cast<uint32_t>(head[1]) << 8) |
                (static_cast<uint32_t>(head[2]) << 16) | (static_cast<uint32_t>(head[3]) << 24);
   if (n > kMaxFrameBody) {
@@ -288,7 +288,7 @@ Result<std::string> read_frame(int fd, Deadline deadline) {
     size_t have = body.size();
     size_t take = std::min<size_t>(kStep, n - have);
     body.resize(have + take);
-    Status s = recv_exact(fd, body.data() + have, take, deadline);
+    Status s = sys::recv_exact(fd, body.data() + have, take, deadline);
     if (!s.is_ok()) {
       if (s.message() == "connection closed") return Status::io_error("connection closed mid-frame", 0);
       return s;

@@ -22,9 +22,11 @@
 
 #include "ordo/replica.h"
 #include "ordo/status.h"
-#include "socket.h"
+#include "ordo/sys/socket.h"
 
 namespace ordo::node {
+
+using sys::Deadline;
 
 // 64 MiB of payload plus room for the fields around it.
 inline constexpr uint32_t kMaxFrameBody = (64u << 20) + 4096;

@@ -15,8 +15,10 @@
 
 #include "client.h"
 #include "protocol.h"
+#include "ordo/sys/address.h"
+#include "ordo/sys/node_ports.h"
+#include "ordo/sys/socket.h"
 #include "request_handler.h"
-#include "socket.h"
 
 namespace ordo::node {
 namespace {
@@ -24,6 +26,9 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+// A client port P leaves room for the Raft and snapshot ports above it.
+constexpr int kHighestClientPort = 65535 - sys::kSnapshotPortOffset;
 
 // How often blocked threads look at g_stop.
 constexpr auto kStopPoll = std::chrono::milliseconds(200);
@@ -85,7 +90,7 @@ Result<std::vector<Peer>> parse_peers(std::string_view text) {
       return Status::invalid_argument("peer '" + std::string(item) + "': the id is not a number > 0");
     }
     std::string address(item.substr(eq + 1));
-    auto hp = parse_address(address);
+    auto hp = sys::parse_address(address);
     if (!hp.is_ok()) return Status::invalid_argument("peer '" + std::string(item) + "': " + hp.status().message());
     if (!ids.insert(id).second) {
       return Status::invalid_argument("peer id " + std::to_string(id) + " is given twice");
@@ -98,9 +103,9 @@ Result<std::vector<Peer>> parse_peers(std::string_view text) {
 Status check_server_options(const ServerOptions& o) {
   if (o.id == 0) return Status::invalid_argument("--id must be > 0");
   if (o.data_dir.empty()) return Status::invalid_argument("--data is required");
-  auto hp = parse_address(o.listen);
+  auto hp = sys::parse_address(o.listen);
   if (!hp.is_ok()) return Status::invalid_argument("--listen: " + hp.status().message());
-  if (hp->port > 65533) {
+  if (hp->port > kHighestClientPort) {
     return Status::invalid_argument("--listen port " + std::to_string(hp->port) +
                                     ": ports P+1 (Raft) and P+2 (snapshots) must be <= 65535");
   }
@@ -108,8 +113,9 @@ Status check_server_options(const ServerOptions& o) {
     const Peer* self = nullptr;
     for (const auto& p : o.peers) {
       if (p.id == o.id) self = &p;
-      if (parse_address(p.address)->port > 65533) {
-        return Status::invalid_argument("peer " + std::to_string(p.id) + ": port over 65533");
+      if (sys::parse_address(p.address)->port > kHighestClientPort) {
+        return Status::invalid_argument("peer " + std::to_string(p.id) + ": port over " +
+                                        std::to_string(kHighestClientPort));
       }
     }
     if (self == nullptr) {
@@ -143,7 +149,7 @@ int run_server(const ServerOptions& o) {
   ::signal(SIGPIPE, SIG_IGN);
 
   // The client port first: a port in use fails before any Raft state is made.
-  auto listener = listen_on(o.listen, 128);
+  auto listener = sys::listen_on(o.listen, 128, sys::Blocking::kNo);
   if (!listener.is_ok()) {
     std::fprintf(stderr, "ordo-node: %s\n", listener.status().to_string().c_str());
     return 1;

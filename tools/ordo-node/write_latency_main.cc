@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,6 +20,7 @@
 
 #include "client.h"
 #include "local_cluster.h"
+#include "ordo/sys/temp_dir.h"
 
 namespace {
 
@@ -94,14 +94,16 @@ int main(int argc, char** argv) {
   std::stringstream ss(clients_text);
   for (std::string part; std::getline(ss, part, ',');) counts.push_back(std::atoi(part.c_str()));
 
-  const std::string root =
-      (std::filesystem::temp_directory_path() / ("ordo-latency-" + std::to_string(::getpid()))).string();
-  std::filesystem::create_directories(root);
+  ordo::Result<ordo::sys::TempDir> root = ordo::sys::TempDir::make("ordo-latency-");
+  if (!root.is_ok()) {
+    std::fprintf(stderr, "%s\n", root.status().to_string().c_str());
+    return 1;
+  }
   int rc = 0;
   {
     ordo::node::LocalClusterOptions o;
     o.binary = binary;
-    o.root = root;
+    o.root = root->path();
     o.nodes = 3;
     o.extra_args = node_args;
     ordo::node::LocalCluster cluster(o);
@@ -128,7 +130,5 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::error_code ec;
-  std::filesystem::remove_all(root, ec);
   return rc;
 }

@@ -2,9 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 
 #include "byte_format.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::tool {
 
@@ -24,7 +24,7 @@ bool name_is_plain(std::string_view name) {
 Status DumpWriter::put(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) {
     const int err = errno;
-    return Status::io_error(std::string("write of the dump failed: ") + std::strerror(err), err);
+    return base::os_error("write of the dump failed", err);
   }
   return Status::ok();
 }
@@ -85,7 +85,7 @@ Result<bool> DumpReader::read_line() {
   if (n < 0) {
     if (std::ferror(in_)) {
       const int err = errno;
-      return Status::io_error(std::string("read of the dump failed: ") + std::strerror(err), err);
+      return base::os_error("read of the dump failed", err);
     }
     return false;
   }

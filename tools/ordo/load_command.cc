@@ -18,12 +18,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dump_format.h"
 #include "open_database.h"
+#include "ordo/base/errno_status.h"
 #include "progress.h"
 
 namespace ordo::tool {
@@ -82,7 +82,7 @@ int run_load(const LoadOptions& o) {
   if (o.input) {
     in = std::fopen(o.input->c_str(), "r");
     if (in == nullptr) {
-      report_error(*o.input, Status::io_error(std::strerror(errno), errno));
+      report_error(*o.input, Status::io_error(base::errno_text(errno), errno));
       return kExitError;
     }
     struct stat ist;

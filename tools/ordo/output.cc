@@ -5,23 +5,19 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "open_database.h"
+#include "ordo/base/errno_status.h"
 
 namespace ordo::tool {
 namespace {
 
 bool stdout_reported = false;
 
-Status errno_error(const std::string& what, int err) {
-  return Status::io_error(what + ": " + std::strerror(err), err);
-}
-
 void report_stdout_failure(int err) {
   if (stdout_reported) return;
   stdout_reported = true;
-  report_message(std::string("stdout: ") + std::strerror(err != 0 ? err : EIO));
+  report_message("stdout: " + base::errno_text(err != 0 ? err : EIO));
 }
 
 }  // namespace
@@ -66,19 +62,19 @@ Status OutputFile::open(const std::optional<std::string>& path, const std::strin
   const bool exists = ::stat(path->c_str(), &st) == 0;
   if (exists && written_in_place(st)) {
     stream_ = std::fopen(path->c_str(), "w");
-    if (stream_ == nullptr) return errno_error(*path, errno);
+    if (stream_ == nullptr) return base::os_error(*path, errno);
     owned_ = true;
     return Status::ok();
   }
   replacement_ = std::make_unique<base::ReplacementFile>();
   ORDO_RETURN_IF_ERROR(replacement_->create(*path, /*overwrite=*/true, database_path, kind));
   const int fd = ::dup(replacement_->fd());
-  if (fd < 0) return errno_error(*path, errno);
+  if (fd < 0) return base::os_error(*path, errno);
   stream_ = ::fdopen(fd, "w");
   if (stream_ == nullptr) {
     const int err = errno;
     ::close(fd);
-    return errno_error(*path, err);
+    return base::os_error(*path, err);
   }
   owned_ = true;
   return Status::ok();
@@ -87,13 +83,13 @@ Status OutputFile::open(const std::optional<std::string>& path, const std::strin
 Status OutputFile::commit() {
   errno = 0;
   if (std::fflush(stream_) != 0 || std::ferror(stream_)) {
-    return errno_error("write", errno != 0 ? errno : EIO);
+    return base::os_error("write", errno != 0 ? errno : EIO);
   }
   if (!replacement_) return Status::ok();
-  if (::fsync(fileno(stream_)) != 0) return errno_error("fsync", errno);
+  if (::fsync(fileno(stream_)) != 0) return base::os_error("fsync", errno);
   const int rc = std::fclose(stream_);
   stream_ = nullptr;
-  if (rc != 0) return errno_error("close", errno);
+  if (rc != 0) return base::os_error("close", errno);
   return replacement_->publish(/*overwrite=*/true);
 }
 

@@ -1,13 +1,12 @@
 #include "bench_dir.h"
 
-#include <stdlib.h>
-
 #include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
 #include <utility>
+
+#include "ordo/sys/temp_dir.h"
 
 namespace ordo::bench {
 namespace fs = std::filesystem;
@@ -19,13 +18,8 @@ Result<BenchDir> BenchDir::open(const std::string& dir, bool keep) {
     if (ec) return Status::io_error("cannot create directory " + dir, ec.value());
     return BenchDir(dir, /*owns_dir=*/false, keep);
   }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
-  pattern += "/ordo-bench-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return Status::io_error("mkdtemp " + pattern, errno);
-  }
-  return BenchDir(pattern, /*owns_dir=*/true, keep);
+  ORDO_ASSIGN_OR_RETURN(std::string made, sys::make_temp_dir("ordo-bench-"));
+  return BenchDir(std::move(made), /*owns_dir=*/true, keep);
 }
 
 BenchDir::BenchDir(std::string dir, bool owns_dir, bool keep)

@@ -13,7 +13,7 @@ namespace ordo::bench {
 // Move-only. Thread-compatible (one thread).
 class BenchDir {
  public:
-  // `dir` empty: a fresh mkdtemp directory under $TMPDIR (or /tmp), removed
+  // `dir` empty: a fresh directory (sys::make_temp_dir) under $TMPDIR (or /tmp), removed
   // with its contents at the end unless `keep`. Otherwise `dir` (created when
   // missing) is the user's: only the files this run made are removed, unless
   // `keep`. IOError when a directory cannot be made.

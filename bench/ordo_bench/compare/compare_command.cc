@@ -8,7 +8,7 @@
 #include <set>
 
 #include "bench_dir.h"
-#include "child_process.h"
+#include "ordo/sys/child_process.h"
 #include "compare_plot.h"
 #include "compare_report.h"
 #include "run_failure.h"
@@ -33,7 +33,7 @@ Result<std::vector<std::string>> resolve_peers(const CompareCommand& command,
                                                const WorkloadSpec& first) {
   std::vector<std::string> engines = command.engines;
   if (engines.empty()) {
-    ORDO_ASSIGN_OR_RETURN(const ChildResult help, run_child({runner, first.subcommand, "--help"}));
+    ORDO_ASSIGN_OR_RETURN(const sys::ChildResult help, sys::run_child({runner, first.subcommand, "--help"}));
     engines = parse_engine_choices(help.out);
     if (engines.empty()) {
       fmt::print(stderr,
@@ -68,7 +68,7 @@ RunRecord run_one(const CompareCommand& command, const std::string& runner,
   }
   const std::vector<std::string> argv = child_argv(
       runner, spec, pairs.engine(plan.pair, plan.arm), dir->path(), command.extra_args);
-  Result<ChildResult> child = run_child(argv);
+  Result<sys::ChildResult> child = sys::run_child(argv);
   if (!child.is_ok()) {
     record.error = child.status().to_string();
     return record;

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "bench_dir.h"
-#include "child_process.h"
+#include "ordo/sys/child_process.h"
 
 namespace ordo::bench {
 namespace {
@@ -127,7 +127,7 @@ Status write_plots(const std::string& dir, CompareReport& report) {
     ORDO_RETURN_IF_ERROR(write_text_file(dir + "/" + plot.name + ".dat", data_text(plot)));
     ORDO_RETURN_IF_ERROR(write_text_file(dir + "/" + plot.name + ".gp", script_text(plot)));
   }
-  const std::string gnuplot = find_in_path("gnuplot");
+  const std::string gnuplot = sys::find_in_path("gnuplot");
   // Absolute: gnuplot runs the -e `cd` before it opens the script.
   const std::string abs_dir = std::filesystem::absolute(dir).string();
   if (gnuplot.empty()) {
@@ -136,8 +136,8 @@ Status write_plots(const std::string& dir, CompareReport& report) {
     return Status::ok();
   }
   for (const Plot& plot : plots) {
-    Result<ChildResult> run =
-        run_child({gnuplot, "-e", "cd '" + abs_dir + "'", abs_dir + "/" + plot.name + ".gp"});
+    Result<sys::ChildResult> run =
+        sys::run_child({gnuplot, "-e", "cd '" + abs_dir + "'", abs_dir + "/" + plot.name + ".gp"});
     if (!run.is_ok() || !run->ok()) {
       report.plot_note += fmt::format(
           "gnuplot failed on {}.gp: {}; ", plot.name,

@@ -1,9 +1,5 @@
 #include "etcd_cluster.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,7 +10,7 @@
 #include <thread>
 
 #include "etcd_client.h"
-#include "local_ports.h"
+#include "ordo/sys/ports.h"
 
 namespace ordo::bench {
 namespace {
@@ -31,15 +27,8 @@ constexpr size_t kLogTailBytes = 1500;
 
 EtcdCluster::EtcdCluster(EtcdClusterOptions options) : options_(std::move(options)) {}
 
-EtcdCluster::~EtcdCluster() {
-  for (Member& m : members_) {
-    if (m.pid > 0) {
-      ::kill(m.pid, SIGKILL);
-      ::waitpid(m.pid, nullptr, 0);
-      m.pid = 0;
-    }
-  }
-}
+// Each member's ChildProcess SIGKILLs and reaps it.
+EtcdCluster::~EtcdCluster() = default;
 
 std::string EtcdCluster::client_address(int i) const {
   return "127.0.0.1:" + std::to_string(members_.at(static_cast<size_t>(i - 1)).client_port);
@@ -55,7 +44,9 @@ std::string EtcdCluster::data_dir(int i) const {
   return options_.root + "/" + members_.at(static_cast<size_t>(i - 1)).name;
 }
 
-pid_t EtcdCluster::pid(int i) const { return members_.at(static_cast<size_t>(i - 1)).pid; }
+pid_t EtcdCluster::pid(int i) const {
+  return members_.at(static_cast<size_t>(i - 1)).process.pid();
+}
 
 std::string EtcdCluster::log_tail(size_t index) const {
   std::ifstream in(options_.root + "/" + members_[index].name + ".log");
@@ -71,7 +62,6 @@ Status EtcdCluster::spawn(size_t index, const std::string& initial_cluster,
   const std::string client_url = "http://127.0.0.1:" + std::to_string(m.client_port);
   const std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
   const std::string dir = options_.root + "/" + m.name;
-  const std::string log = dir + ".log";
   std::vector<std::string> args = {options_.binary,
                                    "--name", m.name,
                                    "--data-dir", dir,
@@ -85,31 +75,14 @@ Status EtcdCluster::spawn(size_t index, const std::string& initial_cluster,
                                    "--logger", "zap",
                                    "--log-outputs", "stderr"};
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0) return Status::io_error("cannot create " + log, errno);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(log_fd);
-    return Status::io_error("fork for etcd member " + m.name, err);
-  }
-  if (pid == 0) {
-    // The member dies with the process that started it, even on its SIGKILL.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    ::dup2(log_fd, STDOUT_FILENO);
-    ::dup2(log_fd, STDERR_FILENO);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(log_fd);
-  m.pid = pid;
+  sys::SpawnOptions spawn;
+  spawn.output_file = dir + ".log";
+  spawn.null_stdin = true;
+  // The member dies with the process that started it, even on its SIGKILL.
+  spawn.die_with_parent = true;
+  Result<sys::ChildProcess> started = sys::ChildProcess::spawn(args, spawn);
+  if (!started.is_ok()) return started.status().with_context("etcd member " + m.name);
+  m.process = std::move(*started);
   return Status::ok();
 }
 
@@ -124,8 +97,9 @@ Status EtcdCluster::start() {
   std::error_code ec;
   fs::create_directories(options_.root, ec);
   if (ec) return Status::io_error("cannot create " + options_.root, ec.value());
-  ORDO_ASSIGN_OR_RETURN(const std::vector<uint16_t> ports,
-                        pick_free_ports(2 * options_.members));
+  // Two more than needed, so that 2379 and 2380 (a system etcd's) can be left out.
+  ORDO_ASSIGN_OR_RETURN(std::vector<uint16_t> ports, sys::pick_free_ports(2 * options_.members + 2));
+  std::erase_if(ports, [](uint16_t p) { return p == 2379 || p == 2380; });
   std::string initial_cluster;
   for (int i = 0; i < options_.members; ++i) {
     Member m;
@@ -134,7 +108,7 @@ Status EtcdCluster::start() {
     m.peer_port = ports[static_cast<size_t>(2 * i + 1)];
     initial_cluster += (i == 0 ? "" : ",") + m.name + "=http://127.0.0.1:" +
                        std::to_string(m.peer_port);
-    members_.push_back(m);
+    members_.push_back(std::move(m));
   }
   std::random_device entropy;
   const std::string token = "ordo-bench-" + std::to_string(::getpid()) + "-" +
@@ -148,11 +122,10 @@ Status EtcdCluster::start() {
     uint64_t leader = 0;
     bool agreed = true;
     for (size_t i = 0; i < members_.size() && agreed; ++i) {
-      int status = 0;
-      if (::waitpid(members_[i].pid, &status, WNOHANG) == members_[i].pid) {
-        members_[i].pid = 0;
-        return Status::io_error("etcd member " + members_[i].name + " exited at start; log:\n" +
-                                    log_tail(i),
+      ORDO_ASSIGN_OR_RETURN(std::optional<sys::ChildExit> ended, members_[i].process.try_wait());
+      if (ended.has_value()) {
+        return Status::io_error("etcd member " + members_[i].name + " exited at start (" +
+                                    ended->how_it_ended() + "); log:\n" + log_tail(i),
                                 0);
       }
       EtcdClient client(client_address(static_cast<int>(i + 1)), kStatusTimeout);
@@ -191,11 +164,10 @@ Status EtcdCluster::kill(int i) {
                                     std::to_string(size()));
   }
   Member& m = members_[static_cast<size_t>(i - 1)];
-  if (m.pid == 0) return Status::invalid_argument("etcd member " + m.name + " is not running");
-  if (::kill(m.pid, SIGKILL) != 0) return Status::io_error("kill " + m.name, errno);
-  ::waitpid(m.pid, nullptr, 0);
-  m.pid = 0;
-  return Status::ok();
+  if (!m.process.running()) {
+    return Status::invalid_argument("etcd member " + m.name + " is not running");
+  }
+  return m.process.kill().status().with_context("kill " + m.name);
 }
 
 }  // namespace ordo::bench

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ordo/status.h"
+#include "ordo/sys/child_process.h"
 
 namespace ordo::bench {
 
@@ -63,7 +64,7 @@ class EtcdCluster {
     std::string name;
     uint16_t client_port = 0;
     uint16_t peer_port = 0;
-    pid_t pid = 0;
+    sys::ChildProcess process;
   };
   Status spawn(size_t index, const std::string& initial_cluster, const std::string& token);
   std::string log_tail(size_t index) const;

@@ -1,35 +1,16 @@
 #include "http_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
+
+#include "ordo/sys/socket.h"
 
 namespace ordo::bench {
 namespace {
 
 // The largest response accepted: the gateway's answers are a few hundred bytes.
 constexpr size_t kMaxResponseBytes = 16 << 20;
-
-bool parse_address(const std::string& host_port, sockaddr_in& addr) {
-  const size_t colon = host_port.rfind(':');
-  if (colon == std::string::npos) return false;
-  const std::string host = host_port.substr(0, colon);
-  unsigned port = 0;
-  const char* first = host_port.data() + colon + 1;
-  const char* last = host_port.data() + host_port.size();
-  const auto [end, ec] = std::from_chars(first, last, port);
-  if (ec != std::errc() || end != last || port == 0 || port > 65535) return false;
-  std::memset(&addr, 0, sizeof addr);
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  return inet_pton(AF_INET, host.c_str(), &addr.sin_addr) == 1;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -59,44 +40,17 @@ void HttpClient::close() {
 }
 
 Status HttpClient::connect_now() {
-  sockaddr_in addr;
-  if (!parse_address(host_port_, addr)) {
-    return Status::invalid_argument("not an IPv4:port address: '" + host_port_ + "'");
-  }
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status::io_error("socket for " + host_port_, errno);
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(timeout_.count() / 1000);
-  tv.tv_usec = static_cast<suseconds_t>((timeout_.count() % 1000) * 1000);
-  const int one = 1;
-  // SO_SNDTIMEO also bounds connect() on Linux.
-  if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
-      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status::io_error("setsockopt for " + host_port_, err);
-  }
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status::io_error("connect to " + host_port_, err);
-  }
-  fd_ = fd;
+  ORDO_ASSIGN_OR_RETURN(const sys::HostPort to, sys::parse_address(host_port_));
+  ORDO_ASSIGN_OR_RETURN(fd_, sys::connect_to(to, sys::deadline_in(timeout_)));
   buffer_.clear();
   return Status::ok();
 }
 
 Status HttpClient::send_all(std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : EPIPE;
-      close();
-      return Status::io_error("send to " + host_port_, err);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
+  Status s = sys::send_all(fd_, data, sys::deadline_in(timeout_));
+  if (!s.is_ok()) {
+    close();
+    return s.with_context("send to " + host_port_);
   }
   return Status::ok();
 }
@@ -107,18 +61,13 @@ Status HttpClient::read_more() {
     return Status::corruption("response from " + host_port_ + " larger than 16 MiB");
   }
   char chunk[8192];
-  for (;;) {
-    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n > 0) {
-      buffer_.append(chunk, static_cast<size_t>(n));
-      return Status::ok();
-    }
-    // 0: the server closed; EAGAIN: the timeout passed.
-    const int err = n == 0 ? ECONNRESET : (errno == EAGAIN ? ETIMEDOUT : errno);
+  Result<size_t> n = sys::recv_some(fd_, chunk, sizeof chunk, sys::deadline_in(timeout_));
+  if (!n.is_ok()) {
     close();
-    return Status::io_error("receive from " + host_port_, err);
+    return n.status().with_context("receive from " + host_port_);
   }
+  buffer_.append(chunk, *n);
+  return Status::ok();
 }
 
 Result<std::string> HttpClient::read_line() {

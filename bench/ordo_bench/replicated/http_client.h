@@ -21,7 +21,8 @@ struct HttpResponse {
 class HttpClient {
  public:
   // `host_port`: "IPv4:port", e.g. "127.0.0.1:23790". `timeout` bounds the
-  // connect and each send and receive call (not the whole request).
+  // connect, the sending of a request and each receive (sys/socket.h), not
+  // the whole request.
   HttpClient(std::string host_port, std::chrono::milliseconds timeout);
   ~HttpClient();
   HttpClient(HttpClient&& other) noexcept;

@@ -280,7 +280,8 @@ class Replica {
 };
 
 // "host:port" -> port + 1: where a replica at `raft_address` serves snapshot
-// copies. InvalidArgument for an address that is not "IPv4:port".
+// copies (the port rule of sys/include/ordo/sys/node_ports.h). InvalidArgument
+// for an address that is not "IPv4:port", or port 65535.
 Result<std::string> snapshot_address(std::string_view raft_address);
 
 }  // namespace ordo::replica
