@@ -87,6 +87,8 @@ class GroupScope {
 void lead(const std::shared_ptr<DatabaseImpl>& db, Member& leader) {
   engine::BatchQueue& queue = db->batch_queue();
   GroupScope scope(queue, queue.take_group(leader));
+  ORDO_ASSERT(scope.group().front() == &leader &&
+              scope.group().size() <= engine::BatchQueue::kMaxGroup);
   for (Member* m : scope.group()) {
     m->status = Status::io_error("the batch group ended before its commit", 0);  // until decided
   }
