@@ -112,6 +112,8 @@ Status Database::batch(const BatchFn& fn) {
   }
   Member me(fn);
   if (db->batch_queue().join(me)) lead(db, me);
+  // A leader's write txn ended with its group; a member never held the gate.
+  ORDO_ASSERT(!db->writer_gate().held_by_this_thread());
   if (me.exception) std::rethrow_exception(me.exception);
   return me.status;
 }

@@ -342,6 +342,10 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
                              " pages, the meta says " + std::to_string(meta.free_pages));
   }
   c.leaks();
+  // Every page is counted once at most (claim()), the meta pages never.
+  ORDO_ASSERT(report.tree_pages + report.overflow_pages + report.free_pages + report.log_pages +
+                  engine::kFirstDataPage <=
+              meta.page_high_water);
   if (progress) progress(meta.page_high_water, meta.page_high_water);
   return report;
 }

@@ -72,8 +72,9 @@ void ReadTxnImpl::reset() {
 void ReadTxnImpl::renew(const engine::Meta& snapshot) {
   // ReadTxn::renew() reset it first, and registered `snapshot` as read.
   ORDO_ASSERT(!live_);
-  // Snapshots only move forward: the committed meta's txn id never decreases.
-  ORDO_ASSERT(snapshot.txn_id >= snapshot_.txn_id);
+  // A writable handle's committed txn id never decreases (a read-only one
+  // reads whatever settled meta the file holds now).
+  ORDO_ASSERT(snapshot.txn_id >= snapshot_.txn_id || db_->options().read_only);
   // A tree's root is fixed within one snapshot: a server's txns between two
   // commits look each tree up in the catalog once.
   if (snapshot.txn_id != snapshot_.txn_id) {
@@ -138,6 +139,7 @@ void Txn::abort() {
 Result<Tree> Txn::open_tree(std::string_view name) {
   ORDO_REQUIRE_LIVE();
   ORDO_RETURN_IF_ERROR(impl_->lookup_catalog(name).status());
+  ORDO_ASSERT(!name.empty());  // check_tree_name(): never the default tree's handle here
   return impl_->db().tree_handle(name);
 }
 
