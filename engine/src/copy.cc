@@ -138,6 +138,7 @@ class Copier {
 
   void report(uint64_t done, uint64_t total, bool force = false) {
     if (!options_.progress) return;
+    ORDO_ASSERT(done >= reported_);  // pages are written in ascending order
     if (force || done - reported_ >= kProgressPages) {
       reported_ = done;
       options_.progress(done, total);

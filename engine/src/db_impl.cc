@@ -502,6 +502,8 @@ void DatabaseImpl::keep_free_entries_held_before(uint64_t checkpoint_txn, uint64
 void DatabaseImpl::publish(const Meta& meta) {
   ORDO_ASSERT(meta.page_size == page_size_);  // One page size per file.
   base::MutexLock g(state_mu_);
+  // A writable handle's commits only move forward.
+  ORDO_ASSERT(options_.read_only || meta.txn_id >= committed_.txn_id);
   committed_ = meta;
 }
 
@@ -564,6 +566,9 @@ void DatabaseImpl::publish_checkpoint(const Meta& meta) {
   // A checkpoint meta, of this file's page size: logged commits publish_logged().
   ORDO_ASSERT(meta.page_size == page_size_ && (meta.flags & engine::kMetaFlagLogged) == 0);
   base::MutexLock g(state_mu_);
+  // Each checkpoint of a writable handle is of a later txn or a later epoch.
+  ORDO_ASSERT(options_.read_only || (meta.txn_id >= committed_.txn_id &&
+                                     meta.log_epoch >= committed_.log_epoch));
   committed_ = meta;
   log_ = LogState{meta.txn_id, 0, 0, 0};
 }

@@ -295,6 +295,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   const bool logged = db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed());
   Status s = logged ? write_logged(meta, spans) : write_checkpoint(meta, spans);
   if (!s.is_ok()) return s;
+  ORDO_ASSERT(db_->committed().txn_id == meta.txn_id);  // published under the writer gate
   db_->keep_free_entries_held_before(pages_.reuse_checkpoint_txn(), meta.txn_id,
                                      pages_.free_entries_held_before());
   auto& c = db_->counters();
