@@ -87,6 +87,8 @@ class GroupScope {
 void lead(const std::shared_ptr<DatabaseImpl>& db, Member& leader) {
   engine::BatchQueue& queue = db->batch_queue();
   GroupScope scope(queue, queue.take_group(leader));
+  ORDO_ASSERT(scope.group().front() == &leader &&
+              scope.group().size() <= engine::BatchQueue::kMaxGroup);
   for (Member* m : scope.group()) {
     m->status = Status::io_error("the batch group ended before its commit", 0);  // until decided
   }
@@ -110,6 +112,8 @@ Status Database::batch(const BatchFn& fn) {
   }
   Member me(fn);
   if (db->batch_queue().join(me)) lead(db, me);
+  // A leader's write txn ended with its group; a member never held the gate.
+  ORDO_ASSERT(!db->writer_gate().held_by_this_thread());
   if (me.exception) std::rethrow_exception(me.exception);
   return me.status;
 }

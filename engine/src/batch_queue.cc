@@ -28,6 +28,9 @@ void BatchQueue::finish(std::span<Member* const> group) {
   ORDO_ASSERT(group.size() <= queue_.size() && queue_.front() == group.front());
   queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(group.size()));
   finished_ += group.size();
+  // The queue holds every member not finished, in ticket order.
+  ORDO_ASSERT(queue_.size() + finished_ == next_ticket_);
+  ORDO_ASSERT(queue_.empty() || queue_.front()->ticket == finished_);
   // Notified under the lock: a woken member returns and frees its Member
   // (and `wake`) as soon as it gets the lock, so not before this is done.
   for (Member* m : group) m->wake.notify_one();
@@ -36,6 +39,7 @@ void BatchQueue::finish(std::span<Member* const> group) {
 
 size_t BatchQueue::size() const {
   base::MutexLock lock(mu_);
+  ORDO_ASSERT(queue_.size() + finished_ == next_ticket_);
   return queue_.size();
 }
 

@@ -85,11 +85,15 @@ int report(const char* fn, const Status& s, ordo_error* err) {
            s.with_context(fn).to_string());
     }
   }
+  // Every Status code has its ORDO_* constant (the static_asserts above).
+  ORDO_ASSERT(static_cast<int>(s.code()) >= ORDO_OK &&
+              static_cast<int>(s.code()) <= ORDO_TXN_ENDED);
   return static_cast<int>(s.code());
 }
 
 // Reports without allocating: for exceptions, including bad_alloc.
 int report_exception(const char* fn, int code, const char* what, ordo_error* err) {
+  ORDO_ASSERT(code == ORDO_NO_MEMORY || code == ORDO_INTERNAL);  // the codes of no Status
   if (err != nullptr) {
     fill(err, code, 0, UINT64_MAX, "");
     std::snprintf(err->message, sizeof(err->message), "%s: %s: %s", ordo_code_name(code), fn, what);
@@ -142,6 +146,7 @@ Result<ByteView> bytes(const void* data, size_t len, const char* what) {
 }
 
 void put_bytes(ByteView v, const void** data, size_t* len) {
+  ORDO_ASSERT(data != nullptr && len != nullptr);  // out_bytes() refused NULL ones
   *data = v.data() != nullptr ? static_cast<const void*>(v.data()) : kNoBytes;
   *len = v.size();
 }
@@ -167,6 +172,7 @@ Result<ordo::Txn*> txn_of(ordo_txn* txn) {
 Result<ordo::WriteTxn*> writer_of(ordo_txn* txn) {
   if (txn == nullptr) return null_arg("txn");
   if (txn->writer == nullptr) return Status::invalid_argument("a read txn cannot write");
+  ORDO_ASSERT(txn->txn == txn->writer);  // one txn, seen as a Txn and as a WriteTxn
   return txn->writer;
 }
 
@@ -177,6 +183,7 @@ Result<ordo::Cursor*> cursor_of(ordo_cursor* cursor) {
 
 Result<const ordo::Database*> db_of(const ordo_db* db) {
   if (db == nullptr) return null_arg("db");
+  ORDO_ASSERT(db->db != nullptr);  // ordo_open makes an ordo_db only around an open database
   return db->db.get();
 }
 
@@ -255,6 +262,7 @@ template <typename Begin>
 Status begin_txn(ordo_db* db, ordo_txn** out, Begin begin) {
   ORDO_RETURN_IF_ERROR(clear_out(out, "txn"));
   if (db == nullptr) return null_arg("db");
+  ORDO_ASSERT(db->db != nullptr);
   auto result = begin(*db->db);
   if (!result.is_ok()) return result.status();
   using TxnType = std::remove_cvref_t<decltype(result.value())>;
@@ -269,6 +277,7 @@ Status begin_txn(ordo_db* db, ordo_txn** out, Begin begin) {
 }
 
 Status tree_handle(Result<ordo::Tree> tree, ordo_tree** out) {
+  ORDO_ASSERT(out != nullptr && *out == nullptr);  // clear_out() checked and cleared it
   if (!tree.is_ok()) return tree.status();
   *out = new ordo_tree{std::move(tree).value()};
   return Status::ok();
@@ -277,7 +286,10 @@ Status tree_handle(Result<ordo::Tree> tree, ordo_tree** out) {
 // Counts a running scan, so that the txn is not ended or freed under it.
 class ScanScope {
  public:
-  explicit ScanScope(ordo_txn* txn) : txn_(txn) { ++txn_->scans; }
+  explicit ScanScope(ordo_txn* txn) : txn_(txn) {
+    ORDO_ASSERT(txn_ != nullptr && txn_->scans >= 0);
+    ++txn_->scans;
+  }
   ~ScanScope() {
     ORDO_ASSERT(txn_->scans > 0);  // counted by this scope's constructor
     if (--txn_->scans == 0 && txn_->free_when_scans_end) delete txn_;
@@ -294,6 +306,7 @@ Status scan(ordo_txn* txn, const ordo_tree* tree, Result<ordo::KeyRange> range, 
   if (txn == nullptr) return null_arg("txn");
   if (fn == nullptr) return null_arg("fn");
   if (!range.is_ok()) return range.status();
+  ORDO_ASSERT(txn->txn != nullptr);  // set by begin_txn, or by ordo_batch for its lent txn
   ScanScope scope(txn);
   return txn->txn->scan(tree_of(tree), *range, [&](ByteView key, ByteView value) {
     const void* k = nullptr;
@@ -312,12 +325,14 @@ Status lent_txn() {
 }
 
 Status ending_in_scan(const ordo_txn* txn) {
+  ORDO_ASSERT(txn->scans >= 0);  // ScanScope counts up and down in pairs
   if (txn->scans == 0) return Status::ok();
   return Status::invalid_argument("the txn cannot end inside its own scan callback");
 }
 
 // Why a cursor has no key or value to give.
 Status off_entry(const ordo::Cursor& c) {
+  ORDO_ASSERT(!c.valid());  // callers ask only for a cursor off its entries
   Status s = c.status();
   if (s.is_txn_ended() || s.is_not_found() || s.is_corruption()) return s;
   return Status::invalid_argument("cursor is not on an entry");
@@ -480,6 +495,7 @@ int ordo_txn_abort(ordo_txn* txn, ordo_error* err) {
     ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
     t->abort();  // ordo_batch's txn: refused, and the batch function fails
     if (txn->lent) return lent_txn();
+    ORDO_ASSERT(!t->live());  // an owned txn ends on abort
     return Status::ok();
   });
 }
@@ -488,6 +504,7 @@ int ordo_txn_reset(ordo_txn* txn, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {
     ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn * r, reader_of(txn));
     r->reset();
+    ORDO_ASSERT(!r->live());  // reader_of() gave a read txn, which reset() always ends
     return Status::ok();
   });
 }
@@ -495,7 +512,9 @@ int ordo_txn_reset(ordo_txn* txn, ordo_error* err) {
 int ordo_txn_renew(ordo_txn* txn, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {
     ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn * r, reader_of(txn));
-    return r->renew();
+    const Status s = r->renew();
+    ORDO_ASSERT(s.is_ok() == r->live());  // renewed, or left reset
+    return s;
   });
 }
 
@@ -506,6 +525,8 @@ void ordo_txn_free(ordo_txn* txn) {
     txn->free_when_scans_end = true;
     return;
   }
+  // Not lent, so begin_txn made it and owns its txn.
+  ORDO_ASSERT(txn->owned != nullptr && txn->scans == 0);
   quietly([&] { delete txn; });
 }
 
@@ -520,6 +541,8 @@ int ordo_batch(ordo_db* db, ordo_batch_fn fn, void* ctx, ordo_error* err) {
       lent.writer = &w;
       lent.lent = true;
       returned = fn(ctx, &lent);
+      // Its scans ended with their callbacks; ordo_txn_free left it alone.
+      ORDO_ASSERT(lent.scans == 0 && !lent.free_when_scans_end && lent.owned == nullptr);
       if (returned == ORDO_OK) return Status::ok();
       return Status::invalid_argument("the batch function returned " + std::to_string(returned));
     });
@@ -542,6 +565,7 @@ int ordo_txn_id(const ordo_txn* txn, uint64_t* id, ordo_error* err) {
     if (id == nullptr) return null_arg("id");
     if (!txn->txn->live()) return Status::txn_ended("txn already committed or aborted");
     *id = txn->txn->txn_id();
+    ORDO_ASSERT(txn->writer == nullptr || *id != 0);  // a write txn commits txn 1 or later
     return Status::ok();
   });
 }
@@ -798,6 +822,7 @@ int ordo_next_id(ordo_txn* txn, uint8_t out[ORDO_UUID_BYTES], ordo_error* err) {
     if (out == nullptr) return null_arg("out");
     auto id = w->next_id();
     if (!id.is_ok()) return id.status();
+    ORDO_ASSERT(id->version() == 7);  // the generator makes UUIDv7s
     std::memcpy(out, id->bytes.data(), ORDO_UUID_BYTES);
     return Status::ok();
   });
@@ -826,6 +851,7 @@ int ordo_uuid_format(const uint8_t uuid[ORDO_UUID_BYTES], char* buf, size_t buf_
     ordo::Uuid id;
     std::memcpy(id.bytes.data(), uuid, ORDO_UUID_BYTES);
     const std::string text = id.to_string();
+    ORDO_ASSERT(text.size() + 1 == ORDO_UUID_STRING_SIZE);  // what buf_len was checked against
     std::memcpy(buf, text.c_str(), text.size() + 1);
     return Status::ok();
   });

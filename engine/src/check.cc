@@ -92,6 +92,8 @@ class Checker {
     }
     owner_[pg] = kind;
     if (++claimed_ % 4096 == 0 && progress_) progress_(claimed_, high_water_);
+    // Each data page is claimed once at most.
+    ORDO_ASSERT(claimed_ + engine::kFirstDataPage <= high_water_);
     return true;
   }
 
@@ -280,6 +282,8 @@ void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& 
         return r.meta.txn_id < meta.txn_id;
       });
   (void)scan;
+  // The scan stopped before any record past the snapshot.
+  ORDO_ASSERT(last.txn_id >= c.txn_id && last.txn_id <= meta.txn_id);
   if (last.txn_id != meta.txn_id) {
     problem(meta.log_first_page,
             "the log holds txns " + std::to_string(c.txn_id + 1) + ".." +
@@ -338,6 +342,10 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
                              " pages, the meta says " + std::to_string(meta.free_pages));
   }
   c.leaks();
+  // Every page is counted once at most (claim()), the meta pages never.
+  ORDO_ASSERT(report.tree_pages + report.overflow_pages + report.free_pages + report.log_pages +
+                  engine::kFirstDataPage <=
+              meta.page_high_water);
   if (progress) progress(meta.page_high_water, meta.page_high_water);
   return report;
 }

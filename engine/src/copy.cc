@@ -72,6 +72,7 @@ class Copier {
         ps_(snap_.page_size),
         options_(options) {
     ORDO_ASSERT(btree::valid_page_size(ps_));
+    ORDO_ASSERT(txn_.live());  // TxnInternals::impl() answered an ended txn
   }
 
   // Writes the whole copy into `sink` (which must be seekable for a
@@ -115,6 +116,7 @@ class Copier {
   }
 
   Status count_trees() {
+    ORDO_ASSERT(named_.empty());  // once per copy, by run()
     result_.txn_id = snap_.txn_id;
     result_.entries = snap_.default_tree.entries;
     btree::Cursor c(txn_.pages(), snap_.catalog);
@@ -136,6 +138,7 @@ class Copier {
 
   void report(uint64_t done, uint64_t total, bool force = false) {
     if (!options_.progress) return;
+    ORDO_ASSERT(done >= reported_);  // pages are written in ascending order
     if (force || done - reported_ >= kProgressPages) {
       reported_ = done;
       options_.progress(done, total);
@@ -208,6 +211,7 @@ class Copier {
   // and to match). `report_progress`: false for a first pass.
   Result<CopyResult> compact(CopySink& sink, bool write_meta_first, Meta* planned,
                              bool report_progress = true) {
+    ORDO_ASSERT(snap_.free_pages <= snap_.page_high_water);  // decode_meta() checked it
     const uint64_t total = snap_.page_high_water - snap_.free_pages;
     std::function<void(uint64_t, uint64_t)> progress;
     if (!report_progress) std::swap(progress, options_.progress);

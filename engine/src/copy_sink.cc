@@ -84,7 +84,9 @@ class FileSink final : public GatheringSink {
 
 class StreamSink final : public GatheringSink {
  public:
-  explicit StreamSink(int fd) : fd_(fd) {}
+  explicit StreamSink(int fd) : fd_(fd) {
+    ORDO_ASSERT(fd_ >= 0);  // ReadTxn::copy_to_fd refused a negative one
+  }
   bool seekable() const override { return false; }
   Status finish() override {
     ORDO_RETURN_IF_ERROR(flush());

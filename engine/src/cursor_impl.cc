@@ -19,10 +19,13 @@ CursorImpl::CursorImpl(TxnImpl& txn, Tree tree, const btree::TreeRoot& root)
 }
 
 CursorImpl::~CursorImpl() {
+  ORDO_ASSERT(link_ != nullptr);  // made by the constructor, never moved from
   if (link_->txn != nullptr) link_->txn->remove_cursor(this);
 }
 
 void CursorImpl::detach() {
+  // Only a live write txn detaches its cursors, before it changes pages.
+  ORDO_ASSERT(link_->txn != nullptr && link_->txn->is_write());
   if (stale_) return;
   stale_ = true;
   saved_valid_ = cursor_.valid();
@@ -30,6 +33,7 @@ void CursorImpl::detach() {
 }
 
 void CursorImpl::reposition_at(std::string key) {
+  ORDO_ASSERT(link_->txn != nullptr && link_->txn->is_write());  // after one of its writes
   stale_ = true;
   saved_valid_ = true;
   saved_key_ = std::move(key);
@@ -47,6 +51,7 @@ bool CursorImpl::reenter() {
     status_ = root.status();
     return false;
   }
+  ORDO_ASSERT(txn->live());  // an ended txn unlinks its cursors (TxnImpl::end_cursors)
   cursor_ = btree::Cursor(txn->pages(), *root);
   stale_ = false;
   if (saved_valid_) {
@@ -121,6 +126,7 @@ ByteView CursorImpl::value() {
 Status CursorImpl::put(ByteView key, ByteView value) {
   auto writer = enter_writer();
   if (!writer.is_ok()) return done(writer.status());
+  ORDO_ASSERT(*writer == link_->txn);
   std::string at = key.str();  // `key` may point into a page the put changes
   Status s = (*writer)->put(tree_, key, value);
   if (s.is_ok()) reposition_at(std::move(at));

@@ -27,6 +27,7 @@ Result<std::unique_ptr<Database>> DatabaseOpener::open(const std::string& path,
   // Commits in the log whose pages a crash of the machine lost: applied now,
   // as write txns of the new handle.
   ORDO_RETURN_IF_ERROR(DatabaseImpl::replay_log(shared));
+  ORDO_ASSERT(!shared->needs_replay() && !shared->replaying());
   return std::unique_ptr<Database>(new Database(std::move(shared)));
 }
 
@@ -97,6 +98,9 @@ DatabaseInfo Database::info() const {
   info.current.file_bytes = m.file_bytes;
   info.current.free_pages = m.free_pages;
   info.current.tree_count = m.tree_count;
+  // A committed meta counts its free pages within its high-water (decode_meta
+  // checked a read one; a commit counts the pages of its free tree).
+  ORDO_ASSERT(m.free_pages <= m.page_high_water);
   info.pages_used = m.page_high_water - m.free_pages;
   info.id_high_water = m.last_uuid;
   info.id64_high_water = Id64{m.last_id64};

@@ -38,7 +38,9 @@ DatabaseImpl::DatabaseImpl(const Options& options, std::unique_ptr<io::PageFile>
     : options_(options),
       file_(std::move(file)),
       uuids_(options.clock ? *options.clock : system_clock()),
-      id64s_(options.id_node, options.clock ? *options.clock : system_clock()) {}
+      id64s_(options.id_node, options.clock ? *options.clock : system_clock()) {
+  ORDO_ASSERT(file_ != nullptr);
+}
 
 namespace {
 
@@ -76,8 +78,11 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
   } else {
     ORDO_RETURN_IF_ERROR(db->load_existing());
   }
+  // create_new() or load_existing() set the page size and published a meta.
+  ORDO_ASSERT(btree::valid_page_size(db->page_size_));
   db->page_buffers_ = std::make_unique<engine::PageBuffers>(db->page_size_);
   const Meta committed = db->committed();
+  ORDO_ASSERT(committed.page_size == db->page_size_);
   db->uuids_.observe(committed.last_uuid);
   db->id64s_.observe(Id64{committed.last_id64});
   return db;
@@ -94,8 +99,11 @@ Status DatabaseImpl::create_new() {
   meta.log_pages = log_bytes / page_size_;
   meta.log_epoch = 0;
   meta.page_high_water = meta.log_first_page + meta.log_pages;
+  // check_options(): log_bytes is a multiple of the page size, at least kMinLogBytes.
+  ORDO_ASSERT(meta.log_pages != 0 && meta.log_pages * page_size_ == log_bytes);
   ORDO_RETURN_IF_ERROR(file_->grow_to(meta.page_high_water * page_size_));
   meta.file_bytes = file_->file_bytes();
+  ORDO_ASSERT(meta.file_bytes >= meta.page_high_water * page_size_);  // grow_to() succeeded
   ORDO_RETURN_IF_ERROR(engine::prewrite_log(*file_, meta));
   std::byte* page = static_cast<std::byte*>(engine::page_zalloc(page_size_));
   engine::encode_meta(meta, page);
@@ -276,6 +284,7 @@ Result<int> DatabaseImpl::settled_slot(MetaSlots& slots, int pick) {
 }
 
 bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
+  ORDO_ASSERT(options_.read_only);  // a writable handle is the file's only writer
   if (!file_->refresh().is_ok()) return false;
   const MetaSlots slots = MetaSlots::read(*file_);
   const int pick = slots.newest_valid();
@@ -296,6 +305,8 @@ Result<Meta> DatabaseImpl::newest_meta_from_file() {
 }
 
 Result<Meta> DatabaseImpl::newest_meta_once() {
+  // Read-only handles only: a writable one knows its committed meta.
+  ORDO_ASSERT(options_.read_only && btree::valid_page_size(page_size_));
   ORDO_RETURN_IF_ERROR(file_->refresh());
   ORDO_ASSIGN_OR_RETURN(MetaSlots slots, read_slots());
   for (int i = 0; i < 2; ++i) {
@@ -320,6 +331,7 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
 }
 
 Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
+  ORDO_ASSERT(options_.read_only && c.page_size == page_size_);
   base::MutexLock g(verify_mu_);
   LogCursor& cur = log_cursor_;
   if (cur.epoch != c.log_epoch || cur.checkpoint_txn != c.txn_id) {
@@ -384,6 +396,7 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
 Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::string* note) {
   // A one-sync commit is trusted only if every page its txn wrote reads back
   // intact; else the other meta is used. Checked once per txn id.
+  ORDO_ASSERT(pick == 0 || pick == 1);  // newest_valid() found one
   base::MutexLock g(verify_mu_);
   const Meta& newest = slots.meta[pick];
   if ((newest.flags & engine::kMetaFlagOneSync) == 0 || newest.txn_id == verified_txn_) {
@@ -411,6 +424,7 @@ Meta DatabaseImpl::committed() const {
 Result<Meta> DatabaseImpl::register_reader() {
   if (!options_.read_only) {
     base::MutexLock g(state_mu_);
+    ORDO_ASSERT(committed_.page_size == page_size_);  // published at open
     readers_.add(committed_.txn_id);
     return committed_;
   }
@@ -453,6 +467,7 @@ void DatabaseImpl::unregister_reader(uint64_t txn_id) {
 Status DatabaseImpl::refresh_committed() {
   if (!options_.read_only) return Status::ok();
   ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
+  ORDO_ASSERT(meta.page_size == page_size_);  // newest_meta_once() set others aside
   base::MutexLock g(state_mu_);
   if (meta.txn_id > committed_.txn_id) committed_ = meta;
   return Status::ok();
@@ -487,17 +502,23 @@ void DatabaseImpl::keep_free_entries_held_before(uint64_t checkpoint_txn, uint64
 void DatabaseImpl::publish(const Meta& meta) {
   ORDO_ASSERT(meta.page_size == page_size_);  // One page size per file.
   base::MutexLock g(state_mu_);
+  // A writable handle's commits only move forward.
+  ORDO_ASSERT(options_.read_only || meta.txn_id >= committed_.txn_id);
   committed_ = meta;
 }
 
 DatabaseImpl::LogState DatabaseImpl::log_state() const {
   base::MutexLock g(state_mu_);
+  // The records follow their checkpoint; a read-only handle's committed meta
+  // may be past the checkpoint it opened on, never before it.
+  ORDO_ASSERT(log_.checkpoint_txn <= committed_.txn_id);
   return log_;
 }
 
 LogInfo DatabaseImpl::log_info() const {
   const Meta m = committed();
   LogInfo out;
+  ORDO_ASSERT(m.page_size == page_size_);  // publish() keeps one page size
   out.first_page = m.log_first_page;
   out.area_bytes = engine::log_area_bytes(m);
   out.epoch = m.log_epoch;
@@ -529,10 +550,15 @@ void DatabaseImpl::publish_logged(const Meta& meta, uint64_t record_bytes, uint6
   log_.record_bytes += record_bytes;
   log_.records++;
   log_.held_pages += held_pages;
+  // Records take whole log blocks and stay inside the log area.
+  ORDO_ASSERT(record_bytes % engine::kLogBlockBytes == 0);
+  ORDO_ASSERT(log_.head_bytes <= engine::log_area_bytes(meta));
+  ORDO_ASSERT(log_.record_bytes <= log_.head_bytes);
 }
 
 bool DatabaseImpl::checkpoint_due() const {
   base::MutexLock g(state_mu_);
+  ORDO_ASSERT(log_.records != 0 || log_.held_pages == 0);  // only logged commits hold pages
   return log_.held_pages >= 256 && log_.held_pages * 16 > committed_.page_high_water;
 }
 
@@ -540,6 +566,9 @@ void DatabaseImpl::publish_checkpoint(const Meta& meta) {
   // A checkpoint meta, of this file's page size: logged commits publish_logged().
   ORDO_ASSERT(meta.page_size == page_size_ && (meta.flags & engine::kMetaFlagLogged) == 0);
   base::MutexLock g(state_mu_);
+  // Each checkpoint of a writable handle is of a later txn or a later epoch.
+  ORDO_ASSERT(options_.read_only || (meta.txn_id >= committed_.txn_id &&
+                                     meta.log_epoch >= committed_.log_epoch));
   committed_ = meta;
   log_ = LogState{meta.txn_id, 0, 0, 0};
 }

@@ -16,6 +16,7 @@
 #include "fork_guard.h"
 #include "meta.h"
 #include "meta_slots.h"
+#include "ordo/assert.h"
 #include "page_buffers.h"
 #include "reader_table.h"
 #include "reuse_rule.h"
@@ -105,7 +106,10 @@ class DatabaseImpl {
   // (IOError, Full); the log and the committed state stay as they were.
   Status checkpoint() ORDO_EXCLUDES(state_mu_);
   // Writer: the buffer for log records.
-  std::vector<std::byte>& record_buffer() { return record_buffer_; }
+  std::vector<std::byte>& record_buffer() {
+    ORDO_ASSERT(!options_.read_only);  // only a writable handle writes log records
+    return record_buffer_;
+  }
   // True while open replays log records: commits then write pages only.
   bool replaying() const { return replaying_; }
   // Writable opens whose log holds records the file's pages do not (a crash
@@ -119,7 +123,10 @@ class DatabaseImpl {
   // Database::batch callers waiting to be committed as a group.
   engine::BatchQueue& batch_queue() { return batch_queue_; }
   // Dirty-page buffers; used only by the txn holding the writer lock.
-  engine::PageBuffers& page_buffers() { return *page_buffers_; }
+  engine::PageBuffers& page_buffers() {
+    ORDO_ASSERT(page_buffers_ != nullptr);  // made by open() before any txn
+    return *page_buffers_;
+  }
 
   // A failed sync leaves the on-disk state unknown to this handle: every
   // later write txn fails with this status until the database is reopened.
@@ -160,8 +167,14 @@ class DatabaseImpl {
   Counters& counters() { return counters_; }
 
   // Both meta slots as found at open (for info()).
-  const engine::Meta& meta_slot(int i) const { return open_slots_.meta[i]; }
-  const std::string& meta_problem(int i) const { return open_slots_.text[i]; }
+  const engine::Meta& meta_slot(int i) const {
+    ORDO_ASSERT(i == 0 || i == 1);
+    return open_slots_.meta[i];
+  }
+  const std::string& meta_problem(int i) const {
+    ORDO_ASSERT(i == 0 || i == 1);
+    return open_slots_.text[i];
+  }
   // Set when open fell back to the older meta; empty otherwise.
   const std::string& recovery_note() const { return recovery_note_; }
   // Set when open replayed log records (LogInfo::replayed).

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "copy_internal.h"
+#include "meta.h"
+#include "ordo/assert.h"
 #include "ordo/btree/node.h"
 #include "ordo/btree/tree.h"
 
@@ -18,7 +20,10 @@ namespace ordo::engine {
 class PageEmitter {
  public:
   PageEmitter(CopySink& sink, uint32_t page_size, btree::PageNo first_page)
-      : sink_(sink), page_size_(page_size), next_(first_page) {}
+      : sink_(sink), page_size_(page_size), next_(first_page) {
+    // A copy's pages follow its two meta pages (and its log area).
+    ORDO_ASSERT(btree::valid_page_size(page_size) && first_page >= kFirstDataPage);
+  }
   // Writes `pages` pages from `bytes`; returns the first page's number.
   Result<btree::PageNo> emit(const std::byte* bytes, uint64_t pages = 1);
   btree::PageNo next_page() const { return next_; }

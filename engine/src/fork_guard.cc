@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ordo/assert.h"
+
 namespace ordo::engine {
 
 namespace {
@@ -26,7 +28,11 @@ ForkGuard::~ForkGuard() {
 }
 
 bool ForkGuard::in_forked_child() const {
-  if (page_ != nullptr) return *page_ == 0;
+  if (page_ != nullptr) {
+    const uint8_t flag = *page_;
+    ORDO_ASSERT(flag <= 1);  // set to 1 by the maker, wiped to 0 in a child; nothing else
+    return flag == 0;
+  }
   return ::getpid() != maker_pid_;
 }
 

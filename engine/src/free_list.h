@@ -33,7 +33,10 @@ class FreeList {
         high_water_(high_water),
         txn_id_(txn_id),
         reclaim_from_(rule_.held_before()),
-        held_before_(reclaim_from_) {}
+        held_before_(reclaim_from_) {
+    // A decoded meta's free page count is within its high-water (decode_meta).
+    ORDO_ASSERT(free_pages_ <= high_water_);
+  }
 
   // False while the free tree is being edited, and once it holds no more
   // reusable entries.

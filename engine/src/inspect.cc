@@ -79,6 +79,7 @@ btree::TreeRoot root_of(const Meta& meta, const TreeSummary& t,
 // The trees and, for the named ones, their roots (named[i] is trees[i + 1]).
 Status collect_trees(TxnImpl& impl, std::vector<TreeSummary>* trees,
                      std::vector<btree::TreeRoot>* named) {
+  ORDO_ASSERT(impl.live() && !impl.is_write());  // read_impl() checked it
   const Meta& m = impl.snapshot();
   auto summary = [](TreeKind kind, std::string name, const btree::TreeRoot& r) {
     TreeSummary s;
@@ -197,6 +198,8 @@ Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>
     const auto problem = [&](std::string p) { map.problems.push_back(std::move(p)); };
     const PageVisit visit = [&](const btree::PageRef& ref, const NodeView& v) {
       const PageNo pg = ref.page;
+      // The walk reads through the snapshot, which refuses pages outside it.
+      ORDO_ASSERT(pg >= engine::kFirstDataPage && pg < map.pages.size());
       PageSummary& s = map.pages[pg];
       s.kind = v.is_leaf() ? PageKind::kLeaf : PageKind::kBranch;
       s.tree = static_cast<int32_t>(t);

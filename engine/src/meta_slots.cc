@@ -9,6 +9,7 @@
 namespace ordo::engine {
 
 MetaSlots MetaSlots::read(const io::PageFile& file, uint32_t version) {
+  ORDO_ASSERT(version == kFormatVersion || version == kV2FormatVersion);  // ours, not the file's
   const auto decode = version == kV2FormatVersion ? decode_v2_meta : decode_meta;
   MetaSlots s;
   const std::byte* p0 = file.data(0, btree::kMinPageSize);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 
 namespace ordo::engine {
@@ -37,7 +38,10 @@ class PageAllocator {
   btree::PageNo take_run(uint64_t pages);
 
   // A page of this txn no snapshot can reach: reusable at once.
-  void give_back(btree::PageNo pg) { add_extent(pg, 1); }
+  void give_back(btree::PageNo pg) {
+    ORDO_ASSERT(pg < next_page_);  // a page handed out or reclaimed, below the high-water
+    add_extent(pg, 1);
+  }
   // True when [first, first + pages) is a run from take_run(): its pages
   // become reusable. False (nothing changes) for any other run.
   bool give_back_run(btree::PageNo first, uint64_t pages);
@@ -47,14 +51,24 @@ class PageAllocator {
 
   // From now on every take() and take_run() is new pages: used to make the
   // free list's commit-time update converge.
-  void lock_pool() { pool_locked_ = true; }
+  void lock_pool() {
+    ORDO_ASSERT(!pool_locked_);  // locked once, by the free list's last rounds
+    pool_locked_ = true;
+  }
   bool pool_locked() const { return pool_locked_; }
   // True when take() would make a new page although reclaiming might help.
   bool wants_reclaim() const { return pool_pages_ == 0 && !pool_locked_; }
   // True when take_run(pages) would make new pages although reclaiming might help.
-  bool wants_reclaim_run(uint64_t pages) const { return !pool_locked_ && !fits_run(pages); }
+  bool wants_reclaim_run(uint64_t pages) const {
+    ORDO_ASSERT(pages >= 1);
+    return !pool_locked_ && !fits_run(pages);
+  }
   // Reusable pages not taken.
-  uint64_t pool_size() const { return pool_pages_; }
+  uint64_t pool_size() const {
+    // One by-size entry per extent, and every extent holds a page at least.
+    ORDO_ASSERT(by_size_.size() == extents_.size() && pool_pages_ >= extents_.size());
+    return pool_pages_;
+  }
   // The reusable pages not taken, lowest first.
   std::vector<btree::PageNo> pool_pages() const;
   // The reusable extents: first page -> pages, disjoint and never adjacent.
@@ -66,6 +80,7 @@ class PageAllocator {
 
  private:
   bool fits_run(uint64_t pages) const {
+    ORDO_ASSERT(by_size_.size() == extents_.size());  // the two indexes of one pool
     return !by_size_.empty() && by_size_.rbegin()->first >= pages;
   }
   // Makes [first, first + pages) reusable, merged with the extents it touches.

@@ -7,13 +7,17 @@
 #include <cstdint>
 #include <vector>
 
+#include "ordo/assert.h"
+#include "ordo/btree/page_format.h"
 #include "page_memory.h"
 
 namespace ordo::engine {
 
 class PageBuffers {
  public:
-  explicit PageBuffers(uint32_t page_size) : page_size_(page_size) {}
+  explicit PageBuffers(uint32_t page_size) : page_size_(page_size) {
+    ORDO_ASSERT(btree::valid_page_size(page_size));  // the database's, set at open
+  }
   ~PageBuffers() {
     for (std::byte* b : idle_) page_free(b);
   }
@@ -29,6 +33,7 @@ class PageBuffers {
   }
   // Keeps up to kMaxIdleBytes of buffers for later txns; frees the rest.
   void give(std::byte* b) {
+    ORDO_ASSERT(b != nullptr);  // a buffer from take()
     if (idle_.size() * page_size_ < kMaxIdleBytes) {
       idle_.push_back(b);
     } else {

@@ -50,12 +50,14 @@ size_t round_up(size_t bytes) {
 }  // namespace
 
 void* page_alloc(size_t bytes) {
+  ORDO_ASSERT(bytes != 0);  // a page or a page-sized buffer, on either allocator
   const PageAllocator& a = allocator();
   if (a.malloc_aligned != nullptr) return a.malloc_aligned(bytes, kPageAlignment);
   return std::aligned_alloc(kPageAlignment, round_up(bytes));
 }
 
 void* page_zalloc(size_t bytes) {
+  ORDO_ASSERT(bytes != 0);
   const PageAllocator& a = allocator();
   if (a.zalloc_aligned != nullptr) return a.zalloc_aligned(bytes, kPageAlignment);
   void* p = std::aligned_alloc(kPageAlignment, round_up(bytes));

@@ -41,7 +41,11 @@ bool ReaderTable::remove(uint64_t txn_id) {
 std::vector<uint64_t> ReaderTable::snapshots() const {
   std::vector<uint64_t> out;
   out.reserve(readers_.size());
-  for (const Snapshot& s : readers_) out.push_back(s.txn_id);
+  for (const Snapshot& s : readers_) {
+    // Ascending, one entry per snapshot, none without a reader.
+    ORDO_DCHECK(s.readers > 0 && (out.empty() || out.back() < s.txn_id));
+    out.push_back(s.txn_id);
+  }
   return out;
 }
 

@@ -161,6 +161,8 @@ Status verify_last_commit(const io::PageFile& file, const Meta& meta, const Meta
 
 Status verify_since(const io::PageFile& file, const Meta& meta, uint64_t since_txn) {
   // No previous meta: every run a page since `since_txn` refers to is checked.
+  // Callers ask only about txns after the checkpoint `since_txn`.
+  ORDO_ASSERT(since_txn < meta.txn_id);
   return verify_pages(file, meta, nullptr, since_txn);
 }
 
@@ -182,6 +184,7 @@ Result<int> fall_back_from(const MetaSlots& slots, int pick, const Status& probl
   ORDO_ASSERT(!problem.is_ok() && note != nullptr);
   const Meta* older = slots.older_valid(pick);
   if (older == nullptr) return problem;
+  ORDO_ASSERT(older == &slots.meta[1 - pick]);  // the other slot, the only older one
   *note = "txn " + std::to_string(slots.meta[pick].txn_id) + " was not durable (" +
           problem.to_string() + "); using txn " + std::to_string(older->txn_id);
   return 1 - pick;

@@ -2,12 +2,14 @@
 // entries a write txn may take pages from.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "free_entry.h"
+#include "ordo/assert.h"
 #include "ordo/io/page_file.h"
 #include "ordo/status.h"
 
@@ -58,7 +60,9 @@ class ReuseRule {
   ReuseRule(uint64_t last, uint64_t checkpoint, std::vector<uint64_t> readers,
             const io::PageFile& file, bool other_readers)
       : last_(last), checkpoint_(checkpoint), readers_(std::move(readers)), file_(&file),
-        other_readers_(other_readers) {}
+        other_readers_(other_readers) {
+    ORDO_DCHECK(std::is_sorted(readers_.begin(), readers_.end()));  // make() sorted them
+  }
 
   uint64_t last_;
   uint64_t checkpoint_;

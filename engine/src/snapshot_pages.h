@@ -43,7 +43,10 @@ inline Result<const std::byte*> read_committed_run(const io::PageFile& file, uin
 class SnapshotPages : public btree::PageReader {
  public:
   SnapshotPages(const io::PageFile& file, uint32_t page_size, uint64_t high_water, bool verify)
-      : file_(file), page_size_(page_size), high_water_(high_water), verify_(verify) {}
+      : file_(file), page_size_(page_size), high_water_(high_water), verify_(verify) {
+    // From a decoded meta (decode_meta() checked both).
+    ORDO_ASSERT(btree::valid_page_size(page_size) && high_water >= kFirstDataPage);
+  }
   // Reads a later snapshot of the same file (a renewed read txn).
   void set_high_water(uint64_t high_water) {
     ORDO_ASSERT(high_water >= kFirstDataPage);  // a decoded meta's

@@ -17,7 +17,9 @@ uint64_t dirty_budget_bytes(uint64_t budget_bytes) {
 
 SpillPolicy::SpillPolicy(uint32_t page_size, uint64_t budget_bytes)
     : budget_pages_(std::max<uint64_t>(
-          dirty_budget_bytes(budget_bytes) / (page_size + kPageOverheadBytes), 64)) {}
+          dirty_budget_bytes(budget_bytes) / (page_size + kPageOverheadBytes), 64)) {
+  ORDO_ASSERT(btree::valid_page_size(page_size));  // the database's
+}
 
 void SpillPolicy::choose(std::vector<SpillCandidate>& leaves, uint64_t dirty_pages) const {
   const uint64_t target = budget_pages_ / 2;

@@ -26,7 +26,11 @@ Tree TreeRegistry::handle(std::string_view name) {
 }
 
 Status TreeRegistry::check(const Tree& tree) const {
-  if (tree.is_default() || TreeHandles::database_tag(tree) == tag_) return Status::ok();
+  if (tree.is_default()) return Status::ok();
+  if (TreeHandles::database_tag(tree) == tag_) {
+    ORDO_ASSERT(!tree.name().empty());  // handle() makes named trees only
+    return Status::ok();
+  }
   return Status::invalid_argument("tree handle '" + tree.name() +
                                   "' was made by another Database (or another open of this "
                                   "file); open the tree again in this one");

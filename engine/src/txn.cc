@@ -24,6 +24,7 @@ Status TxnImpl::check_tree_name(std::string_view name) const {
 }
 
 Result<btree::TreeRoot> TxnImpl::lookup_catalog(std::string_view name) {
+  ORDO_ASSERT(live_);  // callers checked the txn (ORDO_REQUIRE_LIVE); write txns are always live
   ORDO_RETURN_IF_ERROR(check_tree_name(name));
   bool found = false;
   ByteView value;
@@ -37,6 +38,7 @@ Result<btree::TreeRoot> TxnImpl::lookup_catalog(std::string_view name) {
 }
 
 Result<btree::TreeRoot> TxnImpl::root_of(const Tree& tree) {
+  ORDO_ASSERT(live_);
   if (tree.is_default()) return snapshot_.default_tree;
   ORDO_RETURN_IF_ERROR(db_->check_tree_handle(tree));
   const uint32_t id = TreeHandles::id(tree);
@@ -70,6 +72,9 @@ void ReadTxnImpl::reset() {
 void ReadTxnImpl::renew(const engine::Meta& snapshot) {
   // ReadTxn::renew() reset it first, and registered `snapshot` as read.
   ORDO_ASSERT(!live_);
+  // A writable handle's committed txn id never decreases (a read-only one
+  // reads whatever settled meta the file holds now).
+  ORDO_ASSERT(snapshot.txn_id >= snapshot_.txn_id || db_->options().read_only);
   // A tree's root is fixed within one snapshot: a server's txns between two
   // commits look each tree up in the catalog once.
   if (snapshot.txn_id != snapshot_.txn_id) {
@@ -83,6 +88,7 @@ void ReadTxnImpl::renew(const engine::Meta& snapshot) {
 
 std::shared_ptr<TxnLink> TxnImpl::link() {
   if (!link_) link_ = std::make_shared<TxnLink>(TxnLink{this});
+  ORDO_ASSERT(link_->txn == this);  // cleared only together with link_ (end_cursors())
   return link_;
 }
 
@@ -91,9 +97,11 @@ void TxnImpl::remove_cursor(CursorImpl* cursor) {
   if (it == cursors_.end()) return;
   *it = cursors_.back();
   cursors_.pop_back();
+  ORDO_DCHECK(std::find(cursors_.begin(), cursors_.end(), cursor) == cursors_.end());
 }
 
 void TxnImpl::detach_cursors() {
+  ORDO_ASSERT(is_write() && live_);  // only writes move pages under cursors
   for (CursorImpl* c : cursors_) c->detach();
 }
 
@@ -131,6 +139,7 @@ void Txn::abort() {
 Result<Tree> Txn::open_tree(std::string_view name) {
   ORDO_REQUIRE_LIVE();
   ORDO_RETURN_IF_ERROR(impl_->lookup_catalog(name).status());
+  ORDO_ASSERT(!name.empty());  // check_tree_name(): never the default tree's handle here
   return impl_->db().tree_handle(name);
 }
 

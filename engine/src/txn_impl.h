@@ -1,6 +1,7 @@
 // The private halves of ReadTxn and WriteTxn.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -8,6 +9,7 @@
 
 #include "db_impl.h"
 #include "write_txn_pages.h"
+#include "ordo/assert.h"
 #include "ordo/btree/tree.h"
 #include "snapshot_pages.h"
 #include "txn_log.h"
@@ -26,7 +28,9 @@ struct TxnLink {
 class TxnImpl {
  public:
   TxnImpl(std::shared_ptr<DatabaseImpl> db, const engine::Meta& snapshot)
-      : db_(std::move(db)), snapshot_(snapshot) {}
+      : db_(std::move(db)), snapshot_(snapshot) {
+    ORDO_ASSERT(db_ != nullptr);
+  }
   // Tells the txn's cursors that it ended.
   virtual ~TxnImpl();
   TxnImpl(const TxnImpl&) = delete;
@@ -62,7 +66,11 @@ class TxnImpl {
   // Cursors: each registers for the life of the txn, so that writes can
   // tell them to remember their position first (detach_cursors()).
   std::shared_ptr<TxnLink> link();
-  void add_cursor(CursorImpl* cursor) { cursors_.push_back(cursor); }
+  void add_cursor(CursorImpl* cursor) {
+    ORDO_ASSERT(cursor != nullptr && live_);
+    ORDO_DCHECK(std::find(cursors_.begin(), cursors_.end(), cursor) == cursors_.end());
+    cursors_.push_back(cursor);
+  }
   void remove_cursor(CursorImpl* cursor);
 
  protected:
@@ -116,7 +124,10 @@ class WriteTxnImpl : public TxnImpl {
 
   btree::PageReader& pages() override { return pages_; }
   bool is_write() const override { return true; }
-  uint64_t txn_id() const override { return snapshot_.txn_id + 1; }
+  uint64_t txn_id() const override {
+    ORDO_ASSERT(snapshot_.txn_id < UINT64_MAX);  // the next id must not wrap to 0
+    return snapshot_.txn_id + 1;
+  }
   Result<btree::TreeRoot> root_of(const Tree& tree) override;
   const btree::TreeRoot& catalog_root() const override { return catalog_; }
   const btree::TreeRoot& free_tree_root() override { return pages_.free_tree(); }
@@ -133,10 +144,13 @@ class WriteTxnImpl : public TxnImpl {
   // Database::batch lends the txn to callers' functions, which must not end
   // it: while lent, commit() and abort() end nothing and are remembered.
   void set_lent(bool lent) {
+    ORDO_ASSERT(lent != lent_);  // lent once per group, then taken back
+    ORDO_ASSERT(!finished_);
     lent_ = lent;
     end_asked_ = false;
   }
   bool refuse_end() override {
+    ORDO_ASSERT(!lent_ || !finished_);  // a lent txn is not ended: commit() is refused
     end_asked_ |= lent_;
     return lent_;
   }

@@ -43,7 +43,10 @@ namespace {
 class OpReader {
  public:
   explicit OpReader(ByteView ops) : ops_(ops) {}
-  bool done() const { return at_ == ops_.size(); }
+  bool done() const {
+    ORDO_ASSERT(at_ <= ops_.size());  // kind() and field() check the length before moving on
+    return at_ == ops_.size();
+  }
   bool kind(LogOp* op) {
     if (at_ >= ops_.size()) return false;
     *op = static_cast<LogOp>(ops_.data()[at_++]);

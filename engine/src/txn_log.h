@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "ordo/assert.h"
 #include "ordo/byte_view.h"
 #include "ordo/database.h"
 #include "ordo/status.h"
@@ -49,17 +50,33 @@ class TxnLog {
   }
   void del(std::string_view tree, ByteView key) { add(LogOp::kDel, {ByteView(tree), key}); }
   void del_range(std::string_view tree, const KeyRange& range);
-  void create_tree(std::string_view name) { add(LogOp::kCreateTree, {ByteView(name)}); }
-  void drop_tree(std::string_view name) { add(LogOp::kDropTree, {ByteView(name)}); }
+  // Named trees only: the default tree ("") is never created, dropped or
+  // renamed (check_tree_name() and WriteTxn refuse it first).
+  void create_tree(std::string_view name) {
+    ORDO_ASSERT(!name.empty());
+    add(LogOp::kCreateTree, {ByteView(name)});
+  }
+  void drop_tree(std::string_view name) {
+    ORDO_ASSERT(!name.empty());
+    add(LogOp::kDropTree, {ByteView(name)});
+  }
   void rename_tree(std::string_view from, std::string_view to) {
+    ORDO_ASSERT(!from.empty() && !to.empty());
     add(LogOp::kRenameTree, {ByteView(from), ByteView(to)});
   }
 
   // True once the operations outgrew the limit (and are no longer kept).
-  bool overflowed() const { return overflowed_; }
+  bool overflowed() const {
+    ORDO_ASSERT(!overflowed_ || buf_.empty());  // add() drops what it kept
+    return overflowed_;
+  }
   // 0 when the txn is not logged at all (another protocol).
   uint64_t limit_bytes() const { return limit_bytes_; }
-  ByteView bytes() const { return ByteView(buf_); }
+  // Only of a logged txn that kept its operations.
+  ByteView bytes() const {
+    ORDO_ASSERT(limit_bytes_ > 0 && !overflowed_);
+    return ByteView(buf_);
+  }
   bool empty() const { return buf_.empty() && !overflowed_; }
 
  private:

@@ -33,6 +33,7 @@
 #include "meta.h"
 #include "meta_slots.h"
 #include "options_check.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/database.h"
 #include "ordo/io/page_file.h"
@@ -57,6 +58,8 @@ UpgradeResult result_of(const Meta& meta, const io::PageFile& file, bool upgrade
 
 // Writes `page` (one page) to meta slot `slot`, then fdatasync.
 Status write_slot(io::PageFile& file, int slot, const std::vector<std::byte>& page) {
+  ORDO_ASSERT(slot == 0 || slot == 1);
+  ORDO_ASSERT(btree::valid_page_size(static_cast<uint32_t>(page.size())));
   const io::WriteSpan span{page.size() * static_cast<uint64_t>(slot), page.data(), page.size()};
   return file.write(std::span<const io::WriteSpan>(&span, 1), true);
 }
@@ -97,7 +100,10 @@ Result<UpgradeResult> upgrade_file(const std::string& path, uint64_t log_bytes,
   meta.log_first_page = meta.page_high_water;
   meta.log_pages = area_bytes / meta.page_size;
   meta.page_high_water += meta.log_pages;
+  // check_options(): the area is whole pages, kMinLogBytes at least.
+  ORDO_ASSERT(meta.log_pages != 0 && meta.log_pages * meta.page_size == area_bytes);
   meta.flags = 0;
+  ORDO_ASSERT(pick == 0 || pick == 1);  // newest_valid(), or the slot fall_back_from() chose
   const int slot = 1 - pick;
   meta.log_epoch = static_cast<uint64_t>(slot);
 

@@ -29,12 +29,17 @@ WriteTxnImpl::WriteTxnImpl(std::shared_ptr<DatabaseImpl> db, engine::WriterLock 
                : 0),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
+  // Begun under the writer gate from the committed state, which only this
+  // txn's commit changes now.
+  ORDO_ASSERT(db_->writer_gate().held_by_this_thread());
+  ORDO_ASSERT(snapshot.txn_id == db_->committed().txn_id && !db_->options().read_only);
   TreeState& default_tree = trees_[0];
   default_tree.loaded = true;
   default_tree.root = snapshot.default_tree;
 }
 
 Status WriteTxnImpl::note(Status s) {
+  ORDO_ASSERT(!finished_);  // only operations note failures; commit() ends the txn
   if (!s.is_ok() && !s.is_invalid_argument() && !s.is_not_found() && failed_.is_ok()) {
     failed_ = s;
   }
@@ -99,6 +104,7 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::writable_state(const Tree& tree) 
 
 Result<btree::TreeRoot> WriteTxnImpl::root_of(const Tree& tree) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
+  ORDO_ASSERT(st->loaded && !st->dropped);  // state_of() answered the others
   return st->root;
 }
 
@@ -114,6 +120,7 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   engine::encode_tree_root(btree::TreeRoot{}, empty);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
   TreeState& st = tree_state(TreeHandles::id(tree));
+  ORDO_ASSERT(!st.loaded || st.dropped);  // state_of() found no such tree
   st = TreeState{};
   st.loaded = true;
   st.dirty = true;
@@ -132,6 +139,7 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, name, &found)));
+  ORDO_ASSERT(found);  // state_of() found it in the catalog, or create_tree() put it there
   ORDO_ASSERT(st->root.root == btree::kNullPage);  // btree::drop freed every page
   st->dropped = true;
   st->dirty = false;
@@ -141,6 +149,8 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
 }
 
 Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
+  // As WriteTxn::rename_tree(), for the replay of a log record too.
+  if (from.empty()) return Status::invalid_argument("the default tree cannot be renamed");
   ORDO_RETURN_IF_ERROR(check_tree_name(to));
   ORDO_ASSIGN_OR_RETURN(TreeState * old_state, writable_state(db_->tree_handle(from)));
   const Tree new_tree = db_->tree_handle(to);
@@ -152,6 +162,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   btree::TreeRoot root = old_state->root;
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, from, &found)));
+  ORDO_ASSERT(found);  // as in drop_tree()
   std::byte bytes[engine::kTreeRootBytes];
   engine::encode_tree_root(root, bytes);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, to, ByteView(bytes, sizeof bytes))));
@@ -160,6 +171,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   old_state->dirty = false;
   TreeState& renamed = tree_state(TreeHandles::id(new_tree));
   ORDO_ASSERT(&renamed != old_state);  // Two names, two ids (TreeRegistry).
+  ORDO_ASSERT(!renamed.loaded || renamed.dropped);  // state_of() found no such tree
   renamed = TreeState{};
   renamed.loaded = true;
   renamed.dirty = true;
@@ -198,6 +210,7 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   st->rightmost.invalidate();
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
   if (!found) return Status::not_found("key not found");
+  ORDO_ASSERT(st->loaded && !st->dropped);
   st->dirty = true;
   log_.del(st->name, key);
   return Status::ok();
@@ -282,6 +295,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   const bool logged = db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed());
   Status s = logged ? write_logged(meta, spans) : write_checkpoint(meta, spans);
   if (!s.is_ok()) return s;
+  ORDO_ASSERT(db_->committed().txn_id == meta.txn_id);  // published under the writer gate
   db_->keep_free_entries_held_before(pages_.reuse_checkpoint_txn(), meta.txn_id,
                                      pages_.free_entries_held_before());
   auto& c = db_->counters();

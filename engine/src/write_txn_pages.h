@@ -14,6 +14,7 @@
 #include "dirty_page_cache.h"
 #include "free_list.h"
 #include "meta.h"
+#include "ordo/assert.h"
 #include "ordo/btree/page_access.h"
 #include "ordo/options.h"
 #include "ordo/btree/tree.h"
@@ -43,7 +44,10 @@ class WriteTxnPages : public btree::PageWriter {
   Result<const std::byte*> read(btree::PageNo pg) override;
   Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
   bool is_dirty(btree::PageNo pg) const override { return cache_.contains(pg); }
-  std::byte* writable(btree::PageNo pg) override { return cache_.writable(pg); }
+  std::byte* writable(btree::PageNo pg) override {
+    ORDO_DCHECK(pg >= kFirstDataPage && pg < allocator_.next_page() && cache_.contains(pg));
+    return cache_.writable(pg);
+  }
   Result<btree::PageNo> make_dirty(btree::PageNo pg) override;
   Result<btree::PageNo> allocate() override;
   void free_page(btree::PageNo pg) override;
@@ -62,23 +66,37 @@ class WriteTxnPages : public btree::PageWriter {
   // Pages this txn freed that txn `txn` or one before it wrote (before
   // record_free_pages()).
   uint64_t freed_written_by_at_most(uint64_t txn) const {
+    ORDO_ASSERT(txn < txn_id_);  // a checkpoint before this txn
     return free_list_.freed_written_by_at_most(txn);
   }
 
   // Commit: records freed and unused reusable pages in the free tree.
-  Status record_free_pages() { return free_list_.record(*this, allocator_); }
+  Status record_free_pages() {
+    ORDO_ASSERT(!allocator_.pool_locked());  // once per txn: record() locks the pool
+    return free_list_.record(*this, allocator_);
+  }
 
   btree::TreeRoot& free_tree() { return free_list_.tree(); }
   uint64_t free_page_count() const { return free_list_.free_page_count(); }
-  uint64_t next_page() const { return allocator_.next_page(); }
+  uint64_t next_page() const {
+    ORDO_ASSERT(allocator_.next_page() >= snapshot_high_water_);  // a txn never lowers it
+    return allocator_.next_page();
+  }
   uint64_t pages_reused() const { return free_list_.pages_reused(); }
   // FreeList::held_before, and the checkpoint its reuse rule counted with.
   const std::string& free_entries_held_before() const { return free_list_.held_before(); }
-  uint64_t reuse_checkpoint_txn() const { return free_list_.checkpoint_txn(); }
+  uint64_t reuse_checkpoint_txn() const {
+    ORDO_ASSERT(free_list_.checkpoint_txn() < txn_id_);
+    return free_list_.checkpoint_txn();
+  }
   uint64_t pages_spilled() const { return cache_.pages_spilled(); }
   uint64_t overflow_pages_written() const { return overflow_pages_written_; }
   // One span per in-memory dirty page; the write backend sorts and coalesces them.
-  std::vector<io::WriteSpan> write_spans() const { return cache_.write_spans(); }
+  std::vector<io::WriteSpan> write_spans() const {
+    std::vector<io::WriteSpan> spans = cache_.write_spans();
+    ORDO_DCHECK(spans.size() == cache_.size());  // every in-memory page, once
+    return spans;
+  }
 
  private:
   // The txn that wrote committed page `pg` (its header stamp); 0, the widest

@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "ordo/assert.h"
 #include "ordo/status.h"
 #include "ordo/base/thread_annotations.h"
 
@@ -51,8 +52,13 @@ class WriterGate {
 class WriterLock {
  public:
   WriterLock() = default;
-  explicit WriterLock(WriterGate* gate) : gate_(gate) {}
-  WriterLock(WriterLock&& other) noexcept : gate_(std::exchange(other.gate_, nullptr)) {}
+  // `gate`: acquired by this thread, released by this lock.
+  explicit WriterLock(WriterGate* gate) : gate_(gate) {
+    ORDO_ASSERT(gate_ != nullptr && gate_->held_by_this_thread());
+  }
+  WriterLock(WriterLock&& other) noexcept : gate_(std::exchange(other.gate_, nullptr)) {
+    ORDO_ASSERT(gate_ != nullptr);  // only a held lock is handed on (to its write txn)
+  }
   WriterLock& operator=(WriterLock&&) = delete;
   WriterLock(const WriterLock&) = delete;
   ~WriterLock() {
