@@ -117,14 +117,16 @@ std::vector<HeldLock> held_locks(dev_t dev, ino_t ino) {
   std::vector<HeldLock> out;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return out;
-  while (dirent* p = ::readdir(proc)) {
+  // readdir is safe on a stream no other thread uses (glibc; POSIX deprecates
+  // readdir_r).
+  while (dirent* p = ::readdir(proc)) {  // NOLINT(concurrency-mt-unsafe)
     char* end = nullptr;
     const long pid = std::strtol(p->d_name, &end, 10);
     if (end == p->d_name || *end != '\0') continue;
     const std::string fd_dir = std::string("/proc/") + p->d_name + "/fd";
     DIR* fds = ::opendir(fd_dir.c_str());
     if (fds == nullptr) continue;
-    while (dirent* f = ::readdir(fds)) {
+    while (dirent* f = ::readdir(fds)) {  // NOLINT(concurrency-mt-unsafe): as above
       if (f->d_name[0] == '.') continue;
       struct stat st;
       if (::stat((fd_dir + "/" + f->d_name).c_str(), &st) != 0) continue;

@@ -209,7 +209,9 @@ Result<ChildResult> run_child(const std::vector<std::string>& argv, const std::s
 }
 
 std::string find_in_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
+  // The launching program's PATH, as a shell would search it; only a
+  // concurrent setenv would race, and nothing in ordo calls it.
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe)
   std::istringstream dirs(path != nullptr ? path : "");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
