@@ -22,5 +22,4 @@ Status write_error(std::string_view what, int err) {
   return os_error(what, err);
 }
 
-
 }  // namespace ordo::base

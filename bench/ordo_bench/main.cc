@@ -313,10 +313,11 @@ void add_commit_options(CLI::App& commit, ordo::bench::CommitCommand& command) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   commit.add_option("--seed", config.seed, "Seed of the rows picked")->capture_default_str();
-  commit.add_flag("--no-sync", [&config](int64_t) { config.sync = false; },
-                  "Commits not durable (ordo sync_commits=false, LMDB MDB_NOSYNC, RocksDB and "
-                  "LevelDB sync=false, SQLite synchronous=OFF, WiredTiger transaction_sync "
-                  "method=none); commit figures named nosync_*");
+  commit.add_flag(
+      "--no-sync", [&config](int64_t) { config.sync = false; },
+      "Commits not durable (ordo sync_commits=false, LMDB MDB_NOSYNC, RocksDB and "
+      "LevelDB sync=false, SQLite synchronous=OFF, WiredTiger transaction_sync "
+      "method=none); commit figures named nosync_*");
   commit
       .add_option("--threads", config.threads,
                   "Concurrent-commit arms at the largest preload: T threads committing at once, "
@@ -347,10 +348,9 @@ void add_reads_options(CLI::App& reads, ordo::bench::ReadsCommand& command) {
   reads.add_option("--key-bytes", config.key_bytes, "Key length: 8 or 16 bytes")
       ->capture_default_str()
       ->check(CLI::IsMember({8, 16}));
-  CLI::Option* lookups =
-      reads.add_option("--lookups", config.lookups, "Point lookups per thread")
-          ->capture_default_str()
-          ->check(CLI::PositiveNumber);
+  CLI::Option* lookups = reads.add_option("--lookups", config.lookups, "Point lookups per thread")
+                             ->capture_default_str()
+                             ->check(CLI::PositiveNumber);
   reads
       .add_option("--seconds", config.seconds,
                   "Run each lookup phase this long instead of a fixed count")
@@ -451,11 +451,11 @@ void add_replicated_run_options(CLI::App& sub, ordo::bench::ReplicatedRunCommand
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::Range(1, 99));
-  sub.add_flag("--no-failover", [&config](int64_t) { config.failover = false; },
-               "Do not kill the leader at the end");
+  sub.add_flag(
+      "--no-failover", [&config](int64_t) { config.failover = false; },
+      "Do not kill the leader at the end");
   sub.add_option("--etcd", command.etcd_binary, "The etcd binary")->capture_default_str();
-  sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary")
-      ->capture_default_str();
+  sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary")->capture_default_str();
   add_output_options(sub, command.output.dir, command.output.keep, command.output.json);
 }
 
@@ -494,8 +494,7 @@ void add_replicated_options(CLI::App& sub, ordo::bench::ReplicatedCommand& comma
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--out", command.out, "Directory for the results")->capture_default_str();
-  sub.add_option("--seed", command.seed, "Seed of the bootstrap resampling")
-      ->capture_default_str();
+  sub.add_option("--seed", command.seed, "Seed of the bootstrap resampling")->capture_default_str();
   sub.add_option("--etcd", command.etcd_binary, "The etcd binary (default /usr/bin/etcd)");
   sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary (default: built here)");
   sub.add_option("--target", command.targets,
@@ -559,9 +558,9 @@ int run(int argc, char** argv) {
     const ordo::bench::ChurnConfig& c = churn_command.config;
     const ordo::bench::ReadsConfig& r = reads_command.config;
     if (reads->parsed() && r.keys < r.scan_length) {
-      throw CLI::ValidationError("--keys/--scan-length",
-                                 "need keys >= scan length (" + std::to_string(r.keys) + ", " +
-                                     std::to_string(r.scan_length) + ")");
+      throw CLI::ValidationError("--keys/--scan-length", "need keys >= scan length (" +
+                                                             std::to_string(r.keys) + ", " +
+                                                             std::to_string(r.scan_length) + ")");
     }
     if (churn->parsed() && !(c.reader_first <= c.reader_last && c.reader_last <= c.rounds)) {
       throw CLI::ValidationError(

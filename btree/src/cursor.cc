@@ -24,8 +24,8 @@ Status Cursor::load_level(internal::DescentLoader& loader, uint32_t level, PageN
     }
     if (level > 0) {
       const Level& up = stack_[level - 1];
-      const std::byte* next =
-          up.index + 1 < up.count ? loader.mapped(NodeView(up.page, page_size_).child(up.index + 1))
+      const std::byte* next = up.index + 1 < up.count
+                                  ? loader.mapped(NodeView(up.page, page_size_).child(up.index + 1))
                                   : nullptr;
       for (uint32_t off = 0; next != nullptr && off < page_size_; off += 64) {
         __builtin_prefetch(next + off, 0, 2);

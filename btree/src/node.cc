@@ -1,11 +1,11 @@
 #include "ordo/btree/node.h"
 
-#include "ordo/assert.h"
-#include "ordo/btree/overflow_ref.h"
-
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "ordo/assert.h"
+#include "ordo/btree/overflow_ref.h"
 
 namespace ordo::btree {
 
@@ -24,9 +24,9 @@ Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number)
   ORDO_ASSERT(page != nullptr && valid_page_size(page_size));
   NodeView v(page, page_size);
   if (!v.is_leaf() && !v.is_branch()) {
-    return Status::corruption("not a tree page (type " +
-                                  std::to_string(static_cast<int>(page[kOffType])) + ")",
-                              page_number);
+    return Status::corruption(
+        "not a tree page (type " + std::to_string(static_cast<int>(page[kOffType])) + ")",
+        page_number);
   }
   uint32_t n = v.count();
   if (kHeaderSize + kSlotSize * n > page_size || v.cell_start() > page_size ||
@@ -138,8 +138,8 @@ void NodeEditor::insert_leaf(uint32_t i, ByteView key, ByteView value) {
   }
 }
 
-void NodeEditor::insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_len,
-                                      PageNo first, uint64_t run_checksum) {
+void NodeEditor::insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_len, PageNo first,
+                                      uint64_t run_checksum) {
   ORDO_ASSERT(view().is_leaf() && first != kNullPage);
   uint32_t off = make_room(i, leaf_cell_size(key.size(), kOverflowRefBytes));
   store_u16(p_ + off, static_cast<uint16_t>(key.size()));

@@ -56,9 +56,9 @@ Result<const std::byte*> read_overflow_run(PageReader& pages, const OverflowRun&
     return Status::corruption("overflow run does not start with an overflow page", run.ref.first);
   }
   if (verify && overflow_run_checksum(bytes, run.pages, pages.page_size()) != run.ref.checksum) {
-    return Status::corruption("overflow run checksum mismatch (referenced by page " +
-                                  std::to_string(leaf_page) + ")",
-                              run.ref.first);
+    return Status::corruption(
+        "overflow run checksum mismatch (referenced by page " + std::to_string(leaf_page) + ")",
+        run.ref.first);
   }
   return bytes;
 }

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "ordo/assert.h"
-
 #include "ordo/btree/node.h"
 #include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/page_access.h"

@@ -9,7 +9,6 @@
 
 namespace ordo::btree {
 
-
 Status check_key_value(uint32_t page_size, ByteView key, ByteView value) {
   ORDO_ASSERT(valid_page_size(page_size));
   if (key.size() > max_key_bytes(page_size)) {
@@ -30,8 +29,7 @@ uint64_t page_checksum(const std::byte* page, uint32_t page_size) {
   return XXH3_64bits(page, page_size);
 }
 
-Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
-            ByteView* value) {
+Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, ByteView* value) {
   ORDO_ASSERT(found != nullptr && value != nullptr);
   *found = false;
   if (tree.root == kNullPage) return Status::ok();
@@ -69,8 +67,9 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found,
 }
 
 double TreeShape::leaf_fill() const {
-  return leaf_pages == 0 ? 0.0 : static_cast<double>(leaf_used_bytes) /
-                                     (static_cast<double>(leaf_pages) * page_size_bytes);
+  return leaf_pages == 0 ? 0.0
+                         : static_cast<double>(leaf_used_bytes) /
+                               (static_cast<double>(leaf_pages) * page_size_bytes);
 }
 
 namespace {

@@ -226,9 +226,9 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
     const ByteView first_right = split_cells[k].key;
     // Ordered keys make len <= the key's size; the min keeps a page whose keys
     // are out of order (damage the slot checks cannot see) from reading past it.
-    const uint32_t len = std::min<uint32_t>(
-        internal::common_prefix(split_cells[k - 1].key, first_right) + 1,
-        static_cast<uint32_t>(first_right.size()));
+    const uint32_t len =
+        std::min<uint32_t>(internal::common_prefix(split_cells[k - 1].key, first_right) + 1,
+                           static_cast<uint32_t>(first_right.size()));
     out.separator.assign(first_right.char_data(), len);
   } else {
     // The separator moves up; the right page's entry 0 keeps only the child.

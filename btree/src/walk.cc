@@ -36,8 +36,8 @@ class Walker {
                                     ref.page)));
       }
     }
-    Status s = options_.check_order ? check_node_order(p, ps_, ref.page)
-                                    : check_node(p, ps_, ref.page);
+    Status s =
+        options_.check_order ? check_node_order(p, ps_, ref.page) : check_node(p, ps_, ref.page);
     if (!s.is_ok()) return visitor_.damaged(ref, std::move(s));
     const NodeView node(p, ps_);
     if (node.is_leaf() != ref.leaf()) {

@@ -17,8 +17,8 @@
 #include <span>
 #include <vector>
 
-#include "ordo/database.h"
 #include "ordo/base/thread_annotations.h"
+#include "ordo/database.h"
 
 namespace ordo::engine {
 

@@ -358,7 +358,7 @@ Result<ordo::ReadTxn*> reader_of(ordo_txn* txn) {
   }
   ORDO_RETURN_IF_ERROR(ending_in_scan(txn));
   ORDO_ASSERT(txn->txn != nullptr && txn->owned != nullptr);  // not a lent (write) txn
-  return static_cast<ordo::ReadTxn*>(txn->txn);  // begin_txn made a ReadTxn
+  return static_cast<ordo::ReadTxn*>(txn->txn);               // begin_txn made a ReadTxn
 }
 
 }  // namespace
@@ -400,9 +400,10 @@ int ordo_options_init(ordo_options* options, size_t struct_size, ordo_error* err
     options->txn_memory_budget_bytes = d.txn_memory_budget_bytes;
     options->append_fill = d.append_fill;
     options->id_node = d.id_node;
-    options->commit_protocol = d.commit_protocol == ordo::CommitProtocol::kTwoSync   ? ORDO_COMMIT_TWO_SYNC
-                               : d.commit_protocol == ordo::CommitProtocol::kOneSync ? ORDO_COMMIT_ONE_SYNC
-                                                                                   : ORDO_COMMIT_LOG;
+    options->commit_protocol =
+        d.commit_protocol == ordo::CommitProtocol::kTwoSync   ? ORDO_COMMIT_TWO_SYNC
+        : d.commit_protocol == ordo::CommitProtocol::kOneSync ? ORDO_COMMIT_ONE_SYNC
+                                                              : ORDO_COMMIT_LOG;
     options->log_bytes = d.log_bytes;
     options->io_backend = ORDO_IO_AUTO;
     options->create_if_missing = d.create_if_missing;

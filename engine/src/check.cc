@@ -3,16 +3,16 @@
 #include <string>
 #include <vector>
 
+#include "free_entry.h"
+#include "log_record.h"
+#include "ordo/assert.h"
 #include "ordo/btree/node.h"
 #include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
 #include "ordo/btree/walk.h"
-#include "free_entry.h"
-#include "log_record.h"
-#include "ordo/assert.h"
-#include "txn_log.h"
 #include "txn_impl.h"
 #include "txn_internals.h"
+#include "txn_log.h"
 
 namespace ordo {
 namespace {
@@ -24,12 +24,18 @@ enum class Owner : uint8_t { kNone, kMeta, kTree, kOverflow, kFree, kLog };
 
 const char* owner_name(Owner o) {
   switch (o) {
-    case Owner::kMeta: return "a meta page";
-    case Owner::kLog: return "a page of the log area";
-    case Owner::kTree: return "a tree page";
-    case Owner::kOverflow: return "an overflow page";
-    case Owner::kFree: return "a free page";
-    case Owner::kNone: break;
+    case Owner::kMeta:
+      return "a meta page";
+    case Owner::kLog:
+      return "a page of the log area";
+    case Owner::kTree:
+      return "a tree page";
+    case Owner::kOverflow:
+      return "an overflow page";
+    case Owner::kFree:
+      return "a free page";
+    case Owner::kNone:
+      break;
   }
   return "unused";
 }
@@ -131,10 +137,10 @@ class Checker {
       bool leaked = pg < high_water_ && owner_[pg] == Owner::kNone;
       if (leaked && start == 0) start = pg;
       if (!leaked && start != 0) {
-        problem(start, pg - start == 1 ? "page is neither reachable nor free (leaked)"
-                                       : "pages " + std::to_string(start) + " to " +
-                                             std::to_string(pg - 1) +
-                                             " are neither reachable nor free (leaked)");
+        problem(start, pg - start == 1
+                           ? "page is neither reachable nor free (leaked)"
+                           : "pages " + std::to_string(start) + " to " + std::to_string(pg - 1) +
+                                 " are neither reachable nor free (leaked)");
         start = 0;
       }
     }
@@ -157,8 +163,7 @@ class Checker {
     }
     Status damaged(const btree::PageRef& ref, Status problem) override {
       ORDO_ASSERT(!problem.is_ok());
-      const PageNo pg =
-          problem.page_number() != Status::kNoPage ? problem.page_number() : ref.page;
+      const PageNo pg = problem.page_number() != Status::kNoPage ? problem.page_number() : ref.page;
       c_.problem(pg, name_ + ": " + problem.message());
       return Status::ok();
     }
@@ -275,9 +280,9 @@ void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& 
         report.log_records++;
         report.log_bytes += r.bytes;
         if (!engine::log_ops_decode(r.ops)) {
-          problem(meta.log_first_page + r.offset_bytes / meta.page_size,
-                  "log record of txn " + std::to_string(r.meta.txn_id) +
-                      ": operations do not decode");
+          problem(
+              meta.log_first_page + r.offset_bytes / meta.page_size,
+              "log record of txn " + std::to_string(r.meta.txn_id) + ": operations do not decode");
         }
         return r.meta.txn_id < meta.txn_id;
       });
@@ -285,16 +290,15 @@ void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& 
   // The scan stopped before any record past the snapshot.
   ORDO_ASSERT(last.txn_id >= c.txn_id && last.txn_id <= meta.txn_id);
   if (last.txn_id != meta.txn_id) {
-    problem(meta.log_first_page,
-            "the log holds txns " + std::to_string(c.txn_id + 1) + ".." +
-                std::to_string(last.txn_id) + " after checkpoint txn " +
-                std::to_string(c.txn_id) + ", not the snapshot's txn " +
-                std::to_string(meta.txn_id));
+    problem(meta.log_first_page, "the log holds txns " + std::to_string(c.txn_id + 1) + ".." +
+                                     std::to_string(last.txn_id) + " after checkpoint txn " +
+                                     std::to_string(c.txn_id) + ", not the snapshot's txn " +
+                                     std::to_string(meta.txn_id));
     return;
   }
   if (last.txn_id != c.txn_id &&
-      (last.default_tree.root != meta.default_tree.root ||
-       last.catalog.root != meta.catalog.root || last.free_tree.root != meta.free_tree.root ||
+      (last.default_tree.root != meta.default_tree.root || last.catalog.root != meta.catalog.root ||
+       last.free_tree.root != meta.free_tree.root ||
        last.page_high_water != meta.page_high_water)) {
     problem(meta.log_first_page, "log record of txn " + std::to_string(meta.txn_id) +
                                      " names other roots than the snapshot");
@@ -314,24 +318,24 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
   check_log(impl_->db().file(), meta, report,
             [&](PageNo pg, std::string what) { c.problem(pg, std::move(what)); });
   c.user_tree("default tree", meta.default_tree, meta_page);
-  report.free_tree_entries = c.tree(
-      "free tree", meta.free_tree, meta_page,
-      [&](const NodeView& leaf, uint32_t i, PageNo pg) { c.free_entry(leaf, i, pg); });
+  report.free_tree_entries =
+      c.tree("free tree", meta.free_tree, meta_page,
+             [&](const NodeView& leaf, uint32_t i, PageNo pg) { c.free_entry(leaf, i, pg); });
   struct Named {
     std::string name;
     btree::TreeRoot root;
     PageNo leaf;  // the catalog leaf holding its root record
   };
   std::vector<Named> named;
-  report.catalog_entries = c.tree("catalog", meta.catalog, meta_page,
-                                  [&](const NodeView& leaf, uint32_t i, PageNo pg) {
-    ByteView value = leaf.value(i);
-    if (leaf.is_overflow(i) || value.size() != engine::kTreeRootBytes || leaf.key(i).empty()) {
-      c.problem(pg, "catalog: malformed entry " + std::to_string(i));
-      return;
-    }
-    named.push_back({leaf.key(i).str(), engine::decode_tree_root(value.data()), pg});
-  });
+  report.catalog_entries =
+      c.tree("catalog", meta.catalog, meta_page, [&](const NodeView& leaf, uint32_t i, PageNo pg) {
+        ByteView value = leaf.value(i);
+        if (leaf.is_overflow(i) || value.size() != engine::kTreeRootBytes || leaf.key(i).empty()) {
+          c.problem(pg, "catalog: malformed entry " + std::to_string(i));
+          return;
+        }
+        named.push_back({leaf.key(i).str(), engine::decode_tree_root(value.data()), pg});
+      });
   if (named.size() != meta.tree_count) {
     c.problem(meta_page, "catalog holds " + std::to_string(named.size()) +
                              " trees, the meta says " + std::to_string(meta.tree_count));

@@ -59,8 +59,8 @@ bool checksums_match(const Meta& meta, std::span<const btree::TreeRoot> roots,
   for (const btree::TreeRoot& root : roots) {
     Status s = btree::walk_tree(pages, root, visitor, options);
     if (!s.is_ok()) {
-      std::fprintf(stderr, "commit of txn %llu: %s\n",
-                   static_cast<unsigned long long>(meta.txn_id), s.to_string().c_str());
+      std::fprintf(stderr, "commit of txn %llu: %s\n", static_cast<unsigned long long>(meta.txn_id),
+                   s.to_string().c_str());
       return false;
     }
   }

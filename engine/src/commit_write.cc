@@ -113,8 +113,8 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
   if (meta_touched) {
     Status restored = restore_slot(file, meta_span, before.get(), sync);
     if (!restored.is_ok()) {
-      out.status = put_back_failed(s, "meta slot " + std::to_string(slot_index), restored,
-                                   meta.txn_id);
+      out.status =
+          put_back_failed(s, "meta slot " + std::to_string(slot_index), restored, meta.txn_id);
       // Readers in other processes keep the previous commit while this
       // handle lives.
       return out;
@@ -162,8 +162,8 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     const std::span<const io::WriteSpan> backs(&back, 1);
     Status restored = sync ? file.write_durable(backs) : file.write(backs, false);
     if (!restored.is_ok()) {
-      out.status = put_back_failed(s, "the log block at " + std::to_string(offset_bytes),
-                                   restored, meta.txn_id);
+      out.status = put_back_failed(s, "the log block at " + std::to_string(offset_bytes), restored,
+                                   meta.txn_id);
       return out;  // the lock stays: readers keep the previous commit while this handle lives
     }
   } else if (!s.is_ok()) {

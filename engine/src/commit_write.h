@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "meta.h"
-#include "page_buffers.h"
-#include "ordo/io/page_file.h"
 #include "ordo/byte_view.h"
+#include "ordo/io/page_file.h"
 #include "ordo/options.h"
 #include "ordo/status.h"
+#include "page_buffers.h"
 
 namespace ordo::engine {
 

@@ -9,12 +9,12 @@
 #include "free_entry.h"
 #include "meta.h"
 #include "ordo/assert.h"
+#include "ordo/base/replacement_file.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
 #include "ordo/btree/walk.h"
 #include "ordo/io/backend.h"
-#include "ordo/base/replacement_file.h"
 #include "snapshot_pages.h"
 #include "txn_internals.h"
 
@@ -180,8 +180,7 @@ class Copier {
       if (is_free) {
         ORDO_RETURN_IF_ERROR(sink.write(pg * ps_, nullptr, (end - pg) * ps_));
       } else {
-        ORDO_ASSIGN_OR_RETURN(const std::byte* p,
-                              read_committed_run(file_, ps_, hw, pg, end - pg));
+        ORDO_ASSIGN_OR_RETURN(const std::byte* p, read_committed_run(file_, ps_, hw, pg, end - pg));
         ORDO_RETURN_IF_ERROR(sink.write(pg * ps_, p, (end - pg) * ps_));
       }
       pg = end;
@@ -255,7 +254,8 @@ class Copier {
       std::vector<std::byte> a(ps_), b(ps_);  // encode_meta writes a whole page
       encode_meta(*planned, a.data());
       encode_meta(meta, b.data());
-      if (a != b) return Status::corruption("the snapshot changed between the two passes of a copy");
+      if (a != b)
+        return Status::corruption("the snapshot changed between the two passes of a copy");
     } else {
       ORDO_RETURN_IF_ERROR(write_metas(sink, meta));
     }
@@ -284,8 +284,8 @@ Result<CopyResult> copy_to_path(Txn& txn, const std::string& path, const CopyOpt
   ORDO_ASSIGN_OR_RETURN(TxnImpl * impl, TxnInternals::impl(txn));
   ORDO_RETURN_IF_ERROR(impl->db().check_process());
   base::ReplacementFile target;
-  ORDO_RETURN_IF_ERROR(target.create(path, options.overwrite, impl->db().file().path(),
-                                     base::kCopyOutput));
+  ORDO_RETURN_IF_ERROR(
+      target.create(path, options.overwrite, impl->db().file().path(), base::kCopyOutput));
   Result<std::unique_ptr<io::WriteBackend>> backend =
       hooks.backend_factory ? hooks.backend_factory(target.fd())
                             : io::make_backend(target.fd(), io::BackendKind::kPosix);

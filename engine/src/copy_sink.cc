@@ -20,7 +20,8 @@ class GatheringSink : public CopySink {
  public:
   Status write(uint64_t offset, const std::byte* data, size_t size) override {
     if (size == 0) return Status::ok();
-    if (!buffer_.empty() && offset != buffer_offset_ + buffer_.size()) ORDO_RETURN_IF_ERROR(flush());
+    if (!buffer_.empty() && offset != buffer_offset_ + buffer_.size())
+      ORDO_RETURN_IF_ERROR(flush());
     if (buffer_.empty() && data != nullptr && size >= kGatherBytes) {
       // Large enough on its own: written from where it is, no copy.
       bytes_ += size;

@@ -49,7 +49,8 @@ class CursorImpl {
   // (re-reading the root and re-seeking first when a write made it stale).
   // False with the error in status_ otherwise.
   bool enter() {
-    if (link_->txn != nullptr && !stale_) [[likely]] return true;
+    if (link_->txn != nullptr && !stale_) [[likely]]
+      return true;
     return reenter();
   }
   bool reenter();

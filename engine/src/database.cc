@@ -31,9 +31,7 @@ Result<std::unique_ptr<Database>> DatabaseOpener::open(const std::string& path,
   return std::unique_ptr<Database>(new Database(std::move(shared)));
 }
 
-size_t DatabaseOpener::queued_batches(const Database& db) {
-  return db.impl_->batch_queue().size();
-}
+size_t DatabaseOpener::queued_batches(const Database& db) { return db.impl_->batch_queue().size(); }
 
 Result<ReadTxn> Database::begin_read() {
   ORDO_RETURN_IF_ERROR(impl_->check_process());

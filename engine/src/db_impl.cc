@@ -5,21 +5,21 @@
 #include <cstring>
 #include <vector>
 
+#include "commit_write.h"
+#include "log_record.h"
 #include "options_check.h"
 #include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "page_memory.h"
-#include "commit_write.h"
-#include "log_record.h"
 #include "recovery.h"
 #include "txn_log.h"
 
 namespace ordo {
 
+using base::MutexLock;
 using engine::Meta;
 using engine::MetaProblem;
 using engine::MetaSlots;
-using base::MutexLock;
 
 DatabaseImpl::~DatabaseImpl() {
   // A forked child shares the file with its parent: it shrinks nothing.
@@ -46,9 +46,12 @@ namespace {
 
 io::BackendKind to_io(IoBackend b) {
   switch (b) {
-    case IoBackend::kUring: return io::BackendKind::kUring;
-    case IoBackend::kPosix: return io::BackendKind::kPosix;
-    case IoBackend::kAuto: break;
+    case IoBackend::kUring:
+      return io::BackendKind::kUring;
+    case IoBackend::kPosix:
+      return io::BackendKind::kPosix;
+    case IoBackend::kAuto:
+      break;
   }
   return io::BackendKind::kAuto;
 }
@@ -91,7 +94,8 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
 Status DatabaseImpl::create_new() {
   page_size_ = options_.page_size_bytes != 0 ? options_.page_size_bytes : btree::kDefaultPageSize;
   ORDO_ASSERT(btree::valid_page_size(page_size_));  // check_options() checked the option
-  const uint64_t log_bytes = options_.log_bytes != 0 ? options_.log_bytes : engine::kDefaultLogBytes;
+  const uint64_t log_bytes =
+      options_.log_bytes != 0 ? options_.log_bytes : engine::kDefaultLogBytes;
   Meta meta;
   meta.page_size = page_size_;
   meta.txn_id = 0;
@@ -187,8 +191,8 @@ Status DatabaseImpl::open_log(const Meta& c) {
   ORDO_ASSERT(last.txn_id == c.txn_id + scan.records);  // one record per txn, in order
   const std::string txns = "txns " + std::to_string(c.txn_id + 1) + ".." +
                            std::to_string(last.txn_id) + " (" + std::to_string(scan.records) +
-                           " log records, " + std::to_string(bytes) + " bytes) after checkpoint txn " +
-                           std::to_string(c.txn_id);
+                           " log records, " + std::to_string(bytes) +
+                           " bytes) after checkpoint txn " + std::to_string(c.txn_id);
   // A process that died leaves every page in the page cache; a machine that
   // went down may have lost pages written since the checkpoint.
   Status intact = engine::verify_since(*file_, last, c.txn_id);
@@ -341,14 +345,13 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
   // before it, in case the newest is not settled.
   Meta newest = cur.last, before = cur.last;
   uint64_t newest_next = cur.next_bytes, before_next = cur.next_bytes;
-  engine::scan_log(*file_, c, cur.next_bytes, cur.last.txn_id + 1,
-                   [&](const engine::LogRecord& r) {
-                     before = newest;
-                     before_next = newest_next;
-                     newest = r.meta;
-                     newest_next = r.offset_bytes + r.bytes;
-                     return true;
-                   });
+  engine::scan_log(*file_, c, cur.next_bytes, cur.last.txn_id + 1, [&](const engine::LogRecord& r) {
+    before = newest;
+    before_next = newest_next;
+    newest = r.meta;
+    newest_next = r.offset_bytes + r.bytes;
+    return true;
+  });
   if (newest.txn_id != cur.last.txn_id) {
     ORDO_ASSIGN_OR_RETURN(bool in_flight, file_->commit_in_flight(newest.txn_id));
     if (in_flight) {
@@ -358,11 +361,10 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
       // The lock is free: the record is durable, or failed and was put back
       // before the lock went, which a second read tells.
       bool same = false;
-      engine::scan_log(*file_, c, before_next, before.txn_id + 1,
-                       [&](const engine::LogRecord& r) {
-                         same = r.meta.txn_id == newest.txn_id;
-                         return false;
-                       });
+      engine::scan_log(*file_, c, before_next, before.txn_id + 1, [&](const engine::LogRecord& r) {
+        same = r.meta.txn_id == newest.txn_id;
+        return false;
+      });
       if (!same) {
         return Status::busy("log record of txn " + std::to_string(newest.txn_id) +
                             " changed while it was being checked");
@@ -382,8 +384,7 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
       return Status::busy("txns " + std::to_string(c.txn_id + 1) + ".." +
                           std::to_string(newest.txn_id) +
                           " are in the log but not all their pages are on disk (" +
-                          intact.to_string() +
-                          "): open the database writable once to replay them");
+                          intact.to_string() + "): open the database writable once to replay them");
     }
     log_verified_ = true;
   }
@@ -567,8 +568,8 @@ void DatabaseImpl::publish_checkpoint(const Meta& meta) {
   ORDO_ASSERT(meta.page_size == page_size_ && (meta.flags & engine::kMetaFlagLogged) == 0);
   base::MutexLock g(state_mu_);
   // Each checkpoint of a writable handle is of a later txn or a later epoch.
-  ORDO_ASSERT(options_.read_only || (meta.txn_id >= committed_.txn_id &&
-                                     meta.log_epoch >= committed_.log_epoch));
+  ORDO_ASSERT(options_.read_only ||
+              (meta.txn_id >= committed_.txn_id && meta.log_epoch >= committed_.log_epoch));
   committed_ = meta;
   log_ = LogState{meta.txn_id, 0, 0, 0};
 }

@@ -17,16 +17,16 @@
 #include "meta.h"
 #include "meta_slots.h"
 #include "ordo/assert.h"
-#include "page_buffers.h"
-#include "reader_table.h"
-#include "reuse_rule.h"
 #include "ordo/base/thread_annotations.h"
-#include "tree_registry.h"
-#include "writer_gate.h"
 #include "ordo/database.h"
 #include "ordo/id64.h"
 #include "ordo/io/page_file.h"
 #include "ordo/uuid_v7_generator.h"
+#include "page_buffers.h"
+#include "reader_table.h"
+#include "reuse_rule.h"
+#include "tree_registry.h"
+#include "writer_gate.h"
 
 namespace ordo {
 

@@ -35,8 +35,7 @@ Result<std::pair<PageNo, uint64_t>> DenseBuilder::emit_page(std::vector<std::byt
   return std::make_pair(pg, checksum);
 }
 
-Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child,
-                          uint64_t checksum) {
+Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child, uint64_t checksum) {
   ORDO_ASSERT(i <= branches_.size() && child >= btree::kFirstDataPage);
   if (i == branches_.size()) {
     if (branches_.size() + 1 >= btree::kMaxDepth) {
@@ -85,9 +84,8 @@ Status DenseBuilder::add_cell(ByteView key, uint32_t cell_size,
 }
 
 Status DenseBuilder::add(ByteView key, ByteView value) {
-  return add_cell(key, btree::leaf_cell_size(key.size(), value.size()), [&](NodeEditor& ed) {
-    ed.insert_leaf(ed.view().count(), key, value);
-  });
+  return add_cell(key, btree::leaf_cell_size(key.size(), value.size()),
+                  [&](NodeEditor& ed) { ed.insert_leaf(ed.view().count(), key, value); });
 }
 
 Status DenseBuilder::add_overflow(ByteView key, uint64_t value_len, const std::byte* run,
@@ -96,8 +94,7 @@ Status DenseBuilder::add_overflow(ByteView key, uint64_t value_len, const std::b
   ORDO_ASSIGN_OR_RETURN(const PageNo first, out_.emit(run, run_pages));
   return add_cell(key, btree::leaf_cell_size(key.size(), btree::kOverflowRefBytes),
                   [&](NodeEditor& ed) {
-                    ed.insert_leaf_overflow(ed.view().count(), key, value_len, first,
-                                            run_checksum);
+                    ed.insert_leaf_overflow(ed.view().count(), key, value_len, first, run_checksum);
                   });
 }
 

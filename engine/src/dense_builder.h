@@ -58,7 +58,8 @@ class DenseBuilder {
     std::string first_key;  // smallest key below this page
     bool open = false;
   };
-  Status add_cell(ByteView key, uint32_t cell_size, const std::function<void(btree::NodeEditor&)>& insert);
+  Status add_cell(ByteView key, uint32_t cell_size,
+                  const std::function<void(btree::NodeEditor&)>& insert);
   // Writes the open page of branch level `i` (0 = just above the leaves).
   Result<std::pair<btree::PageNo, uint64_t>> emit_page(std::vector<std::byte>& page);
   // Adds a child entry to branch level `i`.

@@ -54,7 +54,7 @@ void DirtyPageCache::set_spilled(PageNo pg, bool spilled, uint64_t next_page) {
   }
   const uint64_t i = pg - high_water_;
   if (i >= spilled_new_.size()) {
-    if (!spilled) return;  // not spilled already
+    if (!spilled) return;         // not spilled already
     ORDO_ASSERT(pg < next_page);  // A page spilled was handed out below the high-water mark.
     spilled_new_.resize(std::max<uint64_t>(i + 1, next_page - high_water_));
   }

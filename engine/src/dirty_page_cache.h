@@ -25,8 +25,7 @@ class DirtyPageCache {
  public:
   // `high_water`: the snapshot's page high-water mark. `file` and `buffers`
   // must outlive the cache.
-  DirtyPageCache(io::PageFile& file, PageBuffers& buffers, uint32_t page_size,
-                 uint64_t high_water)
+  DirtyPageCache(io::PageFile& file, PageBuffers& buffers, uint32_t page_size, uint64_t high_water)
       : file_(file), buffers_(buffers), page_size_(page_size), high_water_(high_water) {}
   // Gives every buffer back to `buffers`.
   ~DirtyPageCache();
@@ -88,7 +87,7 @@ class DirtyPageCache {
   // Spilled pages nearly all lie past the snapshot's high-water mark: one bit
   // each there, so the bookkeeping of a huge txn stays small next to its
   // memory budget.
-  std::vector<bool> spilled_new_;                      // index pg - high_water_
+  std::vector<bool> spilled_new_;                     // index pg - high_water_
   std::unordered_set<btree::PageNo> spilled_reused_;  // reused pages below it
   uint64_t touch_clock_ = 0;
   uint64_t pages_spilled_ = 0;

@@ -12,8 +12,8 @@ size_t page_bytes() { return static_cast<size_t>(::sysconf(_SC_PAGESIZE)); }
 }  // namespace
 
 ForkGuard::ForkGuard() : maker_pid_(::getpid()) {
-  void* p = ::mmap(nullptr, page_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* p =
+      ::mmap(nullptr, page_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return;
   if (::madvise(p, page_bytes(), MADV_WIPEONFORK) != 0) {
     ::munmap(p, page_bytes());

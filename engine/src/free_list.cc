@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
+#include "free_entry.h"
 #include "meta.h"
 #include "ordo/assert.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
-#include "free_entry.h"
 
 namespace ordo::engine {
 
@@ -60,9 +60,8 @@ Result<bool> FreeList::reclaim(btree::PageWriter& pages_io, PageAllocator& alloc
         for (uint64_t i = 0; i < entry.page_count(); ++i) {
           const PageNo pg = entry.page(i);
           if (pg < kFirstDataPage || pg >= high_water_) {
-            return Status::corruption("free tree lists page " + std::to_string(pg) +
-                                          " outside the database",
-                                      tree_.root);
+            return Status::corruption(
+                "free tree lists page " + std::to_string(pg) + " outside the database", tree_.root);
           }
           pages.push_back(pg);
         }

@@ -25,8 +25,8 @@ class FreeList {
  public:
   // `tree`, `free_pages`: the snapshot's free tree and its page count.
   // `high_water`: the snapshot's page high-water mark. `txn_id`: this txn.
-  FreeList(const btree::TreeRoot& tree, uint64_t free_pages, uint64_t high_water,
-           uint64_t txn_id, ReuseRule rule)
+  FreeList(const btree::TreeRoot& tree, uint64_t free_pages, uint64_t high_water, uint64_t txn_id,
+           ReuseRule rule)
       : rule_(std::move(rule)),
         tree_(tree),
         free_pages_(free_pages),
@@ -93,7 +93,7 @@ class FreeList {
   // the next reclaim seeks here rather than rescanning them.
   std::string reclaim_from_;
   std::string held_before_;
-  bool reader_pinned_seen_ = false;  // held_before_ stops at the first such entry
+  bool reader_pinned_seen_ = false;         // held_before_ stops at the first such entry
   std::vector<std::string> recorded_keys_;  // this txn's entries, last round
   uint64_t pages_reused_ = 0;
   bool in_edit_ = false;

@@ -24,32 +24,46 @@ using engine::Meta;
 
 const char* tree_kind_name(TreeKind kind) {
   switch (kind) {
-    case TreeKind::kDefault: return "default";
-    case TreeKind::kNamed: return "named";
-    case TreeKind::kCatalog: return "catalog";
-    case TreeKind::kFree: return "free";
+    case TreeKind::kDefault:
+      return "default";
+    case TreeKind::kNamed:
+      return "named";
+    case TreeKind::kCatalog:
+      return "catalog";
+    case TreeKind::kFree:
+      return "free";
   }
   return "?";
 }
 
 const char* page_kind_name(PageKind kind) {
   switch (kind) {
-    case PageKind::kMeta: return "meta";
-    case PageKind::kBranch: return "branch";
-    case PageKind::kLeaf: return "leaf";
-    case PageKind::kOverflow: return "overflow";
-    case PageKind::kFree: return "free";
-    case PageKind::kUnreachable: return "unreachable";
-    case PageKind::kLog: return "log";
+    case PageKind::kMeta:
+      return "meta";
+    case PageKind::kBranch:
+      return "branch";
+    case PageKind::kLeaf:
+      return "leaf";
+    case PageKind::kOverflow:
+      return "overflow";
+    case PageKind::kFree:
+      return "free";
+    case PageKind::kUnreachable:
+      return "unreachable";
+    case PageKind::kLog:
+      return "log";
   }
   return "?";
 }
 
 const char* free_state_name(FreeState state) {
   switch (state) {
-    case FreeState::kReusable: return "reusable";
-    case FreeState::kRecent: return "recent";
-    case FreeState::kPinned: return "pinned";
+    case FreeState::kReusable:
+      return "reusable";
+    case FreeState::kRecent:
+      return "recent";
+    case FreeState::kPinned:
+      return "pinned";
   }
   return "?";
 }
@@ -67,10 +81,14 @@ Result<TxnImpl*> read_impl(Txn& txn) {
 btree::TreeRoot root_of(const Meta& meta, const TreeSummary& t,
                         const std::vector<btree::TreeRoot>& named, size_t index) {
   switch (t.kind) {
-    case TreeKind::kDefault: return meta.default_tree;
-    case TreeKind::kCatalog: return meta.catalog;
-    case TreeKind::kFree: return meta.free_tree;
-    case TreeKind::kNamed: break;
+    case TreeKind::kDefault:
+      return meta.default_tree;
+    case TreeKind::kCatalog:
+      return meta.catalog;
+    case TreeKind::kFree:
+      return meta.free_tree;
+    case TreeKind::kNamed:
+      break;
   }
   ORDO_ASSERT(index >= 1 && index - 1 < named.size());  // trees[0] is the default tree
   return named[index - 1];
@@ -140,9 +158,8 @@ class TolerantVisitor : public btree::PageVisitor {
 };
 
 // Returns true when `visit` ended the walk.
-bool tolerant_walk(btree::PageReader& pages, const std::string& label,
-                   const btree::TreeRoot& root, const std::function<void(std::string)>& problem,
-                   const PageVisit& visit) {
+bool tolerant_walk(btree::PageReader& pages, const std::string& label, const btree::TreeRoot& root,
+                   const std::function<void(std::string)>& problem, const PageVisit& visit) {
   bool stopped = false;
   const PageVisit stopping = [&](const btree::PageRef& ref, const NodeView& node) {
     stopped = visit(ref, node);
@@ -158,10 +175,14 @@ bool tolerant_walk(btree::PageReader& pages, const std::string& label,
 
 std::string tree_label(const TreeSummary& t) {
   switch (t.kind) {
-    case TreeKind::kDefault: return "default tree";
-    case TreeKind::kCatalog: return "catalog";
-    case TreeKind::kFree: return "free tree";
-    case TreeKind::kNamed: break;
+    case TreeKind::kDefault:
+      return "default tree";
+    case TreeKind::kCatalog:
+      return "catalog";
+    case TreeKind::kFree:
+      return "free tree";
+    case TreeKind::kNamed:
+      break;
   }
   return "tree '" + t.name + "'";
 }
@@ -245,7 +266,8 @@ Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>
             continue;
           }
           uint64_t run_txn = 0;
-          if (auto p = pages.read(first); p.is_ok()) run_txn = btree::load_u64(*p + btree::kOffTxnId);
+          if (auto p = pages.read(first); p.is_ok())
+            run_txn = btree::load_u64(*p + btree::kOffTxnId);
           for (uint64_t k = 0; k < n; ++k) {
             PageSummary& o = map.pages[first + k];
             o.kind = PageKind::kOverflow;
@@ -277,7 +299,8 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
   }
   const io::PageFile& file = impl->db().file();
   const std::byte* raw = file.data(page_number * ps, ps);
-  if (raw == nullptr) return Status::corruption("page lies beyond the end of the file", page_number);
+  if (raw == nullptr)
+    return Status::corruption("page lies beyond the end of the file", page_number);
   PageDetail d;
   d.page = page_number;
   d.bytes.assign(reinterpret_cast<const char*>(raw), ps);

@@ -52,8 +52,8 @@ namespace {
 
 // The record at `offset` of the log area when it is the one expected: epoch
 // and txn of `want`, whole and checksummed, its meta valid and of this file.
-bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offset,
-                 uint64_t txn_id, LogRecord* out) {
+bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offset, uint64_t txn_id,
+                 LogRecord* out) {
   const uint64_t area = log_area_bytes(checkpoint);
   if (offset + kLogBlockBytes > area) return false;
   const uint64_t base = checkpoint.log_first_page * checkpoint.page_size;
@@ -61,8 +61,8 @@ bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offs
   if (h == nullptr) return false;
   if (std::memcmp(h + kLogOffMagic, kLogMagic, sizeof kLogMagic) != 0) return false;
   if (load_u64(h + kLogOffHeaderChecksum) != XXH3_64bits(h, kLogOffHeaderChecksum)) return false;
-  if (load_u64(h + kLogOffEpoch) != checkpoint.log_epoch ||
-      load_u64(h + kLogOffTxnId) != txn_id || load_u64(h + kLogOffOffset) != offset) {
+  if (load_u64(h + kLogOffEpoch) != checkpoint.log_epoch || load_u64(h + kLogOffTxnId) != txn_id ||
+      load_u64(h + kLogOffOffset) != offset) {
     return false;
   }
   const uint64_t body_bytes = load_u32(h + kLogOffBodyBytes);

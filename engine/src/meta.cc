@@ -35,8 +35,7 @@ btree::TreeRoot decode_tree_root(const std::byte* in) {
 void encode_meta(const Meta& m, std::byte* page) {
   // A meta ordo writes passes decode_meta()'s range checks: these first.
   ORDO_ASSERT(btree::valid_page_size(m.page_size) && m.page_high_water >= kFirstDataPage);
-  ORDO_ASSERT(m.page_high_water <= m.file_bytes / m.page_size &&
-              m.free_pages <= m.page_high_water);
+  ORDO_ASSERT(m.page_high_water <= m.file_bytes / m.page_size && m.free_pages <= m.page_high_water);
   std::memset(page, 0, m.page_size);
   std::memcpy(page, kMagic, sizeof kMagic);
   store_u32(page + kMetaOffVersion, kFormatVersion);

@@ -120,13 +120,13 @@ void encode_meta(const Meta& meta, std::byte* page);
 
 enum class MetaProblem {
   kNone,
-  kNoMagic,         // not an ordo meta at all
-  kBadVersion,      // ordo, but a format version this build does not read
-  kBadChecksum,     // torn or damaged
-  kBadPageSize,     // page size field not a supported power of two
-  kBadFields,       // fields inconsistent with each other or with the slot
-  kBeyondFile,      // needs pages past the end of the file
-  kInFlight,        // its commit is not settled yet (its writer holds the commit lock)
+  kNoMagic,      // not an ordo meta at all
+  kBadVersion,   // ordo, but a format version this build does not read
+  kBadChecksum,  // torn or damaged
+  kBadPageSize,  // page size field not a supported power of two
+  kBadFields,    // fields inconsistent with each other or with the slot
+  kBeyondFile,   // needs pages past the end of the file
+  kInFlight,     // its commit is not settled yet (its writer holds the commit lock)
 };
 
 // True for the problems of a meta whose checksum matches but whose fields
@@ -152,7 +152,7 @@ MetaProblem decode_v2_meta(const std::byte* bytes, Meta* meta, std::string* text
 // commit's file growth becomes durable with its one sync, so after a crash
 // its meta may outlive the growth). Returns kNone, kBadFields or kBeyondFile;
 // `text` says why.
-MetaProblem check_meta_in_file(const Meta& meta, int slot, uint64_t file_bytes,
-                               std::string* text, uint32_t version = kFormatVersion);
+MetaProblem check_meta_in_file(const Meta& meta, int slot, uint64_t file_bytes, std::string* text,
+                               uint32_t version = kFormatVersion);
 
 }  // namespace ordo::engine

@@ -63,7 +63,8 @@ bool MetaSlots::newest_beyond_file() const {
   for (int i = 0; i < 2; ++i) {
     if (problem[i] != MetaProblem::kBeyondFile) continue;
     const int other = 1 - i;
-    const bool other_whole = problem[other] == MetaProblem::kNone || is_inconsistent(problem[other]);
+    const bool other_whole =
+        problem[other] == MetaProblem::kNone || is_inconsistent(problem[other]);
     if (!other_whole || meta[other].txn_id < meta[i].txn_id) return true;
   }
   return false;
@@ -95,8 +96,8 @@ Status MetaSlots::no_valid_meta(const std::string& path) const {
     return Status::not_ordo_file("not an ordo database: " + path +
                                  " (no ordo magic in either meta page)");
   }
-  return Status::corruption("both meta pages are invalid: meta 0: " + text[0] + "; meta 1: " +
-                            text[1]);
+  return Status::corruption("both meta pages are invalid: meta 0: " + text[0] +
+                            "; meta 1: " + text[1]);
 }
 
 const Meta* MetaSlots::older_valid(int pick) const {
@@ -116,8 +117,8 @@ Status too_short_for_meta(const std::string& path, uint64_t file_bytes) {
     return Status::corruption("file is truncated to " + std::to_string(file_bytes) +
                               " bytes, shorter than its meta pages");
   }
-  return Status::not_ordo_file("not an ordo database: " + path + " (" +
-                               std::to_string(file_bytes) + " bytes, no ordo header)");
+  return Status::not_ordo_file("not an ordo database: " + path + " (" + std::to_string(file_bytes) +
+                               " bytes, no ordo header)");
 }
 
 }  // namespace ordo::engine

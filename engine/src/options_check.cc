@@ -29,8 +29,8 @@ Status check_options(const Options& options) {
                                     std::to_string(static_cast<int>(options.commit_protocol)));
   }
   if (options.log_bytes != 0) {
-    const uint64_t page = options.page_size_bytes != 0 ? options.page_size_bytes
-                                                       : btree::kDefaultPageSize;
+    const uint64_t page =
+        options.page_size_bytes != 0 ? options.page_size_bytes : btree::kDefaultPageSize;
     if (options.log_bytes < kMinLogBytes || options.log_bytes > kMaxLogBytes ||
         options.log_bytes % page != 0) {
       return Status::invalid_argument(
@@ -43,13 +43,12 @@ Status check_options(const Options& options) {
   }
   if (options.extent_bytes == 0) return Status::invalid_argument("extent_bytes is 0");
   if (options.max_extent_bytes < options.extent_bytes) {
-    return Status::invalid_argument("max_extent_bytes (" + std::to_string(options.max_extent_bytes) +
-                                    ") is below extent_bytes (" +
-                                    std::to_string(options.extent_bytes) + ")");
+    return Status::invalid_argument(
+        "max_extent_bytes (" + std::to_string(options.max_extent_bytes) +
+        ") is below extent_bytes (" + std::to_string(options.extent_bytes) + ")");
   }
   if (options.id_node > 1023) {
-    return Status::invalid_argument("id_node " + std::to_string(options.id_node) +
-                                    " exceeds 1023");
+    return Status::invalid_argument("id_node " + std::to_string(options.id_node) + " exceeds 1023");
   }
   return Status::ok();
 }

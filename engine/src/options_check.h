@@ -1,10 +1,10 @@
 // The checks Database::open makes of its Options before touching the file.
 #pragma once
 
+#include <cstdint>
+
 #include "ordo/options.h"
 #include "ordo/status.h"
-
-#include <cstdint>
 
 namespace ordo::engine {
 

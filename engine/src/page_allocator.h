@@ -88,7 +88,7 @@ class PageAllocator {
   // Takes the lowest `pages` pages of the extent starting at `first`.
   btree::PageNo take_from(btree::PageNo first, uint64_t pages);
 
-  std::map<btree::PageNo, uint64_t> extents_;  // first page -> pages
+  std::map<btree::PageNo, uint64_t> extents_;             // first page -> pages
   std::set<std::pair<uint64_t, btree::PageNo>> by_size_;  // (pages, first page)
   std::unordered_map<btree::PageNo, uint64_t> own_runs_;  // first page -> pages
   uint64_t pool_pages_ = 0;

@@ -22,10 +22,9 @@ bool ReaderTable::add(uint64_t txn_id) {
   if (it != readers_.end() && it->txn_id == txn_id) return it->readers++ == 0;
   readers_.insert(it, Snapshot{txn_id, 1});
   // find() keeps the vector in ascending order (O(n): debug builds only).
-  ORDO_DCHECK(std::is_sorted(readers_.begin(), readers_.end(),
-                             [](const Snapshot& a, const Snapshot& b) {
-                               return a.txn_id < b.txn_id;
-                             }));
+  ORDO_DCHECK(
+      std::is_sorted(readers_.begin(), readers_.end(),
+                     [](const Snapshot& a, const Snapshot& b) { return a.txn_id < b.txn_id; }));
   return true;
 }
 

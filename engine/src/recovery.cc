@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "free_entry.h"
+#include "ordo/assert.h"
+#include "ordo/btree/cursor.h"
 #include "ordo/btree/node.h"
 #include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
-#include "ordo/btree/cursor.h"
 #include "ordo/btree/walk.h"
-#include "free_entry.h"
-#include "ordo/assert.h"
 #include "snapshot_pages.h"
 
 namespace ordo::engine {
@@ -43,9 +43,8 @@ class NewRuns {
   bool written_by_last_txn(PageNo first) {
     if (previous_ == nullptr || first >= previous_->page_high_water) return true;
     if (!previously_free_) load_previously_free();
-    return !previously_free_->ok ||
-           std::binary_search(previously_free_->pages.begin(), previously_free_->pages.end(),
-                              first);
+    return !previously_free_->ok || std::binary_search(previously_free_->pages.begin(),
+                                                       previously_free_->pages.end(), first);
   }
 
  private:
@@ -81,8 +80,7 @@ class LastCommitVerifier : public btree::PageVisitor {
  public:
   LastCommitVerifier(SnapshotPages& pages, const Meta& meta, NewRuns& new_runs, bool catalog,
                      uint64_t since_txn)
-      : pages_(pages), meta_(meta), new_runs_(new_runs), catalog_(catalog),
-        since_txn_(since_txn) {}
+      : pages_(pages), meta_(meta), new_runs_(new_runs), catalog_(catalog), since_txn_(since_txn) {}
 
   Status verify(const btree::TreeRoot& root) {
     btree::WalkOptions options;
@@ -119,8 +117,8 @@ class LastCommitVerifier : public btree::PageVisitor {
     if (!new_runs_.written_by_last_txn(run.ref.first)) return Status::ok();
     ORDO_ASSIGN_OR_RETURN(const std::byte* bytes, pages_.read_run(run.ref.first, run.pages));
     if (btree::overflow_run_checksum(bytes, run.pages, meta_.page_size) != run.ref.checksum) {
-      return Status::corruption("overflow run referred to by txn " +
-                                    std::to_string(meta_.txn_id) + " does not match its checksum",
+      return Status::corruption("overflow run referred to by txn " + std::to_string(meta_.txn_id) +
+                                    " does not match its checksum",
                                 run.ref.first);
     }
     return Status::ok();
@@ -173,8 +171,7 @@ Status verify_slot_commit(const io::PageFile& file, const MetaSlots& slots, int 
   // The file growth of a one-sync txn becomes durable with its one sync, as
   // the meta does: a meta past the end of the file was not durable either.
   if (newest.page_high_water * newest.page_size > file.file_bytes()) {
-    return Status::corruption("file ends before the pages of txn " +
-                              std::to_string(newest.txn_id));
+    return Status::corruption("file ends before the pages of txn " + std::to_string(newest.txn_id));
   }
   return verify_last_commit(file, newest, slots.older_valid(pick));
 }

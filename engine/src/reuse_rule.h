@@ -59,7 +59,10 @@ class ReuseRule {
  private:
   ReuseRule(uint64_t last, uint64_t checkpoint, std::vector<uint64_t> readers,
             const io::PageFile& file, bool other_readers)
-      : last_(last), checkpoint_(checkpoint), readers_(std::move(readers)), file_(&file),
+      : last_(last),
+        checkpoint_(checkpoint),
+        readers_(std::move(readers)),
+        file_(&file),
         other_readers_(other_readers) {
     ORDO_DCHECK(std::is_sorted(readers_.begin(), readers_.end()));  // make() sorted them
   }

@@ -15,9 +15,9 @@ namespace ordo::engine {
 inline Result<const std::byte*> read_committed(const io::PageFile& file, uint32_t page_size,
                                                uint64_t high_water, btree::PageNo pg) {
   if (pg < kFirstDataPage || pg >= high_water) {
-    return Status::corruption("page number outside the database (high-water mark " +
-                                  std::to_string(high_water) + ")",
-                              pg);
+    return Status::corruption(
+        "page number outside the database (high-water mark " + std::to_string(high_water) + ")",
+        pg);
   }
   const std::byte* p = file.data(pg * page_size, page_size);
   if (p == nullptr) return Status::corruption("page lies beyond the end of the file", pg);
@@ -28,15 +28,15 @@ inline Result<const std::byte*> read_committed(const io::PageFile& file, uint32_
 inline Result<const std::byte*> read_committed_run(const io::PageFile& file, uint32_t page_size,
                                                    uint64_t high_water, btree::PageNo first,
                                                    uint64_t pages) {
-  if (first < kFirstDataPage || pages == 0 || first >= high_water ||
-      pages > high_water - first) {
+  if (first < kFirstDataPage || pages == 0 || first >= high_water || pages > high_water - first) {
     return Status::corruption("overflow run of " + std::to_string(pages) +
                                   " pages lies outside the database (high-water mark " +
                                   std::to_string(high_water) + ")",
                               first);
   }
   const std::byte* p = file.data(first * page_size, pages * page_size);
-  if (p == nullptr) return Status::corruption("overflow run lies beyond the end of the file", first);
+  if (p == nullptr)
+    return Status::corruption("overflow run lies beyond the end of the file", first);
   return p;
 }
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ordo/base/thread_annotations.h"
 #include "ordo/database.h"
 #include "ordo/status.h"
-#include "ordo/base/thread_annotations.h"
 
 namespace ordo::engine {
 

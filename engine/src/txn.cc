@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <string>
 
+#include "cursor_impl.h"
 #include "ordo/assert.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
-#include "cursor_impl.h"
 #include "tree_handles.h"
 #include "txn_impl.h"
 #include "txn_internals.h"
@@ -235,9 +235,9 @@ Result<FreeSpace> Txn::free_space() {
   btree::Cursor c(impl_->pages(), impl_->free_tree_root());
   Status s = c.first();
   while (s.is_ok() && c.valid()) {
-    ORDO_ASSIGN_OR_RETURN(const engine::FreeEntry entry,
-                          engine::decode_free_entry(c.key(), c.value(),
-                                                    impl_->free_tree_root().root));
+    ORDO_ASSIGN_OR_RETURN(
+        const engine::FreeEntry entry,
+        engine::decode_free_entry(c.key(), c.value(), impl_->free_tree_root().root));
     out.entries++;
     out.free_pages += entry.page_count();
     ORDO_ASSIGN_OR_RETURN(const bool reusable, rule.reusable(entry));

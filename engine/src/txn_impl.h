@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "db_impl.h"
-#include "write_txn_pages.h"
 #include "ordo/assert.h"
 #include "ordo/btree/tree.h"
 #include "snapshot_pages.h"
 #include "txn_log.h"
+#include "write_txn_pages.h"
 #include "writer_gate.h"
 
 namespace ordo {

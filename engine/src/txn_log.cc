@@ -33,8 +33,8 @@ void TxnLog::add(LogOp op, std::initializer_list<ByteView> fields) {
 
 void TxnLog::del_range(std::string_view tree, const KeyRange& range) {
   const char has_end = range.has_end() ? 1 : 0;
-  add(LogOp::kDelRange, {ByteView(tree), range.from(),
-                         range.has_end() ? range.end() : ByteView(), ByteView(&has_end, 1)});
+  add(LogOp::kDelRange, {ByteView(tree), range.from(), range.has_end() ? range.end() : ByteView(),
+                         ByteView(&has_end, 1)});
 }
 
 namespace {
@@ -76,12 +76,16 @@ std::string name_of(ByteView v) {
 int field_count(LogOp op) {
   switch (op) {
     case LogOp::kPut:
-    case LogOp::kAppend: return 3;
+    case LogOp::kAppend:
+      return 3;
     case LogOp::kDel:
-    case LogOp::kRenameTree: return 2;
-    case LogOp::kDelRange: return 4;
+    case LogOp::kRenameTree:
+      return 2;
+    case LogOp::kDelRange:
+      return 4;
     case LogOp::kCreateTree:
-    case LogOp::kDropTree: return 1;
+    case LogOp::kDropTree:
+      return 1;
   }
   return -1;
 }
@@ -136,8 +140,8 @@ Status replay_txn_log(WriteTxnImpl& txn, ByteView ops, uint64_t txn_id) {
         if (!r.field(&a) || !r.field(&b) || !r.field(&c) || !r.field(&d) || d.size() != 1) {
           return bad("truncated del_range");
         }
-        const KeyRange range = d.data()[0] != std::byte{0} ? KeyRange::between(b, c)
-                                                           : KeyRange::starting_at(b);
+        const KeyRange range =
+            d.data()[0] != std::byte{0} ? KeyRange::between(b, c) : KeyRange::starting_at(b);
         Result<uint64_t> n = txn.del_range(db.tree_handle(name_of(a)), range);
         ORDO_RETURN_IF_ERROR(replayed(n.status(), "a del_range"));
         break;
@@ -185,11 +189,11 @@ Status replay_record(const std::shared_ptr<DatabaseImpl>& db, const LogRecord& r
   if (got.txn_id != want.txn_id || got.tree_count != want.tree_count ||
       got.default_tree.entries != want.default_tree.entries ||
       got.catalog.entries != want.catalog.entries) {
-    return Status::corruption(what + " replayed to another state: " +
-                              std::to_string(got.default_tree.entries) + " entries in the default tree and " +
-                              std::to_string(got.tree_count) + " named trees, where it recorded " +
-                              std::to_string(want.default_tree.entries) + " and " +
-                              std::to_string(want.tree_count));
+    return Status::corruption(
+        what + " replayed to another state: " + std::to_string(got.default_tree.entries) +
+        " entries in the default tree and " + std::to_string(got.tree_count) +
+        " named trees, where it recorded " + std::to_string(want.default_tree.entries) + " and " +
+        std::to_string(want.tree_count));
   }
   return Status::ok();
 }

@@ -22,7 +22,7 @@
 namespace ordo {
 class DatabaseImpl;
 class WriteTxnImpl;
-}
+}  // namespace ordo
 
 namespace ordo::engine {
 

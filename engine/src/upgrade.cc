@@ -126,8 +126,10 @@ Result<UpgradeResult> upgrade_file(const std::string& path, uint64_t log_bytes,
   if (Status written = write_slot(*file, slot, page); !written.is_ok()) {
     const Status put_back = write_slot(*file, slot, previous);
     if (put_back.is_ok()) return written;
-    return written.with_context("the version 3 meta may be in the page cache, not on disk (putting "
-                                "the old slot back failed: " + put_back.to_string() + ")");
+    return written.with_context(
+        "the version 3 meta may be in the page cache, not on disk (putting "
+        "the old slot back failed: " +
+        put_back.to_string() + ")");
   }
   // Step 3: the version 2 meta's slot.
   std::fill(page.begin(), page.end(), std::byte{0});

@@ -7,8 +7,8 @@
 #include "commit_write.h"
 #include "log_record.h"
 #include "ordo/assert.h"
-#include "ordo/btree/page_format.h"
 #include "ordo/btree/cursor.h"
+#include "ordo/btree/page_format.h"
 #include "page_memory.h"
 #include "tree_handles.h"
 #include "txn_impl.h"
@@ -170,7 +170,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   old_state->rightmost.invalidate();
   old_state->dirty = false;
   TreeState& renamed = tree_state(TreeHandles::id(new_tree));
-  ORDO_ASSERT(&renamed != old_state);  // Two names, two ids (TreeRegistry).
+  ORDO_ASSERT(&renamed != old_state);               // Two names, two ids (TreeRegistry).
   ORDO_ASSERT(!renamed.loaded || renamed.dropped);  // state_of() found no such tree
   renamed = TreeState{};
   renamed.loaded = true;
@@ -329,9 +329,8 @@ Status WriteTxnImpl::write_logged(engine::Meta& meta, std::span<const io::WriteS
     meta.log_epoch = db_->committed().log_epoch;
   }
   const uint64_t offset = db_->log_state().head_bytes;
-  engine::CommitWriteResult written =
-      engine::write_logged_commit(file, spans, meta, offset, log_.bytes(),
-                                  db_->options().sync_commits, db_->record_buffer());
+  engine::CommitWriteResult written = engine::write_logged_commit(
+      file, spans, meta, offset, log_.bytes(), db_->options().sync_commits, db_->record_buffer());
   if (!written.status.is_ok()) {
     return written.poison ? poisoned_commit(meta, written.status) : written.status;
   }
@@ -346,9 +345,9 @@ Status WriteTxnImpl::write_checkpoint(engine::Meta& meta, std::span<const io::Wr
   meta.log_epoch = snapshot_.log_epoch + 1;
   ORDO_ASSERT(meta.txn_id > snapshot_.txn_id && !db_->replaying());
   meta.flags = o.commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync : 0;
-  const CommitProtocol protocol =
-      o.commit_protocol == CommitProtocol::kOneSync ? CommitProtocol::kOneSync
-                                                     : CommitProtocol::kTwoSync;
+  const CommitProtocol protocol = o.commit_protocol == CommitProtocol::kOneSync
+                                      ? CommitProtocol::kOneSync
+                                      : CommitProtocol::kTwoSync;
   // With the log, checkpoints sync whatever sync_commits says: the page reuse
   // rule counts on the last one being durable.
   const bool sync = o.sync_commits || o.commit_protocol == CommitProtocol::kLog;

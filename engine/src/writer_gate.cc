@@ -18,8 +18,11 @@ Status WriterGate::acquire(Wait wait) {
   }
   while (held_) {
     switch (wait.kind) {
-      case Wait::Kind::kForever: released_.wait(mu_); break;
-      case Wait::Kind::kNone: return Status::busy("another write txn is open");
+      case Wait::Kind::kForever:
+        released_.wait(mu_);
+        break;
+      case Wait::Kind::kNone:
+        return Status::busy("another write txn is open");
       case Wait::Kind::kUntil:
         if (released_.wait_until(mu_, wait.deadline) == std::cv_status::timeout && held_) {
           return Status::busy("another write txn is open (timed out waiting)");

@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "ordo/assert.h"
-#include "ordo/status.h"
 #include "ordo/base/thread_annotations.h"
+#include "ordo/status.h"
 
 namespace ordo::engine {
 

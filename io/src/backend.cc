@@ -17,14 +17,12 @@ Result<std::unique_ptr<WriteBackend>> make_posix(int fd) {
 }  // namespace
 
 Status WriteBackend::write_ordered(std::span<const WriteSpan> first,
-                                std::span<const WriteSpan> then, bool sync_after) {
+                                   std::span<const WriteSpan> then, bool sync_after) {
   ORDO_RETURN_IF_ERROR(write(first, false));
   return write(then, sync_after);
 }
 
-Status WriteBackend::write_durable(std::span<const WriteSpan> spans) {
-  return write(spans, true);
-}
+Status WriteBackend::write_durable(std::span<const WriteSpan> spans) { return write(spans, true); }
 
 Result<std::unique_ptr<WriteBackend>> make_backend(int fd, BackendKind kind) {
   if (fd < 0) {

@@ -65,7 +65,8 @@ Status lock_exclusive(int fd, const std::string& path, uint32_t wait_ms) {
       return Status::busy("database file " + path + " is locked by another handle" +
                           (wait_ms > 0 ? " (waited " + std::to_string(wait_ms) + " ms)" : ""));
     }
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
     pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
   return Status::ok();

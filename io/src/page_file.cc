@@ -9,8 +9,8 @@
 #include <limits>
 #include <utility>
 
-#include "ordo/base/errno_status.h"
 #include "file_handle.h"
+#include "ordo/base/errno_status.h"
 #include "reserved_mapping.h"
 
 namespace ordo::io {
@@ -87,8 +87,8 @@ Result<std::unique_ptr<PageFile>> PageFile::open(const std::string& path,
   }
   if (!options.read_only) {
     Result<std::unique_ptr<WriteBackend>> backend = options.backend_factory
-                                                     ? options.backend_factory(file->fd_)
-                                                     : make_backend(file->fd_, options.backend);
+                                                        ? options.backend_factory(file->fd_)
+                                                        : make_backend(file->fd_, options.backend);
     if (!backend.is_ok()) return backend.status().with_context(path);
     file->backend_ = std::move(backend).value();
   }
@@ -156,12 +156,12 @@ Status PageFile::grow_to(uint64_t min_bytes) {
     }
     if (!base::is_no_space_errno(err) || target_bytes <= least_bytes) {
       return base::write_error(std::string(call) + " " + path_ + " from " +
-                             std::to_string(current_bytes) + " to " +
-                             std::to_string(target_bytes) + " bytes" +
-                             (target_bytes == least_bytes && base::is_no_space_errno(err)
-                                  ? " (the least this write needs)"
-                                  : ""),
-                         err);
+                                   std::to_string(current_bytes) + " to " +
+                                   std::to_string(target_bytes) + " bytes" +
+                                   (target_bytes == least_bytes && base::is_no_space_errno(err)
+                                        ? " (the least this write needs)"
+                                        : ""),
+                               err);
     }
     step = std::max(round_up(step / 2, os_page_size_), os_page_size_);
   }
@@ -194,8 +194,7 @@ Status PageFile::refresh() {
 }
 
 Status PageFile::map_up_to(uint64_t new_file_bytes) {
-  const uint64_t new_mapped =
-      round_down(std::min(new_file_bytes, reserve_bytes_), os_page_size_);
+  const uint64_t new_mapped = round_down(std::min(new_file_bytes, reserve_bytes_), os_page_size_);
   const uint64_t old_mapped = mapped_bytes_.load(std::memory_order_relaxed);
   if (new_mapped > old_mapped) {
     ORDO_RETURN_IF_ERROR(map_file_range(base_, fd_, old_mapped, new_mapped - old_mapped));

@@ -48,8 +48,8 @@ Status PosixBackend::write_run(WriteRun& run, int flags) {
       if (err == EINTR) continue;
       if (err == EAGAIN && ++again_retries <= kMaxAgainRetries) continue;
       return base::write_error(std::string(flags != 0 ? "pwritev2(RWF_DSYNC)" : "pwritev") +
-                             " at offset " + std::to_string(run.offset_bytes),
-                         err);
+                                   " at offset " + std::to_string(run.offset_bytes),
+                               err);
     }
     if (written == 0) {
       return Status::io_error(

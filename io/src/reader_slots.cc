@@ -16,8 +16,8 @@
 #include <sstream>
 #include <string>
 
-#include "ordo/base/errno_status.h"
 #include "ofd_lock.h"
+#include "ordo/base/errno_status.h"
 #include "ordo/io/page_file.h"
 
 namespace ordo::io {
@@ -31,7 +31,8 @@ Status PageFile::lock_reader_slot(uint64_t txn_id) {
 Status PageFile::unlock_reader_slot(uint64_t txn_id) {
   if (txn_id >= kReaderSlotBase) return Status::invalid_argument("txn id too large for a slot");
   int err = ofd_set_lock(fd_, F_UNLCK, {kReaderSlotBase + txn_id, 1});
-  return err == 0 ? Status::ok() : base::os_error("fcntl F_OFD_SETLK unlock reader slot " + path_, err);
+  return err == 0 ? Status::ok()
+                  : base::os_error("fcntl F_OFD_SETLK unlock reader slot " + path_, err);
 }
 
 Result<bool> PageFile::reader_slot_in(uint64_t first_txn, uint64_t end_txn) const {
@@ -140,8 +141,7 @@ std::vector<HeldLock> held_locks(dev_t dev, ino_t ino) {
         for (auto& x : w) words >> x;
         // "1: OFDLCK ADVISORY READ -1 fe:00:1234 START END" (END inclusive, or "EOF")
         const uint64_t first = std::strtoull(w[6].c_str(), nullptr, 10);
-        const uint64_t last =
-            w[7] == "EOF" ? UINT64_MAX : std::strtoull(w[7].c_str(), nullptr, 10);
+        const uint64_t last = w[7] == "EOF" ? UINT64_MAX : std::strtoull(w[7].c_str(), nullptr, 10);
         out.push_back(HeldLock{first, last, static_cast<int>(pid)});
       }
     }
@@ -212,7 +212,8 @@ Status PageFile::lock_commit(uint64_t txn_id) {
 Status PageFile::unlock_commit(uint64_t txn_id) {
   if (txn_id >= kCommitLockTxns) return commit_lock_txn_too_large();
   const int err = ofd_set_lock(fd_, F_UNLCK, {kCommitLockBase + txn_id, 1});
-  return err == 0 ? Status::ok() : base::os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
+  return err == 0 ? Status::ok()
+                  : base::os_error("fcntl F_OFD_SETLK unlock commit lock " + path_, err);
 }
 
 Result<bool> PageFile::commit_in_flight(uint64_t txn_id) const {

@@ -14,8 +14,8 @@ Result<std::byte*> reserve_address_range(uint64_t size_bytes) {
       ::mmap(nullptr, size_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
     return base::os_error("mmap reserving " + std::to_string(size_bytes) +
-                        " bytes of address space (FileOptions::map_reserve_bytes)",
-                    errno);
+                              " bytes of address space (FileOptions::map_reserve_bytes)",
+                          errno);
   }
   return static_cast<std::byte*>(base);
 }

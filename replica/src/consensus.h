@@ -67,8 +67,8 @@ struct ConsensusStatus {
 
 struct ConsensusOptions {
   uint64_t id = 0;
-  std::string address;       // Raft "IPv4:port"
-  std::string raft_dir;      // the Raft log, term, vote and snapshot records
+  std::string address;            // Raft "IPv4:port"
+  std::string raft_dir;           // the Raft log, term, vote and snapshot records
   std::vector<Member> bootstrap;  // used only when raft_dir holds no state
   uint32_t heartbeat_timeout_ms = 100;
   uint32_t election_timeout_ms = 1000;
@@ -106,6 +106,6 @@ class Consensus {
 // once: loads (or bootstraps) raft_dir, calls machine.restore for the newest
 // snapshot, listens on options.address. `machine` must outlive the result.
 Result<std::unique_ptr<Consensus>> start_raft_consensus(const ConsensusOptions& options,
-                                                       StateMachine& machine);
+                                                        StateMachine& machine);
 
 }  // namespace ordo::replica

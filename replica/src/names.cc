@@ -9,19 +9,26 @@ namespace ordo::replica {
 
 const char* outcome_name(Outcome outcome) {
   switch (outcome) {
-    case Outcome::kApplied: return "applied";
-    case Outcome::kFailed: return "failed";
-    case Outcome::kUnknown: return "unknown";
+    case Outcome::kApplied:
+      return "applied";
+    case Outcome::kFailed:
+      return "failed";
+    case Outcome::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::kUnavailable: return "unavailable";
-    case Role::kFollower: return "follower";
-    case Role::kCandidate: return "candidate";
-    case Role::kLeader: return "leader";
+    case Role::kUnavailable:
+      return "unavailable";
+    case Role::kFollower:
+      return "follower";
+    case Role::kCandidate:
+      return "candidate";
+    case Role::kLeader:
+      return "leader";
   }
   return "unavailable";
 }

@@ -13,13 +13,13 @@ extern "C" {
 }
 
 #include <pthread.h>
-#include <unistd.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -40,10 +40,14 @@ constexpr uint64_t kApplyRetryMs = 200;
 
 Role role_of(int state) {
   switch (state) {
-    case RAFT_FOLLOWER: return Role::kFollower;
-    case RAFT_CANDIDATE: return Role::kCandidate;
-    case RAFT_LEADER: return Role::kLeader;
-    default: return Role::kUnavailable;
+    case RAFT_FOLLOWER:
+      return Role::kFollower;
+    case RAFT_CANDIDATE:
+      return Role::kCandidate;
+    case RAFT_LEADER:
+      return Role::kLeader;
+    default:
+      return Role::kUnavailable;
   }
 }
 
@@ -59,7 +63,8 @@ void frame(const std::string& entry, char* out) {
   uint64_t n = entry.size();
   for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(n >> (56 - 8 * i));
   std::memcpy(out + kFrameHeader, entry.data(), entry.size());
-  std::memset(out + kFrameHeader + entry.size(), 0, framed_size(entry.size()) - kFrameHeader - entry.size());
+  std::memset(out + kFrameHeader + entry.size(), 0,
+              framed_size(entry.size()) - kFrameHeader - entry.size());
 }
 
 // The entry inside a frame; an empty view (which no batch decodes from)
@@ -86,7 +91,7 @@ WriteResult unknown(const std::string& why) {
 // forwards every call to the one raft_uv_tcp_init made and turns Nagle off
 // (TCP_NODELAY) on each connection it hands to Raft, outgoing or accepted.
 struct NoDelayTransport {
-  raft_uv_transport outer{};     // what raft_uv_init is given
+  raft_uv_transport outer{};           // what raft_uv_init is given
   raft_uv_transport* inner = nullptr;  // the TCP transport; inner->data points here
   raft_uv_accept_cb accept_cb = nullptr;
   raft_uv_transport_close_cb close_cb = nullptr;
@@ -120,7 +125,8 @@ int nodelay_init(raft_uv_transport* t, raft_id id, const char* address) {
   return rv;
 }
 
-void nodelay_accepted(raft_uv_transport* inner, raft_id id, const char* address, uv_stream_t* stream) {
+void nodelay_accepted(raft_uv_transport* inner, raft_id id, const char* address,
+                      uv_stream_t* stream) {
   auto* self = static_cast<NoDelayTransport*>(inner->data);
   set_nodelay(stream);
   self->accept_cb(&self->outer, id, address, stream);
@@ -187,17 +193,17 @@ class RaftConsensus;
 // One request in flight inside Raft; the raft_* struct comes first so that
 // the callbacks get back to it.
 struct ApplyRequest {
-  struct raft_apply req{};
+  struct raft_apply req {};
   RaftConsensus* self = nullptr;
   WriteDone done;
 };
 struct BarrierRequest {
-  struct raft_barrier req{};
+  struct raft_barrier req {};
   RaftConsensus* self = nullptr;
   WriteDone done;
 };
 struct ChangeRequest {
-  struct raft_change req{};
+  struct raft_change req {};
   RaftConsensus* self = nullptr;
   uint64_t id = 0;
   bool then_assign_voter = false;  // raft_add done: assign the voter role next
@@ -274,10 +280,10 @@ class RaftConsensus final : public Consensus {
   uv_async_t async_{};
   uv_timer_t timer_{};
   raft_uv_transport transport_{};  // libraft's TCP transport
-  NoDelayTransport nodelay_{};      // wraps transport_; given to raft_uv_init
+  NoDelayTransport nodelay_{};     // wraps transport_; given to raft_uv_init
   raft_io io_{};
   raft_fsm fsm_{};
-  struct raft raft_{};
+  struct raft raft_ {};
   std::thread thread_;
 
   mutable std::mutex mu_;
@@ -364,7 +370,8 @@ Status RaftConsensus::start() {
     raft_configuration conf;
     raft_configuration_init(&conf);
     for (const Member& m : options_.bootstrap) {
-      rv = raft_configuration_add(&conf, m.id, m.address.c_str(), m.voter ? RAFT_VOTER : RAFT_STANDBY);
+      rv = raft_configuration_add(&conf, m.id, m.address.c_str(),
+                                  m.voter ? RAFT_VOTER : RAFT_STANDBY);
       if (rv != 0) {
         failed = Status::invalid_argument(std::string("bootstrap member ") + std::to_string(m.id) +
                                           ": " + raft_strerror(rv));
@@ -402,12 +409,12 @@ Status RaftConsensus::start() {
       if (!detail.empty() && detail != msg) msg += " (" + detail + ")";
       Result<sys::HostPort> at = sys::parse_address(options_.address);
       const Status bind = at.is_ok() ? sys::bind_probe(*at) : Status::ok();
-      if (bind.errno_value() != 0) msg += ": cannot bind it: " + base::errno_text(bind.errno_value());
+      if (bind.errno_value() != 0)
+        msg += ": cannot bind it: " + base::errno_text(bind.errno_value());
       if (rv == RAFT_NOCONNECTION || msg.find("address") != std::string::npos ||
           msg.find("listen") != std::string::npos || msg.find("bind") != std::string::npos) {
-        failed = Status::io_error("raft_start on " + options_.address + ": " + msg +
-                                      "",
-                                  EADDRINUSE);
+        failed =
+            Status::io_error("raft_start on " + options_.address + ": " + msg + "", EADDRINUSE);
       } else {
         failed = Status::io_error("raft_start on " + options_.address + ": " + msg, 0);
       }
@@ -527,9 +534,10 @@ WriteResult RaftConsensus::not_leader(int rv) {
   r.leader_id = leader_id;
   if (leader_address != nullptr) r.leader_address = leader_address;
   if (rv == RAFT_NOTLEADER) {
-    r.status = Status::busy("not the leader; leader is " +
-                            (leader_id == 0 ? std::string("unknown")
-                                            : std::to_string(leader_id) + " at " + r.leader_address));
+    r.status =
+        Status::busy("not the leader; leader is " +
+                     (leader_id == 0 ? std::string("unknown")
+                                     : std::to_string(leader_id) + " at " + r.leader_address));
   } else {
     r.status = Status::io_error(std::string("raft: ") + raft_strerror(rv), 0);
   }
@@ -605,7 +613,8 @@ void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
   WriteResult r;
   if (status == 0 && !self->deferred_.empty()) {
     // Raft counts entries applied that this replica has still to apply.
-    r = unknown("entries before the barrier are not applied here yet (a disk error: see apply_error)");
+    r = unknown(
+        "entries before the barrier are not applied here yet (a disk error: see apply_error)");
   } else if (status == 0) {
     r.outcome = Outcome::kApplied;
     r.index = raw->index;
@@ -619,18 +628,24 @@ void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
 
 Status RaftConsensus::change_status(int rv, const char* what) {
   switch (rv) {
-    case 0: return Status::ok();
+    case 0:
+      return Status::ok();
     case RAFT_NOTLEADER: {
       WriteResult r = not_leader(rv);
       return r.status;
     }
-    case RAFT_CANTCHANGE: return Status::busy(std::string(what) + ": another change is in progress");
-    case RAFT_DUPLICATEID: return Status::invalid_argument(std::string(what) + ": the id is a member already");
+    case RAFT_CANTCHANGE:
+      return Status::busy(std::string(what) + ": another change is in progress");
+    case RAFT_DUPLICATEID:
+      return Status::invalid_argument(std::string(what) + ": the id is a member already");
     case RAFT_DUPLICATEADDRESS:
       return Status::invalid_argument(std::string(what) + ": the address is a member's already");
-    case RAFT_BADID: return Status::invalid_argument(std::string(what) + ": no member has that id");
-    case RAFT_BADROLE: return Status::invalid_argument(std::string(what) + ": the member has that role already");
-    default: return Status::io_error(std::string(what) + ": " + raft_strerror(rv), 0);
+    case RAFT_BADID:
+      return Status::invalid_argument(std::string(what) + ": no member has that id");
+    case RAFT_BADROLE:
+      return Status::invalid_argument(std::string(what) + ": the member has that role already");
+    default:
+      return Status::io_error(std::string(what) + ": " + raft_strerror(rv), 0);
   }
 }
 
@@ -644,7 +659,8 @@ void RaftConsensus::add_member(const Member& member, ChangeDone done) {
         req->then_assign_voter = member.voter;
         req->done = std::move(*shared_done);
         req->req.data = req;
-        int rv = raft_add(&raft_, &req->req, member.id, member.address.c_str(), &RaftConsensus::on_change);
+        int rv = raft_add(&raft_, &req->req, member.id, member.address.c_str(),
+                          &RaftConsensus::on_change);
         if (rv != 0) {
           ChangeDone d = std::move(req->done);
           delete req;
@@ -692,8 +708,8 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
     }
     status = rv;
   }
-  Status s = status == 0 ? Status::ok()
-             : status == RAFT_SHUTDOWN ? Status::io_error("replica closing", 0)
+  Status s = status == 0                     ? Status::ok()
+             : status == RAFT_SHUTDOWN       ? Status::io_error("replica closing", 0)
              : status == RAFT_LEADERSHIPLOST ? Status::io_error("leadership lost", 0)
                                              : self->change_status(status, "membership change");
   ChangeDone done = std::move(req->done);
@@ -862,7 +878,7 @@ void RaftConsensus::stop() {
 }  // namespace
 
 Result<std::unique_ptr<Consensus>> start_raft_consensus(const ConsensusOptions& options,
-                                                       StateMachine& machine) {
+                                                        StateMachine& machine) {
   auto consensus = std::make_unique<RaftConsensus>(options, machine);
   ORDO_RETURN_IF_ERROR(consensus->start());
   return std::unique_ptr<Consensus>(std::move(consensus));

@@ -1,5 +1,7 @@
 // Replica: options, the write and read paths and membership over a
 // Consensus and the ReplicaStateMachine.
+#include "ordo/replica.h"
+
 #include <sys/stat.h>
 
 #include <condition_variable>
@@ -9,9 +11,8 @@
 #include <optional>
 #include <thread>
 
-#include "ordo/sys/address.h"
 #include "consensus.h"
-#include "ordo/replica.h"
+#include "ordo/sys/address.h"
 #include "snapshot_server.h"
 #include "state_machine.h"
 
@@ -67,9 +68,9 @@ Status validate_options(const ReplicaOptions& o) {
     return Status::invalid_argument("db_options.read_only: a replica applies the log to its file");
   }
   if (o.heartbeat_timeout_ms < kMinHeartbeatMs || o.heartbeat_timeout_ms > kMaxHeartbeatMs) {
-    return Status::invalid_argument("heartbeat_timeout_ms " + std::to_string(o.heartbeat_timeout_ms) +
-                                    " is outside " + std::to_string(kMinHeartbeatMs) + ".." +
-                                    std::to_string(kMaxHeartbeatMs));
+    return Status::invalid_argument(
+        "heartbeat_timeout_ms " + std::to_string(o.heartbeat_timeout_ms) + " is outside " +
+        std::to_string(kMinHeartbeatMs) + ".." + std::to_string(kMaxHeartbeatMs));
   }
   if (o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
     return Status::invalid_argument("election_timeout_ms " + std::to_string(o.election_timeout_ms) +
@@ -85,12 +86,13 @@ Status validate_options(const ReplicaOptions& o) {
     for (const Member& m : o.bootstrap) {
       if (m.id == 0) return Status::invalid_argument("bootstrap member with id 0");
       // Its snapshot port is its Raft port + 1 (so not 65535).
-      ORDO_RETURN_IF_ERROR(snapshot_address(m.address).status().with_context(
-          "bootstrap member " + std::to_string(m.id)));
+      ORDO_RETURN_IF_ERROR(snapshot_address(m.address).status().with_context("bootstrap member " +
+                                                                             std::to_string(m.id)));
       if (m.id == o.id) {
         self = true;
         if (!m.voter) {
-          return Status::invalid_argument("the bootstrap list makes replica " + std::to_string(o.id) +
+          return Status::invalid_argument("the bootstrap list makes replica " +
+                                          std::to_string(o.id) +
                                           " a non-voter: a new cluster needs it to vote");
         }
         if (m.address != o.address) {
@@ -153,8 +155,9 @@ class ReplicaImpl {
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
     ORDO_ASSIGN_OR_RETURN(sys::HostPort snap_at, sys::parse_address(snap));
     ReplicaStateMachine* machine = machine_.get();
-    ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(snap_at, machine_->copies_dir(),
-                                                         [machine](int fd) { return machine->make_copy(fd); }));
+    ORDO_ASSIGN_OR_RETURN(
+        server_, SnapshotServer::start(snap_at, machine_->copies_dir(),
+                                       [machine](int fd) { return machine->make_copy(fd); }));
 
     ConsensusOptions c;
     c.id = options_.id;
@@ -182,7 +185,8 @@ class ReplicaImpl {
         return Status::invalid_argument(at + "tree name of " + std::to_string(op.tree.size()) +
                                         " bytes (limit " + std::to_string(max_key) + ")");
       }
-      if ((op.kind == WriteBatch::OpKind::kCreateTree || op.kind == WriteBatch::OpKind::kDropTree) &&
+      if ((op.kind == WriteBatch::OpKind::kCreateTree ||
+           op.kind == WriteBatch::OpKind::kDropTree) &&
           op.tree.empty()) {
         return Status::invalid_argument(at + "the default tree cannot be created or dropped");
       }
@@ -219,9 +223,9 @@ class ReplicaImpl {
       ConsensusStatus st = consensus_->status();
       if (st.role != Role::kLeader) {
         return Status::busy("not the leader; leader is " +
-                            (st.leader_id == 0 ? std::string("unknown")
-                                               : std::to_string(st.leader_id) + " at " +
-                                                     st.leader_address));
+                            (st.leader_id == 0
+                                 ? std::string("unknown")
+                                 : std::to_string(st.leader_id) + " at " + st.leader_address));
       }
       auto handoff = std::make_shared<Handoff<WriteResult>>();
       consensus_->barrier([handoff](WriteResult r) { handoff->set(std::move(r)); });
@@ -279,8 +283,8 @@ class ReplicaImpl {
   Status wait_ready(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto left = [&] {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                   std::chrono::steady_clock::now());
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
     };
     // A leader known ...
     ConsensusStatus st = consensus_->status();

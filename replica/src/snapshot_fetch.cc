@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "snapshot_server.h"
 #include "ordo/sys/socket.h"
+#include "snapshot_server.h"
 
 namespace ordo::replica {
 

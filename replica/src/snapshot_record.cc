@@ -31,7 +31,8 @@ Result<SnapshotRecord> SnapshotRecord::decode(ByteView bytes) {
     return Status::invalid_argument("snapshot record: unknown version " + std::to_string(version));
   }
   SnapshotRecord r;
-  if (!in.get_u64_be(r.applied_index)) return Status::invalid_argument("snapshot record: truncated");
+  if (!in.get_u64_be(r.applied_index))
+    return Status::invalid_argument("snapshot record: truncated");
   if (!in.done()) return Status::invalid_argument("snapshot record: trailing bytes");
   ORDO_ASSERT(bytes.size() == kMagic.size() + 4 + 8);  // Read whole, nothing left.
   return r;

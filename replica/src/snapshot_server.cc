@@ -139,7 +139,8 @@ void SnapshotServer::serve(int fd) {
   Result<std::string> request = sys::read_line(fd, 64, sys::deadline_in(kRequestDeadline));
   if (!request.is_ok()) return;
   auto refuse = [&](const Status& why) {
-    if (!why.is_ok()) std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
+    if (!why.is_ok())
+      std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
     std::string header;
     codec::put_u64_be(header, kNoCopy);
     (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
@@ -151,7 +152,8 @@ void SnapshotServer::serve(int fd) {
   std::vector<char> buf(1 << 20);
   Status s;
   Result<uint64_t> applied = make_copy_(*file);
-  Result<Digest> digest = applied.is_ok() ? digest_fd(*file, buf) : Result<Digest>(applied.status());
+  Result<Digest> digest =
+      applied.is_ok() ? digest_fd(*file, buf) : Result<Digest>(applied.status());
   if (!digest.is_ok()) {
     ::close(*file);
     return refuse(digest.status());

@@ -41,8 +41,8 @@ class SnapshotServer {
   // connection is served on a thread of its own, at most 4 at once (more
   // are closed at accept); the request line must arrive whole within 5 s,
   // and each later send may wait 10 s.
-  static Result<std::unique_ptr<SnapshotServer>> start(const sys::HostPort& at, std::string copies_dir,
-                                                       CopyMaker make_copy);
+  static Result<std::unique_ptr<SnapshotServer>> start(const sys::HostPort& at,
+                                                       std::string copies_dir, CopyMaker make_copy);
   ~SnapshotServer();  // stops accepting and joins the thread
 
   // Copies sent whole since start (from any thread).

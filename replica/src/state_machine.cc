@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "ordo/sys/address.h"
 #include "applied_index.h"
 #include "copy_verify.h"
 #include "ordo/assert.h"
+#include "ordo/sys/address.h"
 #include "snapshot_fetch.h"
 
 namespace ordo::replica {
@@ -24,8 +24,7 @@ namespace {
 // or key) and fails only that batch.
 bool is_environment_error(const Status& s) {
   ORDO_ASSERT(!s.is_ok());
-  return s.is_io_error() || s.is_full() || s.is_corruption() || s.is_txn_ended() ||
-         s.is_busy();
+  return s.is_io_error() || s.is_full() || s.is_corruption() || s.is_txn_ended() || s.is_busy();
 }
 
 Result<Tree> tree_for_write(WriteTxn& txn, const std::string& name) {
@@ -39,7 +38,8 @@ Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
     // WriteBatch::decode let through only the four kinds the switch handles.
     ORDO_ASSERT(op.kind >= WriteBatch::OpKind::kPut && op.kind <= WriteBatch::OpKind::kDropTree);
     if (op.tree == kSystemTree) {
-      return Status::invalid_argument("the batch names the system tree " + std::string(kSystemTree));
+      return Status::invalid_argument("the batch names the system tree " +
+                                      std::string(kSystemTree));
     }
     switch (op.kind) {
       case WriteBatch::OpKind::kPut: {
@@ -48,7 +48,8 @@ Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
         break;
       }
       case WriteBatch::OpKind::kDel: {
-        Result<Tree> tree = op.tree.empty() ? Result<Tree>(txn.default_tree()) : txn.open_tree(op.tree);
+        Result<Tree> tree =
+            op.tree.empty() ? Result<Tree>(txn.default_tree()) : txn.open_tree(op.tree);
         if (!tree.is_ok()) {
           if (tree.status().is_not_found()) break;
           return tree.status();

@@ -33,13 +33,13 @@ size_t op_bytes(const WriteBatch::Op& op) {
 // Each mutator keeps encoded_bytes_ equal to encode().size(): the op's bytes
 // plus any growth of the op count's varint. Every op takes at least two bytes
 // (decode() bounds the op count by that).
-#define ORDO_REPLICA_ADD_OP(op_expr)                                                  \
-  do {                                                                            \
-    Op op_ = (op_expr);                                                           \
-    encoded_bytes_ += op_bytes(op_) + codec::varint_bytes(ops_.size() + 1) -      \
-                      codec::varint_bytes(ops_.size());                           \
-    ops_.push_back(std::move(op_));                                               \
-    ORDO_ASSERT(encoded_bytes_ >= 2 + 2 * ops_.size());                           \
+#define ORDO_REPLICA_ADD_OP(op_expr)                                                             \
+  do {                                                                                           \
+    Op op_ = (op_expr);                                                                          \
+    encoded_bytes_ +=                                                                            \
+        op_bytes(op_) + codec::varint_bytes(ops_.size() + 1) - codec::varint_bytes(ops_.size()); \
+    ops_.push_back(std::move(op_));                                                              \
+    ORDO_ASSERT(encoded_bytes_ >= 2 + 2 * ops_.size());                                          \
   } while (0)
 
 void WriteBatch::put(std::string_view tree, ByteView key, ByteView value) {
@@ -101,12 +101,15 @@ Result<WriteBatch> WriteBatch::decode(ByteView bytes) {
   for (uint64_t i = 0; i < count; ++i) {
     const std::string at = " (op " + std::to_string(i) + ")";
     uint8_t kind_byte = 0;
-    if (!in.get_u8(kind_byte)) return Status::invalid_argument("write batch: truncated op kind" + at);
+    if (!in.get_u8(kind_byte))
+      return Status::invalid_argument("write batch: truncated op kind" + at);
     if (kind_byte < 1 || kind_byte > 4) {
-      return Status::invalid_argument("write batch: unknown op kind " + std::to_string(kind_byte) + at);
+      return Status::invalid_argument("write batch: unknown op kind " + std::to_string(kind_byte) +
+                                      at);
     }
     Op op{static_cast<OpKind>(kind_byte), {}, {}, {}};
-    if (!in.get_prefixed(op.tree)) return Status::invalid_argument("write batch: truncated tree name" + at);
+    if (!in.get_prefixed(op.tree))
+      return Status::invalid_argument("write batch: truncated tree name" + at);
     if (has_key(op.kind) && !in.get_prefixed(op.key)) {
       return Status::invalid_argument("write batch: truncated key" + at);
     }

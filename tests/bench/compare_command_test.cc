@@ -42,8 +42,8 @@ ProcessResult compare_fake(const TempDir& dir, const std::string& mode,
   setenv("FAKE_STATE", dir.file("state").c_str(), 1);
   setenv("FAKE_LOG", dir.file("log").c_str(), 1);
   setenv("FAKE_MODE", mode.c_str(), 1);
-  std::vector<std::string> argv = {ORDO_BENCH_PATH, "compare", "--runner", FAKE_RUNNER_PATH,
-                                   "--out", dir.file("out")};
+  std::vector<std::string> argv = {ORDO_BENCH_PATH,  "compare", "--runner",
+                                   FAKE_RUNNER_PATH, "--out",   dir.file("out")};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
 }
@@ -54,8 +54,8 @@ json load_json(const std::string& path) {
 
 TEST(CompareCommandTest, WritesCsvJsonAndRunsAbba) {
   TempDir dir;
-  const ProcessResult r =
-      compare_fake(dir, "quiet", {"--workload", "nodes-seq", "--rounds", "3", "--", "--nodes", "7"});
+  const ProcessResult r = compare_fake(
+      dir, "quiet", {"--workload", "nodes-seq", "--rounds", "3", "--", "--nodes", "7"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   // Engines from the child's --help: ordo and lmdb. Order: A/A pair then lmdb,
   // A B in round 0, B A in round 1, A B in round 2.
@@ -111,9 +111,9 @@ TEST(CompareCommandTest, AbbaCancelsLinearDrift) {
 
 TEST(CompareCommandTest, SplitAaIsTooNoisy) {
   TempDir dir;
-  const ProcessResult r = compare_fake(
-      dir, "split", {"--workload", "nodes-seq", "--engines", "ordo", "--rounds", "3",
-                     "--interval", "bootstrap", "--seed", "9"});
+  const ProcessResult r = compare_fake(dir, "split",
+                                       {"--workload", "nodes-seq", "--engines", "ordo", "--rounds",
+                                        "3", "--interval", "bootstrap", "--seed", "9"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("MACHINE TOO NOISY: RERUN"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("seed 9"), std::string::npos) << r.out;
@@ -125,8 +125,7 @@ TEST(CompareCommandTest, SplitAaIsTooNoisy) {
 
 TEST(CompareCommandTest, FailedPeerIsReportedWithItsStderrAndDropped) {
   TempDir dir;
-  const ProcessResult r =
-      compare_fake(dir, "fail-lmdb", {"--workload", "commit", "--rounds", "3"});
+  const ProcessResult r = compare_fake(dir, "fail-lmdb", {"--workload", "commit", "--rounds", "3"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("lmdb adapter exploded"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("dropping the pair ordo/lmdb"), std::string::npos) << r.err;
@@ -169,10 +168,10 @@ TEST(CompareCommandTest, UnknownWorkloadIsAUsageError) {
 // The real child: the ordo nodes workload prints the contract.
 TEST(CompareCommandTest, RealNodesRunAaOnly) {
   TempDir dir;
-  const ProcessResult r = run_process(
-      {ORDO_BENCH_PATH, "compare", "--workload", "nodes-seq", "--engines", "ordo", "--rounds", "2",
-       "--out", dir.file("out"), "--", "--nodes", "2000", "--commit-every", "500", "--window",
-       "1000"});
+  const ProcessResult r =
+      run_process({ORDO_BENCH_PATH, "compare", "--workload", "nodes-seq", "--engines", "ordo",
+                   "--rounds", "2", "--out", dir.file("out"), "--", "--nodes", "2000",
+                   "--commit-every", "500", "--window", "1000"});
   ASSERT_NE(r.exit_code, 1) << r.out << r.err;  // 3 (noisy) is possible on a busy machine
   const json j = load_json(dir.file("out/compare.json"));
   ASSERT_FALSE(j.is_discarded());

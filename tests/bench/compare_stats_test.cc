@@ -1,6 +1,8 @@
 // The statistics of `ordo-bench compare` as pure functions: median and
 // interval, the per-round ratio, the 10% unresolved rule, the ABBA order,
 // round 0 dropped and the A/A verdict; and the child contract parsing.
+#include "compare_stats.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "compare_analysis.h"
-#include "compare_stats.h"
 #include "compare_study.h"
 #include "compare_workloads.h"
 
@@ -157,8 +158,7 @@ TEST(CompareAnalysisTest, DropsRoundZeroAndPairsRatiosByRound) {
   // Curves: median per point over the kept rounds.
   ASSERT_EQ(s.curves.size(), 3u);
   EXPECT_EQ(s.curves[2].label, "lmdb");
-  EXPECT_EQ(s.curves[2].points,
-            (std::vector<std::pair<double, double>>{{10, 100}, {20, 50}}));
+  EXPECT_EQ(s.curves[2].points, (std::vector<std::pair<double, double>>{{10, 100}, {20, 50}}));
 }
 
 TEST(CompareAnalysisTest, AaIntervalWithoutOneIsAFailure) {
@@ -204,7 +204,8 @@ TEST(CompareStudyTest, ParsesTheChildContract) {
 }
 
 TEST(CompareWorkloadsTest, ExpandsNodesAndBuildsTheChildCommand) {
-  const Result<std::vector<WorkloadSpec>> specs = expand_workloads({"nodes", "commit", "nodes-seq"});
+  const Result<std::vector<WorkloadSpec>> specs =
+      expand_workloads({"nodes", "commit", "nodes-seq"});
   ASSERT_TRUE(specs.is_ok());
   ASSERT_EQ(specs->size(), 3u);
   EXPECT_EQ((*specs)[0].name, "nodes-seq");

@@ -2,6 +2,8 @@
 // client (EtcdClient over HttpClient), the targets' verdicts and the
 // workload on a real 3-member etcd cluster on 127.0.0.1. The cluster tests
 // are skipped when /usr/bin/etcd is missing (Debian package etcd-server).
+#include "etcd_cluster.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <string>
 
 #include "etcd_client.h"
-#include "etcd_cluster.h"
 #include "http_client.h"
 #include "replicated_store.h"
 #include "replicated_targets.h"
@@ -68,8 +69,8 @@ TEST(EtcdGateway, TargetsParseFromTheCommandLine) {
   EXPECT_EQ(at_most->figure, "p50_us_16");
   EXPECT_FALSE(at_most->at_least);
   EXPECT_EQ(at_most->bound, 0.5);
-  for (const char* bad : {"puts_per_s_1", ">=2", "p50_us_1<=", "p50_us_1<=0.5x", "p50_us_1=0.5",
-                          "p50_us_1>=nan"}) {
+  for (const char* bad :
+       {"puts_per_s_1", ">=2", "p50_us_1<=", "p50_us_1<=0.5x", "p50_us_1=0.5", "p50_us_1>=nan"}) {
     Result<ReplicatedTarget> r = parse_target(bad);
     ASSERT_FALSE(r.is_ok()) << bad;
     EXPECT_TRUE(r.status().is_invalid_argument()) << bad;

@@ -174,8 +174,9 @@ TEST_P(OrdoBenchEngineTest, NodesWithBothIdKindsSuffixesTheFigures) {
   const json j = parse_report(
       bench({"--engine", GetParam(), "--nodes", "1000", "--commit-every", "250", "--json"}));
   ASSERT_TRUE(j.is_object());
-  expect_figures(j, "nodes", GetParam(), {"nodes_per_s_seq", "nodes_per_s_random",
-                                          "file_bytes_random", "last_window_nodes_per_s_seq"});
+  expect_figures(j, "nodes", GetParam(),
+                 {"nodes_per_s_seq", "nodes_per_s_random", "file_bytes_random",
+                  "last_window_nodes_per_s_seq"});
   EXPECT_EQ(j["curves"].size(), 2u);
 }
 
@@ -209,9 +210,9 @@ TEST_P(OrdoBenchEngineTest, NodesWithEdgeIdsReportsTheEdgeTree) {
 }
 
 TEST_P(OrdoBenchEngineTest, CommitReportsLatencyPerPreloadAndTheFloor) {
-  const json j = parse_report(bench_command(
-      "commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20", "--threads",
-                 "0", "--floor-samples", "0", "--json"}));
+  const json j = parse_report(
+      bench_command("commit", {"--engine", GetParam(), "--preload", "2000,500", "--commits", "20",
+                               "--threads", "0", "--floor-samples", "0", "--json"}));
   ASSERT_TRUE(j.is_object());
   expect_figures(j, "commit", GetParam(),
                  {"p50_us_500", "p99_us_500", "max_us_500", "p50_us_2000", "p99_us_2000",
@@ -234,8 +235,8 @@ TEST_P(OrdoBenchEngineTest, ReadsReportsLookupsAndScans) {
                   "2000", "--scans", "20", "--scan-length", "100", "--json"}));
     ASSERT_TRUE(j.is_object());
     expect_figures(j, "reads", GetParam(),
-                   {"point_lookups_per_s_1t", "point_lookups_per_s_2t",
-                    "request_lookups_per_s_1t", "request_lookups_per_s_2t", "scans_per_s"});
+                   {"point_lookups_per_s_1t", "point_lookups_per_s_2t", "request_lookups_per_s_1t",
+                    "request_lookups_per_s_2t", "scans_per_s"});
     ASSERT_EQ(j["lookups"].size(), 2u);
     EXPECT_EQ(j["lookups"][0]["lookups"], 2000u);
     EXPECT_EQ(j["lookups"][1]["lookups"], 4000u);  // 2 threads
@@ -280,9 +281,9 @@ TEST_P(OrdoBenchEngineTest, TreesReportsLatencyBatchAndFiles) {
   const json j = parse_report(bench_command(
       "trees", {"--engine", GetParam(), "--trees", "200", "--batch", "20", "--json"}));
   ASSERT_TRUE(j.is_object());
-  expect_figures(j, "trees", GetParam(),
-                 {"p50_us_100", "p99_us_100", "p50_us_200", "p99_us_200", "batch_us",
-                  "files_created"});
+  expect_figures(
+      j, "trees", GetParam(),
+      {"p50_us_100", "p99_us_100", "p50_us_200", "p99_us_200", "batch_us", "files_created"});
   EXPECT_EQ(j["trees_checked"], 220u);  // every tree (fewer than 1,000) and the batch read back
   EXPECT_TRUE(j["per_new_table"].is_string());
   ASSERT_EQ(j["checkpoints"].size(), 2u);
@@ -292,8 +293,8 @@ TEST_P(OrdoBenchEngineTest, TreesReportsLatencyBatchAndFiles) {
 
 TEST_P(OrdoBenchEngineTest, CommitArmsReportThreadsNosyncAndFloors) {
   const json j = parse_report(bench_command(
-      "commit", {"--engine", GetParam(), "--preload", "500", "--commits", "10", "--threads",
-                 "1,3", "--thread-commits", "5", "--floor-samples", "4", "--json"}));
+      "commit", {"--engine", GetParam(), "--preload", "500", "--commits", "10", "--threads", "1,3",
+                 "--thread-commits", "5", "--floor-samples", "4", "--json"}));
   ASSERT_TRUE(j.is_object());
   expect_figures(j, "commit", GetParam(),
                  {"p50_us_500", "commits_per_s_1t", "commits_per_s_3t", "concurrent_p50_us_3t",
@@ -317,9 +318,9 @@ TEST_P(OrdoBenchEngineTest, CommitArmsReportThreadsNosyncAndFloors) {
 
 TEST_P(OrdoBenchEngineTest, RedbReportsEveryPhase) {
   const json j = parse_report(bench_command(
-      "redb", {"--engine", GetParam(), "--entries", "2000", "--individual-writes", "20",
-               "--batch-writes", "5", "--batch-size", "40", "--iterations", "1", "--read-threads",
-               "1,2", "--json"}));
+      "redb",
+      {"--engine", GetParam(), "--entries", "2000", "--individual-writes", "20", "--batch-writes",
+       "5", "--batch-size", "40", "--iterations", "1", "--read-threads", "1,2", "--json"}));
   ASSERT_TRUE(j.is_object());
   expect_figures(j, "redb", GetParam(),
                  {"bulk_load_ms", "individual_writes_ms", "batch_writes_ms", "random_reads_ms",
@@ -362,10 +363,9 @@ TEST(OrdoBenchEngineOptionTest, UnknownEngineOrBadSizesAreUsageErrors) {
 
 TEST(OrdoBenchChurnTest, BothRunsReportEveryRound) {
   constexpr uint64_t kKeys = 3000, kRounds = 12, kTxnSize = 500;
-  const json j = parse_report(
-      bench_command("churn", {"--keys", std::to_string(kKeys), "--rounds", std::to_string(kRounds),
-                              "--txn-size", std::to_string(kTxnSize), "--commit-protocol",
-                              "one-sync", "--json"}));
+  const json j = parse_report(bench_command(
+      "churn", {"--keys", std::to_string(kKeys), "--rounds", std::to_string(kRounds), "--txn-size",
+                std::to_string(kTxnSize), "--commit-protocol", "one-sync", "--json"}));
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["workload"], "churn");
   EXPECT_EQ(j["keys"], kKeys);
@@ -416,9 +416,9 @@ TEST(OrdoBenchChurnTest, ReaderRoundsMustFitTheRun) {
 
 TEST(OrdoBenchRecoveryTest, ReplaysEveryRecordOfAFullLog) {
   // A 64 KiB log of one-block records: the run stops once it holds 90%.
-  const json j = parse_report(bench_command(
-      "recovery", {"--preload", "20000", "--log-bytes", "65536", "--fill-pct", "90", "--opens",
-                   "2", "--json"}));
+  const json j =
+      parse_report(bench_command("recovery", {"--preload", "20000", "--log-bytes", "65536",
+                                              "--fill-pct", "90", "--opens", "2", "--json"}));
   ASSERT_TRUE(j.is_object());
   expect_figures(j, "recovery", "ordo",
                  {"commits", "checkpoints", "log_records", "log_head_bytes", "replayed_records",
@@ -444,14 +444,13 @@ TEST(OrdoBenchRecoveryTest, BadOptionsAreUsageErrors) {
 TEST(OrdoBenchTreesTest, CountsCreatesSyncsAndFiles) {
   TempDir dir;
   constexpr uint64_t kTrees = 300, kBatch = 10;
-  const json j = parse_report(
-      bench_command("trees", {"--trees", std::to_string(kTrees), "--batch", std::to_string(kBatch),
-                              "--commit-protocol", "one-sync", "--path", dir.path(), "--keep",
-                              "--json"}));
+  const json j = parse_report(bench_command(
+      "trees", {"--trees", std::to_string(kTrees), "--batch", std::to_string(kBatch),
+                "--commit-protocol", "one-sync", "--path", dir.path(), "--keep", "--json"}));
   ASSERT_TRUE(j.is_object());
-  expect_figures(j, "trees", "ordo",
-                 {"p50_us_100", "p99_us_100", "p50_us_300", "p99_us_300", "batch_us",
-                  "files_created"});
+  expect_figures(
+      j, "trees", "ordo",
+      {"p50_us_100", "p99_us_100", "p50_us_300", "p99_us_300", "batch_us", "files_created"});
   EXPECT_EQ(j["figures"]["files_created"], 0u);
   EXPECT_TRUE(j["durable"].get<bool>());
   const uint64_t expected_syncs = j["expected_syncs_per_commit"].get<uint64_t>();

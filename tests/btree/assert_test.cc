@@ -1,10 +1,11 @@
 // ORDO_ASSERT and ORDO_DCHECK abort with the file, line and condition; the
 // node editor's preconditions are such checks.
+#include "ordo/assert.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "ordo/assert.h"
 #include "ordo/btree/node.h"
 
 namespace ordo {

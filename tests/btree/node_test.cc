@@ -1,3 +1,5 @@
+#include "ordo/btree/node.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,8 +9,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include "ordo/btree/node.h"
 
 namespace ordo::btree {
 namespace {

@@ -1,5 +1,7 @@
 // The overflow reference codec: what encode writes decode reads back, and
 // bytes that cannot be a reference are Corruption naming the leaf.
+#include "ordo/btree/overflow_ref.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,7 +10,6 @@
 #include "mem_pages.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"
-#include "ordo/btree/overflow_ref.h"
 #include "ordo/btree/tree.h"
 
 namespace ordo::btree {

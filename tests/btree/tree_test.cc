@@ -1,7 +1,9 @@
+#include "ordo/btree/tree.h"
+
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -11,7 +13,6 @@
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/node.h"
-#include "ordo/btree/tree.h"
 
 namespace ordo::btree {
 namespace {

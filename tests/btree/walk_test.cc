@@ -1,6 +1,8 @@
 // walk_tree: every page of a tree exactly once, in the order and with the
 // place (level, parent, bounds) the visitor is told; problems and the
 // visitor's own decisions (skip, stop, error) end or prune the walk.
+#include "ordo/btree/walk.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "model.h"
 #include "ordo/btree/node.h"
 #include "ordo/btree/tree.h"
-#include "ordo/btree/walk.h"
 
 namespace ordo::btree {
 namespace {
@@ -179,7 +180,8 @@ class FailAt : public Recorder {
   explicit FailAt(size_t n) : n_(n) {}
   Result<WalkStep> page(const PageRef& ref, const NodeView& node) override {
     ORDO_ASSIGN_OR_RETURN(WalkStep step, Recorder::page(ref, node));
-    if (order.size() == n_) return Status::busy("visitor stops at page " + std::to_string(ref.page));
+    if (order.size() == n_)
+      return Status::busy("visitor stops at page " + std::to_string(ref.page));
     return step;
   }
 

@@ -6,13 +6,12 @@
 #include <xxhash.h>
 
 #include <cstring>
-
 #include <fstream>
 #include <random>
 
 #include "engine_test_util.h"
-#include "ordo/inspect.h"
 #include "io_test_util.h"
+#include "ordo/inspect.h"
 
 namespace ordo {
 namespace {

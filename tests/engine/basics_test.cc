@@ -1,12 +1,11 @@
 // Engine behaviour: limits, reopen, IDs, locking, snapshots, page reuse, and
 // the user scenarios (a graph store, a content repository, a catalog) it serves.
 #include <gtest/gtest.h>
-
-#include <filesystem>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -193,8 +192,9 @@ TEST_F(EngineTest, RewritesReuseFreedPagesSoTheFileStaysBounded) {
   auto load = [&](int round) {
     auto w = db->begin_write();
     for (int i = 0; i < 20000; ++i) {
-      ASSERT_TRUE(w->put(w->default_tree(), be_key(i * 7919 % 20000), value + std::to_string(round % 10))
-                      .is_ok());
+      ASSERT_TRUE(
+          w->put(w->default_tree(), be_key(i * 7919 % 20000), value + std::to_string(round % 10))
+              .is_ok());
     }
     ASSERT_TRUE(w->commit().is_ok());
   };
@@ -205,10 +205,11 @@ TEST_F(EngineTest, RewritesReuseFreedPagesSoTheFileStaysBounded) {
   uint64_t after_10 = high_water();
   for (int round = 11; round <= 20; ++round) load(round);
   uint64_t after_20 = high_water();
-  std::printf("high-water pages: after load %llu, after 10 rewrites %llu, after 20 %llu; "
-              "reused %llu\n",
-              (unsigned long long)after_load, (unsigned long long)after_10,
-              (unsigned long long)after_20, (unsigned long long)db->stats().pages_reused);
+  std::printf(
+      "high-water pages: after load %llu, after 10 rewrites %llu, after 20 %llu; "
+      "reused %llu\n",
+      (unsigned long long)after_load, (unsigned long long)after_10, (unsigned long long)after_20,
+      (unsigned long long)db->stats().pages_reused);
   EXPECT_GT(db->stats().pages_reused, 0u);
   // Each rewrite replaces the whole tree; the reuse rule keeps the live tree,
   // the one freed by the previous commit and the one being written: about

@@ -3,8 +3,6 @@
 // every member; misuse is refused without a hang; a Database destroyed under
 // queued calls is safe.
 #include <gtest/gtest.h>
-
-#include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,7 +109,7 @@ TEST_F(BatchTest, ConcurrentCallersShareCommitsAndEveryChangeIsDurable) {
               static_cast<unsigned long long>(groups),
               static_cast<unsigned long long>(after.syncs - before.syncs));
   EXPECT_EQ(members, static_cast<uint64_t>(kThreads * kCalls));
-  EXPECT_LE(groups, members - (kThreads - 2));  // the held group of kThreads - 1
+  EXPECT_LE(groups, members - (kThreads - 2));        // the held group of kThreads - 1
   EXPECT_EQ(after.commits - before.commits, groups);  // one commit a group
   EXPECT_EQ(after.batch_rollbacks, before.batch_rollbacks);
 

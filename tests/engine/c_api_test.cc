@@ -850,8 +850,7 @@ TEST_F(CApiTest, BatchCommitsTheCallersChangesAndReportsItsOwnFailure) {
                "batch");
   EXPECT_EQ(commits.inner, ORDO_INVALID_ARGUMENT);
   BatchWork aborts{"d", "4", BatchWork::kAbortAndFree};
-  expect_error(ordo_batch(db.get(), BatchWork::fn, &aborts, &err_), ORDO_INVALID_ARGUMENT,
-               "batch");
+  expect_error(ordo_batch(db.get(), BatchWork::fn, &aborts, &err_), ORDO_INVALID_ARGUMENT, "batch");
   EXPECT_EQ(aborts.inner, ORDO_INVALID_ARGUMENT);
   BatchWork nests{"e", "5", BatchWork::kNested, db.get()};
   ASSERT_EQ(ordo_batch(db.get(), BatchWork::fn, &nests, &err_), ORDO_OK) << err_.message;

@@ -33,7 +33,8 @@ class CheckTest : public ::testing::Test {
     auto r = (*db)->begin_read();
     auto report = r->check();
     EXPECT_TRUE(report.is_ok()) << report.status().to_string();
-    for (const auto& p : report->problems) std::printf("  page %llu: %s\n", (unsigned long long)p.page_number, p.what.c_str());
+    for (const auto& p : report->problems)
+      std::printf("  page %llu: %s\n", (unsigned long long)p.page_number, p.what.c_str());
     return *report;
   }
   // A database with a 3-level default tree, a named tree with overflow values,
@@ -56,7 +57,9 @@ class CheckTest : public ::testing::Test {
       ASSERT_TRUE(w->commit().is_ok());
     }
   }
-  std::vector<std::byte> page(uint64_t pg) { return io::testing::pread_file(path(), pg * kPage, kPage); }
+  std::vector<std::byte> page(uint64_t pg) {
+    return io::testing::pread_file(path(), pg * kPage, kPage);
+  }
   void write_page(uint64_t pg, const std::vector<std::byte>& bytes) {
     int fd = ::open(path().c_str(), O_WRONLY);
     ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), pg * kPage), (ssize_t)bytes.size());
@@ -77,7 +80,8 @@ class CheckTest : public ::testing::Test {
   }
   bool has_problem(const CheckReport& r, const std::string& what, uint64_t pg = ~0ull) {
     for (const auto& p : r.problems) {
-      if (p.what.find(what) != std::string::npos && (pg == ~0ull || p.page_number == pg)) return true;
+      if (p.what.find(what) != std::string::npos && (pg == ~0ull || p.page_number == pg))
+        return true;
     }
     return false;
   }
@@ -94,7 +98,8 @@ TEST_F(CheckTest, CleanAfterLoadsRewritesDropsAndOverflowValues) {
     ASSERT_TRUE(w->commit().is_ok());
     auto w2 = db->begin_write();
     ASSERT_TRUE(w2->drop_tree("gone").is_ok());
-    for (uint64_t i = 0; i < 20000; i += 3) ASSERT_TRUE(w2->del(w2->default_tree(), be_key(i)).is_ok());
+    for (uint64_t i = 0; i < 20000; i += 3)
+      ASSERT_TRUE(w2->del(w2->default_tree(), be_key(i)).is_ok());
     ASSERT_TRUE(w2->commit().is_ok());
   }
   CheckReport r = check();
@@ -144,7 +149,8 @@ TEST_F(CheckTest, OverflowRunPastTheEndIsReported) {
     for (uint64_t pg = 2; pg * kPage < static_cast<uint64_t>(size) && leaf_pg == 0; ++pg) {
       auto b = page(pg);
       btree::NodeView v(b.data(), kPage);
-      if (v.is_leaf() && v.count() == 20 && v.is_overflow(0) && btree::load_u64(b.data() + 8) == 3) {
+      if (v.is_leaf() && v.count() == 20 && v.is_overflow(0) &&
+          btree::load_u64(b.data() + 8) == 3) {
         leaf_pg = pg;
       }
     }

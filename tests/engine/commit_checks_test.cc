@@ -1,10 +1,11 @@
 // The checks a commit runs on its pages right before writing them: a page
 // that this txn did not build correctly aborts naming the broken invariant.
+#include "commit_checks.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "commit_checks.h"
 #include "ordo/btree/node.h"
 
 namespace ordo::engine {

@@ -169,7 +169,8 @@ TEST_P(CommitTest, DamagedReusedRunOfTheLastTxnRollsBackOnlyAOneSyncCommit) {
 INSTANTIATE_TEST_SUITE_P(Protocols, CommitTest,
                          ::testing::Values(CommitProtocol::kTwoSync, CommitProtocol::kOneSync),
                          [](const auto& test_info) {
-                           return test_info.param == CommitProtocol::kOneSync ? "OneSync" : "TwoSync";
+                           return test_info.param == CommitProtocol::kOneSync ? "OneSync"
+                                                                              : "TwoSync";
                          });
 
 }  // namespace

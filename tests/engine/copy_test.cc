@@ -26,10 +26,12 @@ Contents read_all(Txn& txn) {
   Contents out;
   auto read_tree = [&](const Tree& t, const std::string& name) {
     testing::Model& m = out[name];
-    EXPECT_TRUE(txn.scan(t, KeyRange::all(), [&](ByteView k, ByteView v) {
-                     m[k.str()] = v.str();
-                     return true;
-                   }).is_ok());
+    EXPECT_TRUE(txn.scan(t, KeyRange::all(),
+                         [&](ByteView k, ByteView v) {
+                           m[k.str()] = v.str();
+                           return true;
+                         })
+                    .is_ok());
   };
   read_tree(txn.default_tree(), "");
   auto names = txn.list_trees();

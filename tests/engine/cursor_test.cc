@@ -234,10 +234,18 @@ TEST_F(CursorTest, CursorOfAnEndedTxnReportsTxnEnded) {
     ASSERT_TRUE(c->first().is_ok());
     ASSERT_TRUE(c->valid());
     switch (how) {
-      case 0: ASSERT_TRUE(w->commit().is_ok()); break;
-      case 1: w->abort(); break;
-      case 2: { WriteTxn moved = std::move(*w); } break;  // moved, then destroyed
-      case 3: w = Status::busy("replaced");  break;       // the Result drops the txn
+      case 0:
+        ASSERT_TRUE(w->commit().is_ok());
+        break;
+      case 1:
+        w->abort();
+        break;
+      case 2: {
+        WriteTxn moved = std::move(*w);
+      } break;  // moved, then destroyed
+      case 3:
+        w = Status::busy("replaced");
+        break;  // the Result drops the txn
     }
     // More commits reuse the pages the cursor pointed into.
     for (int i = 0; i < 3; ++i) {
@@ -287,8 +295,7 @@ TEST_F(CursorTest, CallsOnAnEndedWriteTxnReportTxnEnded) {
   EXPECT_TRUE(w->next_id64().status().is_txn_ended());
   EXPECT_TRUE(w->open_tree("t").status().is_txn_ended());
   EXPECT_TRUE(w->list_trees().status().is_txn_ended());
-  EXPECT_TRUE(w->scan(*t, KeyRange::all(), [](ByteView, ByteView) { return true; })
-                  .is_txn_ended());
+  EXPECT_TRUE(w->scan(*t, KeyRange::all(), [](ByteView, ByteView) { return true; }).is_txn_ended());
   EXPECT_TRUE(w->check().status().is_txn_ended());
   EXPECT_TRUE(w->commit().is_txn_ended());
   EXPECT_EQ(w->txn_id(), 0u);
@@ -346,8 +353,7 @@ TEST_F(CursorTest, RandomStepsMatchAModel) {
       ASSERT_TRUE(c->prev().is_ok());
       if (at) {
         auto it = model.lower_bound(*at);
-        at = it == model.begin() ? std::nullopt
-                                 : std::optional<std::string>(std::prev(it)->first);
+        at = it == model.begin() ? std::nullopt : std::optional<std::string>(std::prev(it)->first);
       }
     } else if (op < 53) {
       ASSERT_TRUE(c->first().is_ok());
@@ -436,15 +442,13 @@ TEST_F(CursorTest, ScanVisitsTheRangeInOrderAndStops) {
   ASSERT_TRUE(w->commit().is_ok());
   auto r = db_->begin_read();
   std::vector<std::string> seen;
-  ASSERT_TRUE(r->scan(t, KeyRange::between(be_key(100), be_key(200)),
-                      [&](ByteView k, ByteView v) {
-                        EXPECT_EQ(v.str(), be_key(100 + seen.size()) == k.str()
-                                               ? be_key((100 + seen.size()) * 2)
-                                               : "wrong key");
-                        seen.push_back(k.str());
-                        return true;
-                      })
-                  .is_ok());
+  ASSERT_TRUE(r->scan(t, KeyRange::between(be_key(100), be_key(200)), [&](ByteView k, ByteView v) {
+                 EXPECT_EQ(v.str(), be_key(100 + seen.size()) == k.str()
+                                        ? be_key((100 + seen.size()) * 2)
+                                        : "wrong key");
+                 seen.push_back(k.str());
+                 return true;
+               }).is_ok());
   ASSERT_EQ(seen.size(), 100u);
   EXPECT_EQ(seen.front(), be_key(100));
   EXPECT_EQ(seen.back(), be_key(199));
@@ -482,7 +486,6 @@ TEST_F(CursorTest, ScanOfAWriteTxnMayDeleteWhatItVisits) {
   testing::expect_tree_equals(*w, t, Model{});
 }
 
-
 // Views returned by get() point into the txn's pages; writing one back (into
 // the same page) must store the bytes it showed before the write.
 TEST_F(CursorTest, PutOfAViewIntoTheTxnsOwnPages) {
@@ -492,7 +495,8 @@ TEST_F(CursorTest, PutOfAViewIntoTheTxnsOwnPages) {
     ASSERT_TRUE(w->put(t, be_key(i), std::string(40 + i, static_cast<char>('a' + i))).is_ok());
   }
   Model model;
-  for (uint64_t i = 0; i < 20; ++i) model[be_key(i)] = std::string(40 + i, static_cast<char>('a' + i));
+  for (uint64_t i = 0; i < 20; ++i)
+    model[be_key(i)] = std::string(40 + i, static_cast<char>('a' + i));
   // Values and keys taken from the same leaf the puts edit.
   for (uint64_t i = 0; i < 20; ++i) {
     auto v = w->get(t, be_key(19 - i));
@@ -538,7 +542,6 @@ TEST_F(CursorTest, CursorSurvivesSpills) {
   // The spills happened in this txn (counted at commit).
   EXPECT_GT(db_->stats().pages_spilled, spilled_before);
 }
-
 
 TEST_F(CursorTest, ScanWhoseCallbackEndsTheTxnStopsWithTxnEnded) {
   commit_keys({"a", "b", "c"});

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <memory>
 
-#include "page_file_fixture.h"
 #include "ordo/btree/page_format.h"
+#include "page_file_fixture.h"
 
 namespace ordo::engine {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "free_entry.h"
 #include "log_record.h"
-#include "txn_log.h"
 #include "meta.h"
 #include "ordo/btree/endian.h"
 #include "ordo/btree/page_format.h"
+#include "txn_log.h"
 
 namespace ordo {
 namespace {
@@ -40,8 +40,8 @@ std::vector<Row> table_after(const std::string& heading) {
     }
     std::smatch m;
     if (in_section && std::regex_search(line, m, row)) {
-      rows.push_back({static_cast<uint32_t>(std::stoul(m[1])),
-                      static_cast<uint32_t>(std::stoul(m[2]))});
+      rows.push_back(
+          {static_cast<uint32_t>(std::stoul(m[1])), static_cast<uint32_t>(std::stoul(m[2]))});
     } else if (in_section && !rows.empty() && line.empty()) {
       break;
     }
@@ -117,8 +117,7 @@ TEST(FormatTest, LogRecordHeaderTableMatchesTheCode) {
   // The body: the meta, then the operations.
   Meta decoded;
   std::string text;
-  EXPECT_EQ(decode_meta(rec.data() + kLogHeaderBytes, &decoded, &text), MetaProblem::kNone)
-      << text;
+  EXPECT_EQ(decode_meta(rec.data() + kLogHeaderBytes, &decoded, &text), MetaProblem::kNone) << text;
   EXPECT_EQ(decoded.txn_id, m.txn_id);
   EXPECT_EQ(std::memcmp(rec.data() + kLogHeaderBytes + kMetaBytes, "abc", 3), 0);
 }
@@ -128,11 +127,13 @@ TEST(FormatTest, LogOperationKindsMatchTheCode) {
   std::stringstream doc;
   doc << in.rdbuf();
   using engine::LogOp;
-  const std::pair<LogOp, const char*> kinds[] = {
-      {LogOp::kPut, "put"},           {LogOp::kAppend, "append"},
-      {LogOp::kDel, "del"},           {LogOp::kDelRange, "del_range"},
-      {LogOp::kCreateTree, "create_tree"}, {LogOp::kDropTree, "drop_tree"},
-      {LogOp::kRenameTree, "rename_tree"}};
+  const std::pair<LogOp, const char*> kinds[] = {{LogOp::kPut, "put"},
+                                                 {LogOp::kAppend, "append"},
+                                                 {LogOp::kDel, "del"},
+                                                 {LogOp::kDelRange, "del_range"},
+                                                 {LogOp::kCreateTree, "create_tree"},
+                                                 {LogOp::kDropTree, "drop_tree"},
+                                                 {LogOp::kRenameTree, "rename_tree"}};
   for (const auto& [op, name] : kinds) {
     const std::string row = "| " + std::to_string(static_cast<int>(op)) + " | " + name;
     EXPECT_NE(doc.str().find(row), std::string::npos) << row;

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "free_entry.h"
-#include "page_file_fixture.h"
 #include "ordo/btree/cursor.h"
 #include "ordo/btree/endian.h"
+#include "page_file_fixture.h"
 #include "write_txn_pages.h"
 
 namespace ordo::engine {
@@ -53,9 +53,9 @@ class FreeListTest : public testing::PageFileTest {
       std::vector<std::byte> value(list.size() * 8);
       for (size_t i = 0; i < list.size(); ++i) btree::store_u64(value.data() + 8 * i, list[i]);
       const std::string key = free_key(ids.first, ids.second, 0);
-      ASSERT_TRUE(btree::put(pages, pages.free_tree(), ByteView(key),
-                             ByteView(value.data(), value.size()))
-                      .is_ok());
+      ASSERT_TRUE(
+          btree::put(pages, pages.free_tree(), ByteView(key), ByteView(value.data(), value.size()))
+              .is_ok());
       meta_.free_pages += list.size();
     }
     ASSERT_TRUE(btree::finalize(pages, pages.free_tree()).is_ok());
@@ -101,10 +101,7 @@ class FreeListTest : public testing::PageFileTest {
 
 const Entries kEntries = {
     {{3, 1}, {10, 11}},  // freed by txn 3, written by txn 1
-    {{5, 4}, {12}},
-    {{6, 2}, {13}},
-    {{7, 6}, {14}},
-    {{8, 7}, {15}},  // the last commit's
+    {{5, 4}, {12}},     {{6, 2}, {13}}, {{7, 6}, {14}}, {{8, 7}, {15}},  // the last commit's
 };
 
 TEST_F(FreeListTest, WithoutReadersAllButTheLastCommitsEntriesAreReclaimed) {
@@ -147,7 +144,7 @@ TEST_F(FreeListTest, RecordListsFreedAndUnusedPagesUnderThisTxn) {
   EXPECT_EQ(got.at({9, 5}), (std::vector<btree::PageNo>{30, 31}));
   EXPECT_EQ(got.at({9, 2}), (std::vector<btree::PageNo>{32}));
   EXPECT_EQ(got.at({5, 4}), (std::vector<btree::PageNo>{12}));  // still pinned
-  EXPECT_EQ(got.count({3, 1}), 0u);  // reclaimed for the record's edits
+  EXPECT_EQ(got.count({3, 1}), 0u);                             // reclaimed for the record's edits
   EXPECT_EQ(list.free_page_count(), meta_.free_pages - list.pages_reused() + 3 + unused.size());
 }
 
@@ -178,8 +175,7 @@ TEST_F(FreeListTest, EntriesWaitingForTheCheckpointAreSkippedByTheNextTxn) {
   // still waits), and the last commit's entry is still not reusable.
   ReuseRule skipping = rule(8, 4, {});
   skipping.skip_entries_before(list.held_before());
-  FreeList next(list.tree(), list.free_page_count(), meta_.page_high_water, 9,
-                std::move(skipping));
+  FreeList next(list.tree(), list.free_page_count(), meta_.page_high_water, 9, std::move(skipping));
   EXPECT_EQ(reclaim_all(next, pages), (std::set<btree::PageNo>{}));
   EXPECT_EQ(next.held_before(), after_waiting);
 }

@@ -68,7 +68,8 @@ TEST(FullDiskTest, GrowsByWhatFitsFailsWithFullAndRecoversWhenSpaceReturns) {
     GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root or "
                     "CAP_SYS_ADMIN)";
   }
-  ASSERT_TRUE(fs.mounted()) << "mount tmpfs on " << dir.path() << ": " << base::errno_text(fs.error());
+  ASSERT_TRUE(fs.mounted()) << "mount tmpfs on " << dir.path() << ": "
+                            << base::errno_text(fs.error());
   const std::string ballast = dir.file("ballast");
   const std::string path = dir.file("db.ordo");
   ASSERT_TRUE(write_ballast(ballast, 3 << 20));

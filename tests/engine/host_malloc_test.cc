@@ -14,8 +14,8 @@
 #include <string>
 
 #include "engine_test_util.h"
-#include "temp_dir.h"
 #include "page_memory.h"
+#include "temp_dir.h"
 
 namespace ordo {
 namespace {

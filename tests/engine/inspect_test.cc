@@ -1,4 +1,6 @@
 // The inspection API (ordo/inspect.h) against what check and the writes say.
+#include "ordo/inspect.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "engine_test_util.h"
 #include "io_test_util.h"
-#include "ordo/inspect.h"
 
 namespace ordo {
 namespace {

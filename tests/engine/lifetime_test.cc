@@ -435,7 +435,6 @@ TEST_F(LifetimeTest, ForkedChildLeavesTheParentsLaterValuesAlone) {
   EXPECT_TRUE(report->clean()) << report->problems.front().what;
 }
 
-
 // ReadTxn::reset and renew: one txn object serving snapshot after snapshot.
 class ReadTxnRenewTest : public LifetimeTest {
  protected:
@@ -497,8 +496,7 @@ TEST_F(ReadTxnRenewTest, ResetTxnAndItsCursorsReportTxnEnded) {
   EXPECT_TRUE(r->open_tree("t").status().is_txn_ended());
   EXPECT_TRUE(r->list_trees().status().is_txn_ended());
   EXPECT_TRUE(r->cursor(t).status().is_txn_ended());
-  EXPECT_TRUE(r->scan(t, KeyRange::all(), [](ByteView, ByteView) { return true; })
-                  .is_txn_ended());
+  EXPECT_TRUE(r->scan(t, KeyRange::all(), [](ByteView, ByteView) { return true; }).is_txn_ended());
   EXPECT_TRUE(r->tree_stats(t).status().is_txn_ended());
   EXPECT_TRUE(r->free_space().status().is_txn_ended());
   EXPECT_TRUE(r->check().status().is_txn_ended());

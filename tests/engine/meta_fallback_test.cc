@@ -33,9 +33,12 @@ enum class Damage {
 
 std::string name(Damage d) {
   switch (d) {
-    case Damage::kHighWaterPastTheFile: return "HighWaterPastTheFile";
-    case Damage::kHighWaterPastItsFileBytes: return "HighWaterPastItsFileBytes";
-    case Damage::kRootPastTheHighWater: return "RootPastTheHighWater";
+    case Damage::kHighWaterPastTheFile:
+      return "HighWaterPastTheFile";
+    case Damage::kHighWaterPastItsFileBytes:
+      return "HighWaterPastItsFileBytes";
+    case Damage::kRootPastTheHighWater:
+      return "RootPastTheHighWater";
   }
   return "?";
 }
@@ -49,8 +52,7 @@ void store_u64(std::vector<std::byte>& page, size_t off, uint64_t v) {
   std::memcpy(page.data() + off, &v, 8);
 }
 
-class MetaFallbackTest
-    : public ::testing::TestWithParam<std::tuple<CommitProtocol, Damage>> {
+class MetaFallbackTest : public ::testing::TestWithParam<std::tuple<CommitProtocol, Damage>> {
  protected:
   std::string path() const { return dir_.file("db.ordo"); }
   CommitProtocol protocol() const { return std::get<0>(GetParam()); }
@@ -113,8 +115,7 @@ class MetaFallbackTest
     const DatabaseInfo info = db.info();
     EXPECT_EQ(info.txn_id, 1u);
     EXPECT_EQ(info.current_meta, 1);
-    EXPECT_NE(info.recovery.find("meta 0 (txn 2) is unusable"), std::string::npos)
-        << info.recovery;
+    EXPECT_NE(info.recovery.find("meta 0 (txn 2) is unusable"), std::string::npos) << info.recovery;
     EXPECT_NE(info.recovery.find("using meta 1 (txn 1)"), std::string::npos) << info.recovery;
     const char* why = damage() == Damage::kHighWaterPastTheFile ? "truncated"
                       : damage() == Damage::kHighWaterPastItsFileBytes
@@ -199,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          Damage::kRootPastTheHighWater)),
     [](const auto& param_info) {
       return std::string(std::get<0>(param_info.param) == CommitProtocol::kOneSync ? "OneSync"
-                                                                             : "TwoSync") +
+                                                                                   : "TwoSync") +
              name(std::get<1>(param_info.param));
     });
 

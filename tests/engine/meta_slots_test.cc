@@ -1,8 +1,9 @@
 // The choice of meta slot and the checks of Options made before a file is
 // touched, each on its own.
+#include "meta_slots.h"
+
 #include <gtest/gtest.h>
 
-#include "meta_slots.h"
 #include "options_check.h"
 
 namespace ordo::engine {

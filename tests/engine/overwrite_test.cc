@@ -85,11 +85,11 @@ TEST_P(OverwriteTest, TheFileStopsGrowing) {
     if (c == 100) at_100 = now();
   }
   const Point at_1000 = now();
-  std::printf("value %zu bytes: high-water mark %llu pages after commit 100, %llu after 1000; "
-              "file %llu / %llu bytes\n",
-              GetParam(), (unsigned long long)at_100.high_water,
-              (unsigned long long)at_1000.high_water, (unsigned long long)at_100.file_bytes,
-              (unsigned long long)at_1000.file_bytes);
+  std::printf(
+      "value %zu bytes: high-water mark %llu pages after commit 100, %llu after 1000; "
+      "file %llu / %llu bytes\n",
+      GetParam(), (unsigned long long)at_100.high_water, (unsigned long long)at_1000.high_water,
+      (unsigned long long)at_100.file_bytes, (unsigned long long)at_1000.file_bytes);
   EXPECT_LE(at_1000.high_water, at_100.high_water);
   EXPECT_LE(at_1000.file_bytes, at_100.file_bytes);
   // A handful of copies of the value at most: the last two commits' runs wait
@@ -134,11 +134,11 @@ TEST_P(OverwriteTest, AHeldReaderHoldsOnlyItsSnapshotsPages) {
     if (c == 500) at_500 = now();
   }
   const Point at_1000 = now();
-  std::printf("value %zu bytes: high-water mark %llu after commit 100, %llu after 300 (reader "
-              "held), %llu after 500, %llu after 1000\n",
-              GetParam(), (unsigned long long)at_100.high_water,
-              (unsigned long long)at_300.high_water, (unsigned long long)at_500.high_water,
-              (unsigned long long)at_1000.high_water);
+  std::printf(
+      "value %zu bytes: high-water mark %llu after commit 100, %llu after 300 (reader "
+      "held), %llu after 500, %llu after 1000\n",
+      GetParam(), (unsigned long long)at_100.high_water, (unsigned long long)at_300.high_water,
+      (unsigned long long)at_500.high_water, (unsigned long long)at_1000.high_water);
   // While held, growth is the snapshot's pages (its run and tree pages)
   // replaced once, not a copy per commit.
   EXPECT_LE(at_300.high_water, at_100.high_water + run_pages() + 8);
@@ -183,9 +183,10 @@ TEST(RunReclaimTest, AFragmentedFreeTreeIsNotReclaimedWholeForOneRun) {
 
   const uint64_t reused = db->stats().pages_reused - reused_before;
   const uint64_t high_water = db->info().current.page_high_water;
-  std::printf("free pages %llu; one 25-page run reclaimed %llu pages; high-water mark %llu -> %llu\n",
-              (unsigned long long)free_before->free_pages, (unsigned long long)reused,
-              (unsigned long long)high_water_before, (unsigned long long)high_water);
+  std::printf(
+      "free pages %llu; one 25-page run reclaimed %llu pages; high-water mark %llu -> %llu\n",
+      (unsigned long long)free_before->free_pages, (unsigned long long)reused,
+      (unsigned long long)high_water_before, (unsigned long long)high_water);
   // The bound (run_reclaim_limit_pages), overshot by at most one entry (taken
   // whole: up to 128 pages at 4 KiB), and the commit's reserve of 16; an
   // unbounded search would take all of the free tree.
@@ -238,8 +239,7 @@ TEST(VaryingSizeOverwriteTest, TheFileLevelsOff) {
   EXPECT_TRUE(r->check()->clean());
 }
 
-INSTANTIATE_TEST_SUITE_P(ValueSizes, OverwriteTest,
-                         ::testing::Values(100, 2000, 100000, 1 << 20),
+INSTANTIATE_TEST_SUITE_P(ValueSizes, OverwriteTest, ::testing::Values(100, 2000, 100000, 1 << 20),
                          [](const ::testing::TestParamInfo<size_t>& test_info) {
                            return "Bytes" + std::to_string(test_info.param);
                          });

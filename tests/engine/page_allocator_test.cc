@@ -114,7 +114,7 @@ TEST(PageAllocatorTest, OnlyOwnRunsComeBackAndReusedRunsAreOwn) {
   EXPECT_FALSE(a.give_back_run(7, 1));  // reusable, but not a run of this txn
   EXPECT_EQ(a.pool_size(), 1u);
   EXPECT_TRUE(a.give_back_run(reused, 3));
-  EXPECT_FALSE(a.give_back_run(reused, 3));  // only once
+  EXPECT_FALSE(a.give_back_run(reused, 3));   // only once
   EXPECT_EQ(a.extents(), (Extents{{4, 4}}));  // merged with page 7 again
   EXPECT_TRUE(a.give_back_run(fresh, 2));
   EXPECT_EQ(a.extents(), (Extents{{4, 4}, {20, 2}}));

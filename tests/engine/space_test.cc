@@ -81,10 +81,11 @@ TEST_F(ChurnTest, AHeldReaderPinsOnlyItsSnapshotsPages) {
   }
   for (int r = 11; r <= 20; ++r) round(r);
   const uint64_t after_release = used_pages();
-  std::printf("pages after load %llu; reader held: after round 5 %llu, round 10 %llu; "
-              "released: round 20 %llu\n",
-              (unsigned long long)after_load, (unsigned long long)after_5,
-              (unsigned long long)after_10, (unsigned long long)after_release);
+  std::printf(
+      "pages after load %llu; reader held: after round 5 %llu, round 10 %llu; "
+      "released: round 20 %llu\n",
+      (unsigned long long)after_load, (unsigned long long)after_5, (unsigned long long)after_10,
+      (unsigned long long)after_release);
   // Rounds 6-10 each rewrote the whole tree beside the reader in the pages
   // rounds 1-5 freed: no new pages to speak of.
   EXPECT_LE(after_10, after_5 + after_5 / 50);
@@ -128,9 +129,7 @@ TEST(ReaderSlotTest, ReadOnlyHandleSnapshotSurvivesRewrites) {
   auto& reader_db = handles.read_only;
   auto snapshot = reader_db->begin_read();
   ASSERT_TRUE(snapshot.is_ok()) << snapshot.status().to_string();
-  auto high_water = [&] {
-    return writer->info().current.page_high_water;
-  };
+  auto high_water = [&] { return writer->info().current.page_high_water; };
   uint64_t after_10 = 0;
   for (int round = 1; round <= 30; ++round) {
     auto w = writer->begin_write();

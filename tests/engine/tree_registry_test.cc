@@ -46,7 +46,8 @@ TEST(TreeRegistryTest, ConcurrentFirstUsesGetDistinctIds) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < kNames; ++i) ids[t].push_back(TreeHandles::id(r.handle(std::to_string(i))));
+      for (int i = 0; i < kNames; ++i)
+        ids[t].push_back(TreeHandles::id(r.handle(std::to_string(i))));
     });
   }
   for (auto& th : threads) th.join();

@@ -1,8 +1,6 @@
 // FaultLog and FaultBackend: crash images of every variant against hand-built
 // expectations, the crash-point list, and injected failures returning what a real
 // backend returns while leaving the file untouched.
-#include "ordo/io/testing/fault_backend.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "io_test_util.h"
+#include "ordo/io/testing/fault_backend.h"
 #include "ordo/io/testing/fault_log.h"
 
 namespace ordo::io::testing {

@@ -6,6 +6,7 @@
 // never less than the last group whose batch() calls had returned. Both
 // commit protocols.
 #include <gtest/gtest.h>
+
 #include <map>
 #include <random>
 #include <string>
@@ -62,7 +63,7 @@ TEST_P(BatchCrashTest, EveryCrashStateHoldsWholeGroups) {
   Database& db = **opened;
 
   std::map<uint64_t, testing::Model> states;  // txn id -> contents after it
-  std::map<uint64_t, size_t> done_at;          // txn id -> op count once its calls returned
+  std::map<uint64_t, size_t> done_at;         // txn id -> op count once its calls returned
   struct Group {
     uint64_t txn_id;
     std::vector<std::string> marks;  // the mark key of each member that committed
@@ -141,8 +142,9 @@ TEST_P(BatchCrashTest, EveryCrashStateHoldsWholeGroups) {
   testing::CrashSample sample(rng(), 2);
   const std::vector<CrashPoint> points = log->crash_points(start_ops);
   for (const CrashPoint& point : points) {
-    const bool after_write = point.after_ops < log->op_count() &&
-                             log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
+    const bool after_write =
+        point.after_ops < log->op_count() &&
+        log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
     if (!sample.take(!after_write)) continue;
     uint64_t acknowledged = 0;
     for (const auto& [txn, at] : done_at) {
@@ -172,10 +174,11 @@ TEST_P(BatchCrashTest, EveryCrashStateHoldsWholeGroups) {
     in_flight += recovered > acknowledged;
     ++verified;
   }
-  std::printf("%s: %zu crash states verified over %d groups of %zu members (%zu recovered the "
-              "txn in flight), %zu I/O ops\n",
-              GetParam() == CommitProtocol::kOneSync ? "one-sync" : "two-sync", verified,
-              kRounds, members_total, in_flight, log->op_count());
+  std::printf(
+      "%s: %zu crash states verified over %d groups of %zu members (%zu recovered the "
+      "txn in flight), %zu I/O ops\n",
+      GetParam() == CommitProtocol::kOneSync ? "one-sync" : "two-sync", verified, kRounds,
+      members_total, in_flight, log->op_count());
   EXPECT_GE(points.size(), 100u);
   EXPECT_GE(verified, points.size() / sample.every());
 }

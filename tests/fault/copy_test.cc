@@ -29,10 +29,12 @@ Contents read_all(Txn& txn) {
   Contents out;
   auto read_tree = [&](const Tree& t, const std::string& name) {
     auto& m = out[name];
-    EXPECT_TRUE(txn.scan(t, KeyRange::all(), [&](ByteView k, ByteView v) {
-                     m[k.str()] = v.str();
-                     return true;
-                   }).is_ok());
+    EXPECT_TRUE(txn.scan(t, KeyRange::all(),
+                         [&](ByteView k, ByteView v) {
+                           m[k.str()] = v.str();
+                           return true;
+                         })
+                    .is_ok());
   };
   read_tree(txn.default_tree(), "");
   auto names = txn.list_trees();
@@ -102,7 +104,9 @@ TEST_P(CopyCrashTest, ACrashLeavesNoTargetOrACompleteCopy) {
   std::vector<std::pair<std::string, size_t>> events;  // event, ops issued before it
   engine::CopyHooks hooks;
   hooks.backend_factory = io::testing::fault_backend_factory(log);
-  hooks.on_event = [&](std::string_view e) { events.emplace_back(std::string(e), log->op_count()); };
+  hooks.on_event = [&](std::string_view e) {
+    events.emplace_back(std::string(e), log->op_count());
+  };
   const std::string target = dir.file("copy.ordo");
   auto result = engine::copy_to_path(*r, target, CopyOptions{.compact = GetParam()}, hooks);
   ASSERT_TRUE(result.is_ok()) << result.status().to_string();
@@ -145,7 +149,9 @@ TEST_P(CopyCrashTest, ACrashLeavesNoTargetOrACompleteCopy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndCompact, CopyCrashTest, ::testing::Bool(),
-                         [](const auto& test_info) { return test_info.param ? "compact" : "plain"; });
+                         [](const auto& test_info) {
+                           return test_info.param ? "compact" : "plain";
+                         });
 
 TEST(CopyFaultTest, NoSpaceOrAFailedSyncLeavesNoTargetAndNoTemporaryFile) {
   io::testing::TempDir dir;

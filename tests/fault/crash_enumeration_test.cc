@@ -35,7 +35,9 @@ using testing::Workload;
 constexpr int kTxns = 60;
 
 const char* protocol_name(CommitProtocol p) {
-  return p == CommitProtocol::kOneSync ? "one-sync" : p == CommitProtocol::kTwoSync ? "two-sync" : "log";
+  return p == CommitProtocol::kOneSync   ? "one-sync"
+         : p == CommitProtocol::kTwoSync ? "two-sync"
+                                         : "log";
 }
 
 class CrashEnumerationTest : public ::testing::TestWithParam<CommitProtocol> {};
@@ -78,8 +80,9 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
   testing::CrashSample sample(seed, 3);
   size_t verified = 0, rolled_forward = 0;
   for (const CrashPoint& point : points) {
-    const bool after_write = point.after_ops < log->op_count() &&
-                             log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
+    const bool after_write =
+        point.after_ops < log->op_count() &&
+        log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
     if (!sample.take(!after_write)) continue;
     // The last txn whose commit returned before this op was issued.
     int completed = 0;
@@ -87,14 +90,16 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
     auto image = log->image(point);
     ASSERT_TRUE(image.is_ok()) << point.to_string();
     const int highest = completed < kTxns ? completed + 1 : completed;
-    const int found = testing::expect_recovers(*image, point.to_string(), states, completed, highest);
+    const int found =
+        testing::expect_recovers(*image, point.to_string(), states, completed, highest);
     ASSERT_GE(found, 0);
     if (found == completed + 1) rolled_forward++;
     ++verified;
   }
-  std::printf("%s: %zu crash states verified (%zu recovered the txn in flight) over %d txns, "
-              "%zu I/O ops\n",
-              protocol_name(GetParam()), verified, rolled_forward, kTxns, log->op_count());
+  std::printf(
+      "%s: %zu crash states verified (%zu recovered the txn in flight) over %d txns, "
+      "%zu I/O ops\n",
+      protocol_name(GetParam()), verified, rolled_forward, kTxns, log->op_count());
   EXPECT_GE(points.size(), GetParam() == CommitProtocol::kLog ? 80000u : 5000u);
   EXPECT_GE(verified, points.size() / sample.every());
 }

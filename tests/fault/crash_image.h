@@ -31,8 +31,11 @@ class CrashSample {
  public:
   CrashSample(uint64_t seed, unsigned every) : rng_(seed), every_(every_state() ? 1 : every) {
     std::printf("crash states: %s (ORDO_CRASH_STATES=all for every one)\n",
-                every_ == 1 ? "every one" : ("1 in " + std::to_string(every_) + ", and every one "
-                                              "after a sync").c_str());
+                every_ == 1 ? "every one"
+                            : ("1 in " + std::to_string(every_) +
+                               ", and every one "
+                               "after a sync")
+                                  .c_str());
   }
 
   static bool every_state() {
@@ -80,8 +83,10 @@ inline Result<std::unique_ptr<Database>> open_crash_image(const std::vector<std:
     rw.read_only = false;
     db = Database::open(path, rw);
     if (db.is_ok() && (*db)->info().log.replayed.empty()) {
-      db = Status::corruption("a read-only open asked for a replay that the writable open did "
-                              "not make: " + ro_problem(path));
+      db = Status::corruption(
+          "a read-only open asked for a replay that the writable open did "
+          "not make: " +
+          ro_problem(path));
     }
   }
   close(fd);  // the database opened the memory file anew

@@ -24,7 +24,8 @@ Status fill(Database& db, int txn, int keys, size_t value_bytes) {
   auto w = db.begin_write();
   if (!w.is_ok()) return w.status();
   for (int i = 0; i < keys; ++i) {
-    ORDO_RETURN_IF_ERROR(w->put(w->default_tree(), "t" + std::to_string(txn) + "-" + std::to_string(i),
+    ORDO_RETURN_IF_ERROR(w->put(w->default_tree(),
+                                "t" + std::to_string(txn) + "-" + std::to_string(i),
                                 std::string(value_bytes, 'v')));
   }
   ORDO_RETURN_IF_ERROR(w->put(w->default_tree(), "txn", std::to_string(txn)));
@@ -44,7 +45,8 @@ TEST(FaultErrorsTest, NoSpaceFailsTheCommitWithFullAndTheNextOneSucceeds) {
     Options o;
     o.commit_protocol = protocol;
     o.verify_checksums = true;
-    auto db = DatabaseOpener::open(dir.file("full.ordo"), o, io::testing::fault_backend_factory(log));
+    auto db =
+        DatabaseOpener::open(dir.file("full.ordo"), o, io::testing::fault_backend_factory(log));
     ASSERT_TRUE(db.is_ok());
     ASSERT_TRUE(fill(**db, 1, 500, 100).is_ok());
     log->enospc_after_bytes(20000);
@@ -69,7 +71,8 @@ TEST(FaultErrorsTest, NoSpaceFailsTheCommitWithFullAndTheNextOneSucceeds) {
 TEST(FaultErrorsTest, EioOnSyncPoisonsTheHandleAndReopenShowsTheLastDurableCommit) {
   io::testing::TempDir dir;
   auto log = std::make_shared<FaultLog>();
-  auto db = DatabaseOpener::open(dir.file("eio.ordo"), Options{}, io::testing::fault_backend_factory(log));
+  auto db = DatabaseOpener::open(dir.file("eio.ordo"), Options{},
+                                 io::testing::fault_backend_factory(log));
   ASSERT_TRUE(db.is_ok());
   ASSERT_TRUE(fill(**db, 1, 100, 50).is_ok());
   log->fail_sync_at(0, EIO);

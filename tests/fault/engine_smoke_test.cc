@@ -88,8 +88,8 @@ int recovered_count(const io::testing::TempDir& dir, const std::vector<std::byte
 // Every crash point from op `from` (the start of commit `commit`) recovers
 // commit `commit` - 1 or `commit`, and `commit` once all of the log's ops
 // were done.
-void expect_every_crash_recovers(const io::testing::TempDir& dir, const FaultLog& log,
-                                 size_t from, int commit) {
+void expect_every_crash_recovers(const io::testing::TempDir& dir, const FaultLog& log, size_t from,
+                                 int commit) {
   const size_t ops = log.op_count();
   size_t states = 0;
   for (const CrashPoint& p : log.crash_points(from)) {

@@ -152,8 +152,8 @@ size_t verify_images(const FaultLog& log, size_t from_op, const std::vector<Stat
     EXPECT_TRUE(image.is_ok()) << what << ", " << point.to_string();
     if (!image.is_ok()) return verified;
     const int low = point.after_ops >= settled_op ? settled_lowest : lowest;
-    if (testing::expect_recovers(*image, what + ", " + point.to_string(), states, low,
-                                 highest) < 0) {
+    if (testing::expect_recovers(*image, what + ", " + point.to_string(), states, low, highest) <
+        0) {
       return verified;
     }
     ++verified;
@@ -238,9 +238,10 @@ bool run_failure(const Variant& setup, const Failure& failure, uint64_t seed, To
   // The retry's meta write, its sync and after: the retry or F-1 before
   // its sync returned, the retry after.
   const size_t retry_end = log->op_count();
-  totals.states += verify_images(*log, std::max(retry_op, retry_end - std::min<size_t>(retry_end, 3)),
-                                 with_retry, kBefore, failing, retry_end, failing, what + ", retry",
-                                 setup.spill ? kSpillImagesPerFailure : kImagesPerFailure);
+  totals.states +=
+      verify_images(*log, std::max(retry_op, retry_end - std::min<size_t>(retry_end, 3)),
+                    with_retry, kBefore, failing, retry_end, failing, what + ", retry",
+                    setup.spill ? kSpillImagesPerFailure : kImagesPerFailure);
   EXPECT_EQ(read_snapshot(*db), with_retry.back());
   EXPECT_EQ(testing::read_state(*before), states[kBefore]);
   testing::expect_check_clean(*before);
@@ -286,7 +287,9 @@ INSTANTIATE_TEST_SUITE_P(Variants, FailedCommitCrashTest, ::testing::ValuesIn(va
                            return std::string(v.protocol == CommitProtocol::kOneSync   ? "OneSync"
                                               : v.protocol == CommitProtocol::kTwoSync ? "TwoSync"
                                                                                        : "Log") +
-                                  (v.spill ? "Spills" : v.batch ? "Batch" : "");
+                                  (v.spill   ? "Spills"
+                                   : v.batch ? "Batch"
+                                             : "");
                          });
 
 }  // namespace

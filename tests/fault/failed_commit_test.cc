@@ -23,7 +23,9 @@ namespace {
 using io::testing::FaultLog;
 
 const char* protocol_name(CommitProtocol p) {
-  return p == CommitProtocol::kOneSync ? "one-sync" : p == CommitProtocol::kTwoSync ? "two-sync" : "log";
+  return p == CommitProtocol::kOneSync   ? "one-sync"
+         : p == CommitProtocol::kTwoSync ? "two-sync"
+                                         : "log";
 }
 
 Status put_k(Database& db, const std::string& value) {
@@ -260,10 +262,12 @@ TEST(FailedCommitTest, ACommitIsNotTakenByOtherHandlesBeforeItsSyncReturned) {
     std::function<void()> during_sync;
     Options o;
     o.commit_protocol = protocol;
-    auto db = DatabaseOpener::open(path, o, [&](int fd) -> Result<std::unique_ptr<io::WriteBackend>> {
-      ORDO_ASSIGN_OR_RETURN(auto real, io::make_backend(fd, io::BackendKind::kPosix));
-      return std::unique_ptr<io::WriteBackend>(new HookedBackend(std::move(real), &during_sync));
-    });
+    auto db =
+        DatabaseOpener::open(path, o, [&](int fd) -> Result<std::unique_ptr<io::WriteBackend>> {
+          ORDO_ASSIGN_OR_RETURN(auto real, io::make_backend(fd, io::BackendKind::kPosix));
+          return std::unique_ptr<io::WriteBackend>(
+              new HookedBackend(std::move(real), &during_sync));
+        });
     ASSERT_TRUE(db.is_ok()) << db.status().to_string();
     ASSERT_TRUE(put_k(**db, "A").is_ok());
     auto before = open_read_only(path);

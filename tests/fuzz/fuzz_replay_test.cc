@@ -54,7 +54,8 @@ TEST(FuzzReplayTest, MutatedCorpusOpensWithoutCrashing) {
     for (int round = 0; round < 150; ++round) {
       std::vector<char> bytes = original;
       size_t flips = 1 + rng() % 16;
-      for (size_t i = 0; i < flips; ++i) bytes[rng() % bytes.size()] ^= static_cast<char>(1 + rng() % 255);
+      for (size_t i = 0; i < flips; ++i)
+        bytes[rng() % bytes.size()] ^= static_cast<char>(1 + rng() % 255);
       SCOPED_TRACE(f.string() + ", round " + std::to_string(round));
       replay(bytes);
     }

@@ -32,7 +32,8 @@ bool make(const std::string& path, int keys, int named, int big_values, bool rew
       auto tree = w->create_tree("tree" + std::to_string(t));
       if (!tree.is_ok()) return false;
       for (int i = 0; i < keys / 4; ++i) (void)w->put(*tree, std::to_string(i), "v");
-      for (int i = 0; i < big_values; ++i) (void)w->put(*tree, "big" + std::to_string(i), std::string(3000, 'b'));
+      for (int i = 0; i < big_values; ++i)
+        (void)w->put(*tree, "big" + std::to_string(i), std::string(3000, 'b'));
     }
     if (!w->commit().is_ok()) return false;
   }
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string dir = argv[1];
-  bool ok = make(dir + "/empty.ordo", 0, 0, 0, false) && make(dir + "/one_leaf.ordo", 20, 0, 0, false) &&
+  bool ok = make(dir + "/empty.ordo", 0, 0, 0, false) &&
+            make(dir + "/one_leaf.ordo", 20, 0, 0, false) &&
             make(dir + "/branches.ordo", 600, 0, 0, false) &&
             make(dir + "/named_trees.ordo", 100, 3, 0, false) &&
             make(dir + "/overflow.ordo", 40, 1, 3, false) &&

@@ -1,4 +1,6 @@
 // Id64 value type and Id64Generator.
+#include "ordo/id64.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "ordo/clock.h"
-#include "ordo/id64.h"
 
 namespace ordo {
 namespace {

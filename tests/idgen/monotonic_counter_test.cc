@@ -1,13 +1,13 @@
 // MonotonicCounter, the order shared by UuidV7Generator and Id64Generator,
 // with a plain layout: the ID is ms << 8 | counter (counter 0..255).
+#include "ordo/monotonic_counter.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <thread>
 #include <vector>
-
-#include "ordo/monotonic_counter.h"
 
 namespace ordo {
 namespace {

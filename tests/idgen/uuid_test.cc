@@ -1,4 +1,6 @@
 // Uuid value type and UuidV7Generator (RFC 9562 sections 5.7 and 6.2).
+#include "ordo/uuid.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "ordo/clock.h"
-#include "ordo/uuid.h"
 #include "ordo/uuid_v7_generator.h"
 
 namespace ordo {

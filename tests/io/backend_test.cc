@@ -1,5 +1,7 @@
 // WriteBackend: both backends write scattered spans correctly, check every error, map
 // "no room" errors to Full; make_backend() picks the backend from its kind alone.
+#include "ordo/io/backend.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "io_test_util.h"
-#include "ordo/io/backend.h"
 
 namespace ordo::io {
 namespace {
@@ -199,7 +200,9 @@ TEST_P(BackendTest, FileSizeLimitIsFullAfterWritingUpToIt) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackendTest,
                          ::testing::Values(BackendKind::kPosix, BackendKind::kUring),
-                         [](const auto& test_info) { return testing::kind_label(test_info.param); });
+                         [](const auto& test_info) {
+                           return testing::kind_label(test_info.param);
+                         });
 
 // make_backend() selection.
 class MakeBackendTest : public ::testing::Test {

@@ -1,5 +1,7 @@
 // PageFile: create/open/lock, growth in extents, the read mapping, writes and stats,
 // read-only followers, and the error codes of each.
+#include "ordo/io/page_file.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "io_test_util.h"
-#include "ordo/io/page_file.h"
 
 namespace ordo::io {
 namespace {
@@ -413,7 +414,9 @@ TEST_P(PageFileTest, FileSizeLimitIsFull) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, PageFileTest,
                          ::testing::Values(BackendKind::kPosix, BackendKind::kUring),
-                         [](const auto& test_info) { return testing::kind_label(test_info.param); });
+                         [](const auto& test_info) {
+                           return testing::kind_label(test_info.param);
+                         });
 
 }  // namespace
 }  // namespace ordo::io

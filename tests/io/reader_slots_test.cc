@@ -2,6 +2,8 @@
 // in orders the kernel's lock list keeps apart (it groups locks by handle and
 // answers a query with the first conflict it meets, not the lowest), and
 // reader_slot_holders naming the processes that hold them.
+#include "ordo/io/reader_slots.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,7 +15,6 @@
 #include "io_test_util.h"
 #include "ofd_lock.h"
 #include "ordo/io/page_file.h"
-#include "ordo/io/reader_slots.h"
 
 namespace ordo::io {
 namespace {

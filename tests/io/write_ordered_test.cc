@@ -130,7 +130,9 @@ TEST_P(WriteOrderedTest, SecondGroupIsNotWrittenWhenTheFirstFails) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, WriteOrderedTest,
                          ::testing::Values(BackendKind::kPosix, BackendKind::kUring),
-                         [](const auto& test_info) { return testing::kind_label(test_info.param); });
+                         [](const auto& test_info) {
+                           return testing::kind_label(test_info.param);
+                         });
 
 }  // namespace
 }  // namespace ordo::io

@@ -1,11 +1,11 @@
 // WritePlan: sorting, coalescing, IOV_MAX splitting, validation, and advance_run.
+#include "write_plan.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 #include <vector>
-
-#include "write_plan.h"
 
 namespace ordo::io {
 namespace {

@@ -64,8 +64,8 @@ BENCHMARK(BM_BranchSearch);
 // iteration is one whole page, items are inserts.
 void fill_leaf(benchmark::State& state, const std::vector<Key>& order) {
   std::vector<std::byte> page(kPageSize);
-  const uint32_t cell = ordo::btree::leaf_cell_size(ordo::micro::kKeyBytes,
-                                                    ordo::micro::kValueBytes);
+  const uint32_t cell =
+      ordo::btree::leaf_cell_size(ordo::micro::kKeyBytes, ordo::micro::kValueBytes);
   const ByteView value(ordo::micro::value_bytes());
   for (auto _ : state) {
     ordo::btree::NodeEditor editor(page.data(), kPageSize);

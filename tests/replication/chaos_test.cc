@@ -50,8 +50,9 @@ class History {
   void record(std::string key, std::string value, const Reply& reply) {
     const Reply::Code outcome = reply.code;
     std::lock_guard lock(mu_);
-    writes_.push_back(Write{std::move(key), std::move(value), outcome,
-                            outcome == Reply::Code::kOk ? std::string() : reply.node + ": " + reply.message});
+    writes_.push_back(
+        Write{std::move(key), std::move(value), outcome,
+              outcome == Reply::Code::kOk ? std::string() : reply.node + ": " + reply.message});
     if (outcome == Reply::Code::kOk) ++acked_;
   }
   uint64_t acked() const {
@@ -94,8 +95,9 @@ class Writers {
     Client client(nodes_, 3000ms);
     std::mt19937 rng(seed);
     for (uint64_t n = 0; !stop_; ++n) {
-      std::string key = rng() % 5 == 0 ? "o/" + std::to_string(rng() % kOverwrittenKeys)
-                                       : "u/" + group_ + std::to_string(w) + "/" + std::to_string(n);
+      std::string key = rng() % 5 == 0
+                            ? "o/" + std::to_string(rng() % kOverwrittenKeys)
+                            : "u/" + group_ + std::to_string(w) + "/" + std::to_string(n);
       std::string value = group_ + "w" + std::to_string(w) + "n" + std::to_string(n);
       value.resize(100, '.');
       Reply reply = client.put(kTree, key, value);
@@ -176,8 +178,8 @@ TEST(ReplicationChaosTest, AcknowledgedWritesSurviveKillsStopsAndASnapshotCatchU
   options.binary = ORDO_NODE_BINARY;
   options.root = dir.path();
   options.nodes = 3;
-  options.extra_args = {"--snapshot-threshold", "4096", "--snapshot-trailing", "1024",
-                        "--election-timeout-ms", "600", "--heartbeat-timeout-ms", "60"};
+  options.extra_args = {"--snapshot-threshold",  "4096", "--snapshot-trailing",    "1024",
+                        "--election-timeout-ms", "600",  "--heartbeat-timeout-ms", "60"};
   LocalCluster cluster(options);
   ASSERT_TRUE(cluster.start().ok());
 
@@ -232,7 +234,8 @@ TEST(ReplicationChaosTest, AcknowledgedWritesSurviveKillsStopsAndASnapshotCatchU
     ASSERT_TRUE(st.ok()) << st.message;
     const std::string installed = status_field(st, "snapshots_installed");
     EXPECT_GT(installed.empty() ? 0 : std::stoull(installed), 0u)
-        << "node " << lagging << " caught up without a snapshot install:\n" << st.value;
+        << "node " << lagging << " caught up without a snapshot install:\n"
+        << st.value;
   }
 
   // The check: every node against the history.
@@ -264,7 +267,8 @@ TEST(ReplicationChaosTest, AcknowledgedWritesSurviveKillsStopsAndASnapshotCatchU
       auto it = written.find(key);
       if (it == written.end() || it->second.count(value) == 0) ++foreign;
       if (auto f = failed_values.find(value); f != failed_values.end()) {
-        if (++resurrected <= 3) ADD_FAILURE() << key << " holds a value whose write failed: " << f->second;
+        if (++resurrected <= 3)
+          ADD_FAILURE() << key << " holds a value whose write failed: " << f->second;
       }
     }
     // A key written once and acknowledged holds exactly its value.

@@ -41,10 +41,12 @@ inline uint16_t free_raft_port() {
 class Cluster {
  public:
   // `n` bootstrap members with ids 1..n; `tweak` adjusts each one's options.
-  explicit Cluster(int n, std::function<void(ReplicaOptions&)> tweak = {}) : tweak_(std::move(tweak)) {
+  explicit Cluster(int n, std::function<void(ReplicaOptions&)> tweak = {})
+      : tweak_(std::move(tweak)) {
     for (int i = 1; i <= n; ++i) add_slot(static_cast<uint64_t>(i));
     for (auto& [id, o] : options_) {
-      for (int i = 1; i <= n; ++i) o.bootstrap.push_back(Member{static_cast<uint64_t>(i), options_[i].address, true});
+      for (int i = 1; i <= n; ++i)
+        o.bootstrap.push_back(Member{static_cast<uint64_t>(i), options_[i].address, true});
     }
   }
   ~Cluster() {

@@ -80,7 +80,8 @@ TEST_F(NodeCliTest, PutGetDelScanBatchStatus) {
   EXPECT_EQ(missing.out, "");
   EXPECT_NE(missing.err.find("not found"), std::string::npos) << missing.err;
 
-  CliRun batch = run("batch --node " + node_ + " --tree t", "put b two words\nput a 1\n# note\n\ndel zz\n");
+  CliRun batch =
+      run("batch --node " + node_ + " --tree t", "put b two words\nput a 1\n# note\n\ndel zz\n");
   ASSERT_EQ(batch.code, 0) << batch.err;
   EXPECT_NE(batch.out.find("ops 3"), std::string::npos) << batch.out;
 
@@ -133,25 +134,31 @@ TEST_F(NodeCliTest, ErrorsExitTwoWithAMessage) {
 }
 
 TEST_F(NodeCliTest, ServerRejectsBadOptions) {
-  CliRun no_self = run("--id 4 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001");
+  CliRun no_self =
+      run("--id 4 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001");
   EXPECT_EQ(no_self.code, 1);
   EXPECT_NE(no_self.err.find("--peers must list this node"), std::string::npos) << no_self.err;
-  CliRun bad_peer = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1");
+  CliRun bad_peer =
+      run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1");
   EXPECT_EQ(bad_peer.code, 1);
   EXPECT_NE(bad_peer.err.find("not IPv4:port"), std::string::npos) << bad_peer.err;
-  CliRun twice = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001,1=127.0.0.1:7011");
+  CliRun twice = run("--id 1 --data " + dir_.file("x") +
+                     " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001,1=127.0.0.1:7011");
   EXPECT_EQ(twice.code, 1);
   EXPECT_NE(twice.err.find("given twice"), std::string::npos) << twice.err;
-  CliRun high = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:65534 --peers 1=127.0.0.1:65534");
+  CliRun high = run("--id 1 --data " + dir_.file("x") +
+                    " --listen 127.0.0.1:65534 --peers 1=127.0.0.1:65534");
   EXPECT_EQ(high.code, 1);
   EXPECT_NE(high.err.find("65535"), std::string::npos) << high.err;
-  CliRun timeouts = run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
-                        " --election-timeout-ms 100 --heartbeat-timeout-ms 80");
+  CliRun timeouts =
+      run("--id 1 --data " + dir_.file("x") + " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
+          " --election-timeout-ms 100 --heartbeat-timeout-ms 80");
   EXPECT_EQ(timeouts.code, 1);
   EXPECT_NE(timeouts.err.find("twice"), std::string::npos) << timeouts.err;
   EXPECT_FALSE(std::filesystem::exists(dir_.file("x"))) << "nothing is made for a bad command line";
   // The client port of a running node is taken.
-  CliRun in_use = run("--id 1 --data " + dir_.file("y") + " --listen " + node_ + " --peers 1=" + node_);
+  CliRun in_use =
+      run("--id 1 --data " + dir_.file("y") + " --listen " + node_ + " --peers 1=" + node_);
   EXPECT_EQ(in_use.code, 1);
   EXPECT_NE(in_use.err.find(node_), std::string::npos) << in_use.err;
 }
@@ -179,7 +186,6 @@ TEST(NodeServerTest, SigtermShutsDownInOrderWithExitZero) {
   EXPECT_NE(read_log().find("stopped"), std::string::npos) << read_log();
   EXPECT_EQ(cluster.pid(1), 0);
 }
-
 
 // More entries than the server's cap per reply (10,000): the CLI pages
 // until --limit entries, or all of them with --limit 0.

@@ -2,11 +2,11 @@
 // client, reads from every node, redirects from followers, a killed leader,
 // a restarted node catching up, and a malformed frame sent to a server.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <thread>
 #include <vector>
-#include <unistd.h>
 
 #include "client.h"
 #include "local_cluster.h"
@@ -36,7 +36,8 @@ std::string wait_local_value(const std::string& node, const std::string& tree,
                              const std::string& key, const std::string& want) {
   Client c({node}, 1s);
   std::string last;
-  for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       std::chrono::steady_clock::now() < until;) {
     Reply r = c.get(tree, key, ReadMode::kLocal);
     last = r.ok() ? r.value : std::string("<") + reply_code_name(r.code) + ">";
     if (last == want) return last;
@@ -128,7 +129,8 @@ TEST_F(NodeClusterTest, FollowersRedirectWritesToTheLeader) {
   // leader by its first heartbeat).
   Client status_client({cluster_->address(follower)}, 2s);
   std::string text;
-  for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;) {
+  for (auto until = std::chrono::steady_clock::now() + 5s;
+       std::chrono::steady_clock::now() < until;) {
     Reply st = status_client.status();
     ASSERT_TRUE(st.ok()) << st.message;
     text = st.value;
@@ -156,7 +158,8 @@ TEST_F(NodeClusterTest, KilledLeaderIsReplacedAndCatchesUpAfterRestart) {
   ASSERT_NE(new_leader, 0);
   EXPECT_NE(new_leader, old_leader);
   Reply after;
-  for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       std::chrono::steady_clock::now() < until;) {
     after = c.put("", "after", "2");
     if (after.ok()) break;
     std::this_thread::sleep_for(100ms);
@@ -218,7 +221,8 @@ TEST_F(NodeClusterTest, AddedNodeCatchesUpAndRemovedNodeLeaves) {
 TEST(NodeSnapshotTest, RestartedNodeFarBehindInstallsASnapshotCopy) {
   testing::TempDir dir;
   LocalClusterOptions o = cluster_options(dir.path(), 3);
-  o.extra_args.insert(o.extra_args.end(), {"--snapshot-threshold", "16", "--snapshot-trailing", "4"});
+  o.extra_args.insert(o.extra_args.end(),
+                      {"--snapshot-threshold", "16", "--snapshot-trailing", "4"});
   LocalCluster cluster(o);
   Status started = cluster.start();
   ASSERT_TRUE(started.is_ok()) << started.to_string();
@@ -268,7 +272,6 @@ TEST_F(NodeClusterTest, MalformedFrameGetsAFailedReplyAndTheServerGoesOn) {
   EXPECT_TRUE(c.status().ok());
 }
 
-
 // VmRSS of a process in KiB (0 when unreadable).
 long rss_kib(pid_t pid) {
   FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
@@ -306,7 +309,6 @@ TEST_F(NodeClusterTest, DeclaredFrameLengthIsNotAllocatedBeforeItsBytesArrive) {
   Client c({cluster_->address(1)}, 2s);
   EXPECT_TRUE(c.status().ok());
 }
-
 
 TEST_F(NodeClusterTest, StoppedFirstNodeIsSkippedBeforeTheRequestIsSent) {
   Client warm(cluster_->addresses(), 5s);

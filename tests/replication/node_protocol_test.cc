@@ -2,11 +2,11 @@
 // and reply survives a round trip; malformed bodies and frames are clear
 // errors, never crashes. Also the client/Raft address arithmetic.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <random>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "client.h"
 #include "ordo/sys/ports.h"
@@ -139,7 +139,10 @@ TEST(NodeProtocolTest, BadFieldsNameTheProblem) {
   EXPECT_NE(bad_mode.status().message().find("read mode"), std::string::npos);
 
   // put whose tree length runs past the end.
-  auto past_end = decode_request(std::string("\x01\x7f" "ab", 4));
+  auto past_end =
+      decode_request(std::string("\x01\x7f"
+                                 "ab",
+                                 4));
   ASSERT_FALSE(past_end.is_ok());
   EXPECT_NE(past_end.status().message().find("past the end"), std::string::npos);
 
@@ -162,7 +165,8 @@ TEST(NodeProtocolTest, BadFieldsNameTheProblem) {
 
 TEST(NodeProtocolTest, RandomBytesNeverCrashTheDecoders) {
   uint32_t seed = std::random_device{}();
-  if (const char* s = std::getenv("ORDO_TEST_SEED")) seed = static_cast<uint32_t>(std::strtoul(s, nullptr, 10));
+  if (const char* s = std::getenv("ORDO_TEST_SEED"))
+    seed = static_cast<uint32_t>(std::strtoul(s, nullptr, 10));
   std::printf("seed %u (set ORDO_TEST_SEED to replay)\n", seed);
   std::mt19937 rng(seed);
   int requests_ok = 0;

@@ -3,7 +3,6 @@
 // membership.
 #include <gtest/gtest.h>
 
-
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
@@ -48,8 +47,10 @@ TEST(ReplicaOpen, RejectsBadOptions) {
     b.bootstrap = {Member{1, b.address, true}};
     auto refused = [&](const ReplicaOptions& x, const std::string& what) {
       Result<std::unique_ptr<Replica>> opened = Replica::open(x);
-      EXPECT_TRUE(opened.status().is_invalid_argument()) << what << ": " << opened.status().to_string();
-      EXPECT_NE(opened.status().message().find(what), std::string::npos) << opened.status().to_string();
+      EXPECT_TRUE(opened.status().is_invalid_argument())
+          << what << ": " << opened.status().to_string();
+      EXPECT_NE(opened.status().message().find(what), std::string::npos)
+          << opened.status().to_string();
     };
     ReplicaOptions x = b;
     x.db_options.read_only = true;
@@ -393,7 +394,8 @@ TEST(ReplicaCluster, AddAndRemoveAMember) {
   c.open_all();
   uint64_t leader = c.wait_leader();
   ASSERT_NE(leader, 0u);
-  for (int i = 0; i < 10; ++i) ASSERT_EQ(c.put("", "k" + std::to_string(i), "v").outcome, Outcome::kApplied);
+  for (int i = 0; i < 10; ++i)
+    ASSERT_EQ(c.put("", "k" + std::to_string(i), "v").outcome, Outcome::kApplied);
 
   const uint64_t added = c.add_slot(4);
   c.open(added);  // no bootstrap list: waits to be added
@@ -541,7 +543,6 @@ TEST(ReplicaCluster, FileBehindItsSnapshotAtOpenIsInstalledFromTheLeader) {
   EXPECT_EQ(contents_of(c.at(follower)), expected);
 }
 
-
 // Replica 3's ordo file lies on a 16 MiB tmpfs (its Raft log on a large
 // one): its applies fail with Full, status says so, and once the tmpfs
 // grows it applies every committed entry with no further write.
@@ -573,7 +574,8 @@ TEST(ReplicaCluster, FollowerWithAFullDiskSaysSoAndCatchesUpWhenSpaceReturns) {
     error = c.at(3).status().apply_error;
     std::this_thread::sleep_for(20ms);
   }
-  ASSERT_FALSE(error.empty()) << "replica 3 applied " << c.at(3).status().applied_index << " of " << last;
+  ASSERT_FALSE(error.empty()) << "replica 3 applied " << c.at(3).status().applied_index << " of "
+                              << last;
   std::printf("apply_error: %s\n", error.c_str());
   ASSERT_LT(c.at(3).status().applied_index, last);
 

@@ -3,30 +3,29 @@
 // copy, and the install left pending at startup.
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <poll.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
-#include <thread>
 #include <functional>
+#include <thread>
 
 #include "applied_index.h"
+#include "cluster.h"
 #include "copy_verify.h"
 #include "ordo/replica.h"
+#include "ordo/sys/address.h"
+#include "ordo/sys/node_ports.h"
 #include "snapshot_fetch.h"
 #include "snapshot_record.h"
 #include "snapshot_server.h"
 #include "state_machine.h"
 #include "temp_dir.h"
-#include "cluster.h"
-#include "ordo/sys/address.h"
-#include "ordo/sys/node_ports.h"
 
 namespace ordo::replica {
 namespace {
@@ -68,7 +67,8 @@ std::unique_ptr<ReplicaStateMachine> filled_machine(const std::string& dir, int 
   for (int e = 1; e <= entries; ++e) {
     WriteBatch b;
     for (int i = 0; i < 20; ++i) {
-      b.put("t", "key" + std::to_string(e) + "-" + std::to_string(i), std::string(100, 'a' + e % 26));
+      b.put("t", "key" + std::to_string(e) + "-" + std::to_string(i),
+            std::string(100, 'a' + e % 26));
     }
     ApplyOutcome out = (*sm)->apply(static_cast<uint64_t>(e), b.encode());
     EXPECT_FALSE(out.retry);
@@ -119,12 +119,13 @@ ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {
   const uint16_t port = testing_cluster::free_raft_port();
   ServedMachine out;
   out.raft_address = "127.0.0.1:" + std::to_string(port);
-  auto server = SnapshotServer::start(sys::HostPort{"127.0.0.1", static_cast<uint16_t>(port + sys::kSnapshotAfterRaft)},
-                                      sm.copies_dir(), [&sm, tamper](int fd) -> Result<uint64_t> {
-                                        Result<uint64_t> applied = sm.make_copy(fd);
-                                        if (applied.is_ok() && tamper) tamper(fd);
-                                        return applied;
-                                      });
+  auto server = SnapshotServer::start(
+      sys::HostPort{"127.0.0.1", static_cast<uint16_t>(port + sys::kSnapshotAfterRaft)},
+      sm.copies_dir(), [&sm, tamper](int fd) -> Result<uint64_t> {
+        Result<uint64_t> applied = sm.make_copy(fd);
+        if (applied.is_ok() && tamper) tamper(fd);
+        return applied;
+      });
   EXPECT_TRUE(server.is_ok()) << server.status().to_string();
   if (server.is_ok()) out.server = std::move(*server);
   return out;
@@ -138,7 +139,9 @@ TEST(SnapshotRecord, RoundTripAndRejects) {
   ASSERT_TRUE(d.is_ok()) << d.status().to_string();
   EXPECT_EQ(d->applied_index, 1234u);
   for (size_t n = 0; n < bytes.size(); ++n) {
-    EXPECT_TRUE(SnapshotRecord::decode(std::string_view(bytes.data(), n)).status().is_invalid_argument()) << n;
+    EXPECT_TRUE(
+        SnapshotRecord::decode(std::string_view(bytes.data(), n)).status().is_invalid_argument())
+        << n;
   }
   EXPECT_TRUE(SnapshotRecord::decode(bytes + "x").status().is_invalid_argument());
   // Version 1 (a record naming a kept copy) is not read.
@@ -263,7 +266,8 @@ TEST(SnapshotServer, SlowRequestsNeitherBlockFetchesNorStayOpen) {
   const auto fetch_start = std::chrono::steady_clock::now();
   Result<FetchedCopy> copy = fetch_copy(at, tmp.file("fetched"), std::chrono::milliseconds(5000));
   const auto fetch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - fetch_start).count();
+                            std::chrono::steady_clock::now() - fetch_start)
+                            .count();
   ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
   EXPECT_EQ(copy->applied_index, 5u);
   EXPECT_LT(fetch_ms, 2000) << "the fetch waited for the slow connections";
@@ -275,8 +279,9 @@ TEST(SnapshotServer, SlowRequestsNeitherBlockFetchesNorStayOpen) {
   EXPECT_EQ(::recv(silent, &c, 1, 0), 0);
   trickler.join();
   EXPECT_TRUE(closed_by_server.load());
-  const auto total_s = std::chrono::duration_cast<std::chrono::seconds>(
-      std::chrono::steady_clock::now() - start).count();
+  const auto total_s =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_LE(total_s, 7);
   ::close(silent);
   ::close(trickle);

@@ -90,7 +90,8 @@ TEST(WriteBatch, RandomCorruptionNeverCrashes) {
       // Whatever decodes re-encodes to the same bytes: nothing was skipped.
       EXPECT_EQ(d->encode(), c) << "seed " << seed << " round " << round;
     } else {
-      ASSERT_TRUE(d.status().is_invalid_argument()) << "seed " << seed << ": " << d.status().to_string();
+      ASSERT_TRUE(d.status().is_invalid_argument())
+          << "seed " << seed << ": " << d.status().to_string();
       ++rejected;
     }
   }

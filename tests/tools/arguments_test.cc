@@ -35,17 +35,18 @@ class ToolArgumentsTest : public ::testing::Test {
 };
 
 TEST_F(ToolArgumentsTest, UnsignedOptionsTakeOnlyDigitsThatFit) {
-  write_file(dir_.file("in"), "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n a\n b\nDATA=END\n");
+  write_file(dir_.file("in"),
+             "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n a\n b\nDATA=END\n");
   struct Case {
     std::vector<std::string> args;
     const char* option;
   };
   std::vector<Case> cases;
-  for (const char* bad : {"-1", "18446744073709551616", "18446744073709551617", "abc", "1x",
-                          "+5", " 5", "0x10", "1e3", ""}) {
+  for (const char* bad : {"-1", "18446744073709551616", "18446744073709551617", "abc", "1x", "+5",
+                          " 5", "0x10", "1e3", ""}) {
     cases.push_back({{"keys", "--limit", bad, db_}, "--limit"});
-    cases.push_back({{"load", dir_.file("l.ordo"), "--batch", bad, "-i", dir_.file("in")},
-                     "--batch"});
+    cases.push_back(
+        {{"load", dir_.file("l.ordo"), "--batch", bad, "-i", dir_.file("in")}, "--batch"});
     cases.push_back({{"page", db_, bad}, "N"});
   }
   for (const Case& c : cases) {

@@ -21,8 +21,8 @@ namespace {
 
 using testing::ordo_tool;
 using testing::ProcessResult;
-using testing::sh_quote;
 using testing::read_file;
+using testing::sh_quote;
 using testing::TempDir;
 using testing::without_mapsize;
 
@@ -53,7 +53,8 @@ Status live_commit(Database& db, uint64_t n) {
 // What txn `n` holds in "live" and the default tree.
 std::map<std::string, std::string> live_expected(uint64_t n) {
   std::map<std::string, std::string> m;
-  for (uint64_t i = n > kLiveKeys ? n - kLiveKeys + 1 : 1; i <= n; ++i) m[live_key(i)] = live_value(i);
+  for (uint64_t i = n > kLiveKeys ? n - kLiveKeys + 1 : 1; i <= n; ++i)
+    m[live_key(i)] = live_value(i);
   return m;
 }
 
@@ -68,10 +69,12 @@ std::map<std::string, std::string> side_expected(uint64_t n) {
 
 std::map<std::string, std::string> read_tree(Txn& txn, const Tree& tree) {
   std::map<std::string, std::string> m;
-  EXPECT_TRUE(txn.scan(tree, KeyRange::all(), [&](ByteView k, ByteView v) {
-                   m[k.str()] = v.str();
-                   return true;
-                 }).is_ok());
+  EXPECT_TRUE(txn.scan(tree, KeyRange::all(),
+                       [&](ByteView k, ByteView v) {
+                         m[k.str()] = v.str();
+                         return true;
+                       })
+                  .is_ok());
   return m;
 }
 
@@ -152,7 +155,8 @@ TEST_F(ToolCopyTest, CompactLeavesNoFreePagesAndTheSameData) {
   EXPECT_EQ(testing::parse_json(r)["free_pages"], 0u);
   ASSERT_EQ(ordo_tool({"dump", "--all", src_, "-o", dir_.file("d1")}).exit_code, 0);
   ASSERT_EQ(ordo_tool({"dump", "--all", dir_.file("c.ordo"), "-o", dir_.file("d2")}).exit_code, 0);
-  EXPECT_EQ(without_mapsize(read_file(dir_.file("d1"))), without_mapsize(read_file(dir_.file("d2"))));
+  EXPECT_EQ(without_mapsize(read_file(dir_.file("d1"))),
+            without_mapsize(read_file(dir_.file("d2"))));
   // To stdout, for a pipe or a backup file.
   r = testing::shell(std::string(ORDO_TOOL_PATH) + " copy --compact " + sh_quote(src_) + " - > " +
                      sh_quote(dir_.file("s.ordo")));
@@ -189,7 +193,8 @@ TEST_F(ToolCopyTest, CompactOfARandomIdNodesFile) {
   }
   auto before = testing::parse_json(ordo_tool({"check", "--json", nodes_file}));
   EXPECT_GT(before["free_pages"].get<uint64_t>(), 0u);
-  ProcessResult r = ordo_tool({"copy", "--compact", "--json", nodes_file, dir_.file("compact.ordo")});
+  ProcessResult r =
+      ordo_tool({"copy", "--compact", "--json", nodes_file, dir_.file("compact.ordo")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = ordo_tool({"check", "--json", dir_.file("compact.ordo")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -203,7 +208,8 @@ TEST_F(ToolCopyTest, CompactOfARandomIdNodesFile) {
   EXPECT_LT(std::filesystem::file_size(dir_.file("compact.ordo")) * 10,
             std::filesystem::file_size(nodes_file) * 8);  // at least 20% smaller
   ASSERT_EQ(ordo_tool({"dump", "--all", nodes_file, "-o", dir_.file("d1")}).exit_code, 0);
-  ASSERT_EQ(ordo_tool({"dump", "--all", dir_.file("compact.ordo"), "-o", dir_.file("d2")}).exit_code, 0);
+  ASSERT_EQ(
+      ordo_tool({"dump", "--all", dir_.file("compact.ordo"), "-o", dir_.file("d2")}).exit_code, 0);
   EXPECT_TRUE(without_mapsize(read_file(dir_.file("d1"))) ==
               without_mapsize(read_file(dir_.file("d2"))));
 }
@@ -226,8 +232,9 @@ TEST_F(ToolCopyTest, AnExistingTargetNeedsForce) {
 TEST_F(ToolCopyTest, ACopyIntoAFullDirectoryLeavesNothing) {
   const std::string out_dir = dir_.file("out");
   std::filesystem::create_directory(out_dir);
-  ProcessResult r = testing::shell("trap '' XFSZ; ulimit -f 8; exec " + std::string(ORDO_TOOL_PATH) +
-                                   " copy " + sh_quote(src_) + " " + sh_quote(out_dir + "/c.ordo"));
+  ProcessResult r =
+      testing::shell("trap '' XFSZ; ulimit -f 8; exec " + std::string(ORDO_TOOL_PATH) + " copy " +
+                     sh_quote(src_) + " " + sh_quote(out_dir + "/c.ordo"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("Full"), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(out_dir));

@@ -24,10 +24,10 @@ std::string fmt_hex(unsigned char c) {
 
 using testing::ordo_tool;
 using testing::ProcessResult;
-using testing::sh_quote;
 using testing::read_file;
-using testing::TempDir;
+using testing::sh_quote;
 using testing::shell;
+using testing::TempDir;
 using testing::write_file;
 
 // Several trees with empty keys and values, binary keys and a binary tree
@@ -91,11 +91,12 @@ TEST_F(ToolDumpLoadTest, DumpLoadDumpIsIdenticalInBothFormats) {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   // The same through a pipe: dump to stdout, load from stdin.
-  const ProcessResult piped = shell(std::string(ORDO_TOOL_PATH) + " dump --all " + sh_quote(src) +
-                                    " | " + ORDO_TOOL_PATH + " load " +
-                                    sh_quote(dir_.file("piped.ordo")));
+  const ProcessResult piped =
+      shell(std::string(ORDO_TOOL_PATH) + " dump --all " + sh_quote(src) + " | " + ORDO_TOOL_PATH +
+            " load " + sh_quote(dir_.file("piped.ordo")));
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
-  ASSERT_EQ(ordo_tool({"dump", "--all", dir_.file("piped.ordo"), "-o", dir_.file("d3")}).exit_code, 0);
+  ASSERT_EQ(ordo_tool({"dump", "--all", dir_.file("piped.ordo"), "-o", dir_.file("d3")}).exit_code,
+            0);
   EXPECT_TRUE(read_file(dir_.file("d1.bytevalue")) == read_file(dir_.file("d3")));
 }
 
@@ -104,7 +105,8 @@ TEST_F(ToolDumpLoadTest, OneTreeIntoAnotherAndAppend) {
   build_varied(src);
   ASSERT_EQ(ordo_tool({"dump", src, "--tree", "big", "-o", dir_.file("big")}).exit_code, 0);
   const std::string dst = dir_.file("dst.ordo");
-  ProcessResult r = ordo_tool({"load", dst, "--tree", "renamed", "--append", "-i", dir_.file("big")});
+  ProcessResult r =
+      ordo_tool({"load", dst, "--tree", "renamed", "--append", "-i", dir_.file("big")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = ordo_tool({"trees", dst, "--json"});
   const auto j = testing::parse_json(r);
@@ -158,24 +160,27 @@ TEST_F(ToolDumpLoadTest, BadInputLeavesTheTargetUnchanged) {
   };
   const std::vector<Case> cases = {
       {"truncated", good.substr(0, good.size() - 15), "line 8:", "truncated"},
-      {"odd-length hex", good + "VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 616\n 62\nDATA=END\n",
+      {"odd-length hex",
+       good + "VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 616\n 62\nDATA=END\n",
        "line 15:", "odd number of hex digits"},
       {"bad hex digit", "VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 6x\n 62\nDATA=END\n",
        "line 5:", "not a hex digit"},
       {"missing HEADER=END", "VERSION=3\nformat=bytevalue\ntype=btree\n 6b\n 76\nDATA=END\n",
        "line 4:", "HEADER=END"},
-      {"VERSION=4", "VERSION=4\nformat=bytevalue\ntype=btree\nHEADER=END\nDATA=END\n", "line 1:",
-       "unsupported VERSION 4"},
+      {"VERSION=4", "VERSION=4\nformat=bytevalue\ntype=btree\nHEADER=END\nDATA=END\n",
+       "line 1:", "unsupported VERSION 4"},
       {"key over the limit",
        good + "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n " + std::string(1001, 'k') +
            "\n v\nDATA=END\n",
        "line 15:", "exceeds the maximum of 1000"},
       {"value line without a key", good + " 6b33\n", "line 11:", "a value line without a key"},
-      {"key without a value", "VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 6b\nDATA=END\n",
+      {"key without a value",
+       "VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END\n 6b\nDATA=END\n",
        "line 6:", "a key without a value"},
       {"duplicates", "VERSION=3\nformat=bytevalue\ntype=btree\ndupsort=1\nHEADER=END\nDATA=END\n",
        "line 4:", "unsupported LMDB flag dupsort"},
-      {"bad print escape", "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n a\\zz\n b\nDATA=END\n",
+      {"bad print escape",
+       "VERSION=3\nformat=print\ntype=btree\nHEADER=END\n a\\zz\n b\nDATA=END\n",
        "line 5:", "bad escape"},
   };
   for (const Case& c : cases) {
@@ -219,7 +224,8 @@ TEST_F(ToolDumpLoadTest, BadInputLeavesTheTargetUnchanged) {
 // the dumps before and after are identical, in both formats.
 TEST(ToolLmdbTest, RoundTripThroughOrdoIsIdentical) {
   for (const char* tool : {"/usr/bin/mdb_dump", "/usr/bin/mdb_load"}) {
-    ASSERT_EQ(::access(tool, X_OK), 0) << tool << " is missing: install lmdb-utils (tools/dev test does)";
+    ASSERT_EQ(::access(tool, X_OK), 0)
+        << tool << " is missing: install lmdb-utils (tools/dev test does)";
   }
   TempDir dir;
   // The LMDB source: three named databases made with mdb_load from a dump:
@@ -228,7 +234,8 @@ TEST(ToolLmdbTest, RoundTripThroughOrdoIsIdentical) {
   std::mt19937_64 rng(7);
   std::string d0;
   for (const char* name : {"nodes", "edges", "blobs"}) {
-    d0 += std::string("VERSION=3\nformat=bytevalue\ndatabase=") + name + "\ntype=btree\nHEADER=END\n";
+    d0 +=
+        std::string("VERSION=3\nformat=bytevalue\ndatabase=") + name + "\ntype=btree\nHEADER=END\n";
     std::map<std::string, std::string> records;
     for (int i = 0; i < 60; ++i) {
       std::string k(1 + rng() % (i % 10 == 0 ? 511 : 24), '\0'), v;
@@ -257,21 +264,25 @@ TEST(ToolLmdbTest, RoundTripThroughOrdoIsIdentical) {
     SCOPED_TRACE(print ? "print" : "bytevalue");
     const std::string p = print ? " -p" : "";
     const std::string tag = print ? "p" : "b";
-    r = shell("/usr/bin/mdb_dump -n -a" + p + " " + sh_quote(env1) + " > " + sh_quote(dir.file("d1" + tag)));
+    r = shell("/usr/bin/mdb_dump -n -a" + p + " " + sh_quote(env1) + " > " +
+              sh_quote(dir.file("d1" + tag)));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string ordo_file = dir.file("o" + tag + ".ordo");
     r = ordo_tool({"load", ordo_file, "-i", dir.file("d1" + tag)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "");  // LMDB's header lines are understood, not warned about
-    r = ordo_tool(print ? std::vector<std::string>{"dump", "--all", "-p", ordo_file, "-o", dir.file("d2" + tag)}
-                        : std::vector<std::string>{"dump", "--all", ordo_file, "-o", dir.file("d2" + tag)});
+    r = ordo_tool(
+        print
+            ? std::vector<std::string>{"dump", "--all", "-p", ordo_file, "-o", dir.file("d2" + tag)}
+            : std::vector<std::string>{"dump", "--all", ordo_file, "-o", dir.file("d2" + tag)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::filesystem::remove(env3);
     std::filesystem::remove(env3 + "-lock");
     r = testing::run_process({"/usr/bin/mdb_load", "-n", "-f", dir.file("d2" + tag), env3});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "");  // nor are ordo's by mdb_load
-    r = shell("/usr/bin/mdb_dump -n -a" + p + " " + sh_quote(env3) + " > " + sh_quote(dir.file("d3" + tag)));
+    r = shell("/usr/bin/mdb_dump -n -a" + p + " " + sh_quote(env3) + " > " +
+              sh_quote(dir.file("d3" + tag)));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string d1 = read_file(dir.file("d1" + tag)), d3 = read_file(dir.file("d3" + tag));
     EXPECT_GT(d1.size(), 10000u);

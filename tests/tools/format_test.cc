@@ -47,12 +47,14 @@ TEST(ByteFormatTest, MalformedInputIsRefusedWithItsPlace) {
   EXPECT_FALSE(from_uuid("0190b3c4-0011-7222-8333").is_ok());
   EXPECT_FALSE(from_uuid("0190b3c4-0011-7222-8333-445566778899x").is_ok());
   // Uuid::parse reads the UUID part, and names the place in it.
-  EXPECT_NE(from_uuid("0190b3c4-0011-7222-8333-44556677889g/rest").status().message().find(
-                "'g' at position 35"),
+  EXPECT_NE(from_uuid("0190b3c4-0011-7222-8333-44556677889g/rest")
+                .status()
+                .message()
+                .find("'g' at position 35"),
             std::string::npos);
-  EXPECT_NE(from_uuid("0190b3c4-0011-7222+8333-445566778899").status().message().find(
-                "position 18"),
-            std::string::npos);
+  EXPECT_NE(
+      from_uuid("0190b3c4-0011-7222+8333-445566778899").status().message().find("position 18"),
+      std::string::npos);
 }
 
 TEST(ByteFormatTest, SafeTextEscapesControlsAndBadUtf8Only) {
@@ -60,9 +62,9 @@ TEST(ByteFormatTest, SafeTextEscapesControlsAndBadUtf8Only) {
   EXPECT_EQ(safe_text("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93");
   EXPECT_EQ(safe_text("\x1b[2J"), "\\x1b[2J");
   EXPECT_EQ(safe_text("\xff\xfe\n"), "\\xff\\xfe\\x0a");
-  EXPECT_EQ(safe_text("\xc3"), "\\xc3");            // truncated sequence
-  EXPECT_EQ(safe_text("\xc0\xaf"), "\\xc0\\xaf");   // overlong
-  EXPECT_EQ(safe_text("\xc2\x9b"), "\\xc2\\x9b");   // C1 control
+  EXPECT_EQ(safe_text("\xc3"), "\\xc3");           // truncated sequence
+  EXPECT_EQ(safe_text("\xc0\xaf"), "\\xc0\\xaf");  // overlong
+  EXPECT_EQ(safe_text("\xc2\x9b"), "\\xc2\\x9b");  // C1 control
 }
 
 TEST(ByteFormatTest, ClippedTextShowsABoundedPartAndTheLength) {
@@ -223,7 +225,8 @@ TEST(DumpFormatTest, EveryMalformedInputNamesItsLine) {
     const Read r = read_dump(text);
     EXPECT_TRUE(r.status.is_invalid_argument()) << text;
     EXPECT_NE(r.status.message().find(error), std::string::npos)
-        << "input:\n" << text << "got: " << r.status.message() << "\nwanted: " << error;
+        << "input:\n"
+        << text << "got: " << r.status.message() << "\nwanted: " << error;
   }
 }
 

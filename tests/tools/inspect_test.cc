@@ -118,14 +118,14 @@ TEST_F(ToolInspectTest, GetKeysAndScanInEveryFormat) {
   r = ordo_tool({"get", path_, "--tree", "nodes", "01000000-0000-0000-0000-000000000007",
                  "--key-format", "uuid"});
   EXPECT_EQ(r.out, "node 8\n") << r.err;
-  r = ordo_tool({"get", path_, "--tree", "nodes", "\\01\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\07"});
+  r = ordo_tool({"get", path_, "--tree", "nodes",
+                 "\\01\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\00\\07"});
   EXPECT_EQ(r.out, "node 8\n") << r.err;
   r = ordo_tool({"get", path_, "absent"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("not found"), std::string::npos);
   r = ordo_tool({"keys", path_, "--tree", "nodes", "--key-format", "uuid", "--limit", "2"});
-  EXPECT_EQ(r.out,
-            "01000000-0000-0000-0000-000000000000\n01000000-0000-0000-0000-000000000001\n");
+  EXPECT_EQ(r.out, "01000000-0000-0000-0000-000000000000\n01000000-0000-0000-0000-000000000001\n");
   r = ordo_tool({"scan", path_, "--tree", "edges", "--prefix", "parent/14", "--json"});
   auto j = parse_json(r);
   EXPECT_EQ(j["count"], 10u);
@@ -289,8 +289,8 @@ TEST_F(ToolInspectTest, ReadersListEverySnapshotOfSeveralProcesses) {
 
 TEST_F(ToolInspectTest, EveryCommandSpeaksJson) {
   const std::vector<std::vector<std::string>> commands = {
-      {"info"}, {"stat"}, {"check"}, {"trees"}, {"get", "hello"}, {"keys"}, {"scan"},
-      {"pages"}, {"page", "2"}, {"free"}, {"readers"}};
+      {"info"}, {"stat"},  {"check"},     {"trees"}, {"get", "hello"}, {"keys"},
+      {"scan"}, {"pages"}, {"page", "2"}, {"free"},  {"readers"}};
   for (auto args : commands) {
     args.insert(args.begin() + 1, path_);
     args.push_back("--json");
@@ -339,14 +339,14 @@ TEST(ToolMessagesTest, NoRawBinaryInErrors) {
     ASSERT_TRUE(w->put(*w->create_tree(evil), "k", "v").is_ok());
     ASSERT_TRUE(w->commit().is_ok());
   }
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"keys", path, "--tree", "\\1b[2J\\ff\\fe\\0a\\08"},
-           {"get", path, "--tree", "\\1b[2J", "k"},
-           {"get", path, "\x1b[31m\xff"},
-           {"dump", path, "--tree", "\\ff"},
-           {"trees", path},
-           {"stat", path},
-           {"info", dir.file("\x1b[2J\xff")}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"keys", path, "--tree", "\\1b[2J\\ff\\fe\\0a\\08"},
+                                             {"get", path, "--tree", "\\1b[2J", "k"},
+                                             {"get", path, "\x1b[31m\xff"},
+                                             {"dump", path, "--tree", "\\ff"},
+                                             {"trees", path},
+                                             {"stat", path},
+                                             {"info", dir.file("\x1b[2J\xff")}}) {
     const ProcessResult r = ordo_tool(args);
     EXPECT_TRUE(testing::terminal_safe(r.err)) << args[0] << ": " << r.err;
     EXPECT_TRUE(testing::terminal_safe(r.out)) << args[0] << ": " << r.out;

@@ -33,9 +33,9 @@ void build(const std::string& path, int entries) {
   ASSERT_TRUE(db.is_ok()) << db.status().to_string();
   auto w = (*db)->begin_write();
   for (int i = 0; i < entries; ++i) {
-    ASSERT_TRUE(w->put(w->default_tree(), "key" + std::to_string(1000000 + i),
-                       std::string(100, 'v'))
-                    .is_ok());
+    ASSERT_TRUE(
+        w->put(w->default_tree(), "key" + std::to_string(1000000 + i), std::string(100, 'v'))
+            .is_ok());
   }
   ASSERT_TRUE(w->commit().is_ok());
 }
@@ -72,8 +72,8 @@ class ToolOutputTest : public ::testing::Test {
 TEST_F(ToolOutputTest, DumpRefusesTheDatabaseItReads) {
   ASSERT_EQ(::symlink(db_.c_str(), dir_.file("link").c_str()), 0);
   ASSERT_EQ(::link(db_.c_str(), dir_.file("hard").c_str()), 0);
-  for (const std::string& out : {db_, dir_.file("link"), dir_.file("hard"),
-                                 dir_.path() + "/./db.ordo"}) {
+  for (const std::string& out :
+       {db_, dir_.file("link"), dir_.file("hard"), dir_.path() + "/./db.ordo"}) {
     SCOPED_TRACE(out);
     const ProcessResult r = ordo_tool({"dump", db_, "--all", "-o", out});
     EXPECT_EQ(r.signal, 0);
@@ -158,9 +158,9 @@ TEST_F(ToolOutputTest, ADumpIntoAFifoNeverRemovesIt) {
 
 // `| head`: exit 1 (not SIGPIPE's 141) and one short message on stderr.
 TEST_F(ToolOutputTest, AReaderThatGoesAwayEndsTheCommand) {
-  for (const std::string& command : {"pages " + sh_quote(db_), "keys " + sh_quote(db_),
-                                     "scan " + sh_quote(db_), "dump " + sh_quote(db_),
-                                     "copy " + sh_quote(db_) + " -"}) {
+  for (const std::string& command :
+       {"pages " + sh_quote(db_), "keys " + sh_quote(db_), "scan " + sh_quote(db_),
+        "dump " + sh_quote(db_), "copy " + sh_quote(db_) + " -"}) {
     SCOPED_TRACE(command);
     const ProcessResult r =
         shell("(" + kTool + " " + command + "; echo \"exit $?\" >&2) | head -c 10 > /dev/null");

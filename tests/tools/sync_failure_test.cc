@@ -66,12 +66,10 @@ class FailingDisk {
     // ASan wants its runtime first in the library list; the preloaded
     // library comes before it in an ASan build.
     std::vector<std::string> argv = {
-        "/usr/bin/env",
-        std::string("LD_PRELOAD=") + FAIL_SYNC_PRELOAD_PATH,
+        "/usr/bin/env", std::string("LD_PRELOAD=") + FAIL_SYNC_PRELOAD_PATH,
         "ASAN_OPTIONS=" + (asan != nullptr ? std::string(asan) + ":" : "") +
             "verify_asan_link_order=0",
-        "FAULT_PRELOAD_PATH=" + path_,
-        "FAULT_PRELOAD_LOG=" + log_};
+        "FAULT_PRELOAD_PATH=" + path_, "FAULT_PRELOAD_LOG=" + log_};
     if (fault) {
       const std::string var =
           fault->call == Call::kSync ? "FAULT_PRELOAD_SYNC_" : "FAULT_PRELOAD_WRITE_";

@@ -30,8 +30,9 @@ TEST_F(ToolUpgradeTest, OtherCommandsNameTheUpgradeForAVersionTwoFile) {
 TEST_F(ToolUpgradeTest, UpgradesInPlaceKeepingTheDump) {
   const ProcessResult r = ordo_tool({"upgrade", path_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, path_ + ": upgraded to format version 3 at txn 8: log area of 4194304 bytes "
-                           "at page 28 (page size 4096); file 4308992 bytes\n");
+  EXPECT_EQ(r.out, path_ +
+                       ": upgraded to format version 3 at txn 8: log area of 4194304 bytes "
+                       "at page 28 (page size 4096); file 4308992 bytes\n");
   EXPECT_EQ(r.err, "");
   const ProcessResult dump = ordo_tool({"dump", "--all", path_});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;

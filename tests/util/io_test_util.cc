@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 namespace ordo::io::testing {

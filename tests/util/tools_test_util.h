@@ -23,5 +23,4 @@ ProcessResult run_process(const std::vector<std::string>& argv);
 // `name` usable as a GoogleTest parameter name: '-' becomes '_'.
 std::string test_param_name(std::string name);
 
-
 }  // namespace ordo::testing

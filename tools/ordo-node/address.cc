@@ -1,6 +1,7 @@
 // Address arithmetic of client.h over the port rule of ordo/sys/node_ports.h.
-#include "client.h"
 #include "ordo/sys/address.h"
+
+#include "client.h"
 #include "ordo/sys/node_ports.h"
 
 namespace ordo::node {
@@ -22,10 +23,14 @@ std::string client_address_of(std::string_view raft_address) {
 
 const char* reply_code_name(Reply::Code code) {
   switch (code) {
-    case Reply::Code::kOk: return "ok";
-    case Reply::Code::kNotFound: return "not-found";
-    case Reply::Code::kFailed: return "failed";
-    case Reply::Code::kUnknown: return "unknown";
+    case Reply::Code::kOk:
+      return "ok";
+    case Reply::Code::kNotFound:
+      return "not-found";
+    case Reply::Code::kFailed:
+      return "failed";
+    case Reply::Code::kUnknown:
+      return "unknown";
   }
   return "failed";
 }

@@ -1,8 +1,9 @@
 #include "client.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <thread>
-#include <unistd.h>
 
 #include "protocol.h"
 
@@ -28,10 +29,18 @@ Reply failed(std::string message) {
 Reply from_wire(WireReply w, const std::string& node) {
   Reply r;
   switch (w.code) {
-    case ReplyCode::kOk: r.code = Reply::Code::kOk; break;
-    case ReplyCode::kNotFound: r.code = Reply::Code::kNotFound; break;
-    case ReplyCode::kUnknown: r.code = Reply::Code::kUnknown; break;
-    default: r.code = Reply::Code::kFailed; break;
+    case ReplyCode::kOk:
+      r.code = Reply::Code::kOk;
+      break;
+    case ReplyCode::kNotFound:
+      r.code = Reply::Code::kNotFound;
+      break;
+    case ReplyCode::kUnknown:
+      r.code = Reply::Code::kUnknown;
+      break;
+    default:
+      r.code = Reply::Code::kFailed;
+      break;
   }
   r.message = std::move(w.message);
   r.index = w.index;
@@ -62,7 +71,8 @@ struct Client::Impl {
     if (fd >= 0 && node == current && !sys::peer_closed(fd)) return Status::ok();
     disconnect();
     current = node;
-    const Deadline probe_deadline = std::min(deadline, std::chrono::steady_clock::now() + kProbeTimeout);
+    const Deadline probe_deadline =
+        std::min(deadline, std::chrono::steady_clock::now() + kProbeTimeout);
     ORDO_ASSIGN_OR_RETURN(fd, sys::connect_to(node, probe_deadline));
     Request probe;
     probe.op = Op::kStatus;
@@ -120,8 +130,8 @@ struct Client::Impl {
     const Deadline deadline = start + timeout;
     std::vector<std::string> order = candidates();
     size_t next = 0;
-    int hops = 0;            // redirects followed in this pass over the nodes
-    bool answered = false;   // some node answered since the call began
+    int hops = 0;           // redirects followed in this pass over the nodes
+    bool answered = false;  // some node answered since the call began
     std::string last_error = "no node given";
     std::string target;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -130,7 +140,8 @@ struct Client::Impl {
           // A pass over every node without an answer to return. Nodes that
           // all refuse stay a failure after a short grace (they may be
           // starting); nodes in an election get until the deadline.
-          if (order.empty() || (!answered && std::chrono::steady_clock::now() - start >= kUnreachableGrace)) {
+          if (order.empty() ||
+              (!answered && std::chrono::steady_clock::now() - start >= kUnreachableGrace)) {
             break;
           }
           std::this_thread::sleep_for(kRetryPause);
@@ -153,8 +164,8 @@ struct Client::Impl {
         if (is_write && sent) {
           Reply r;
           r.code = Reply::Code::kUnknown;
-          r.message = "connection to " + target + " broke after the request was sent: " +
-                      reply.status().message();
+          r.message = "connection to " + target +
+                      " broke after the request was sent: " + reply.status().message();
           r.node = target;
           return r;
         }

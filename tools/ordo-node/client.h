@@ -27,21 +27,21 @@ namespace ordo::node {
 
 struct Reply {
   enum class Code : uint8_t {
-    kOk,         // done (a write: applied by a majority and by the node)
-    kNotFound,   // a read of a missing key or tree
-    kFailed,     // certainly not done: message says why (no node reachable
-                 // before sending, invalid request, not the leader after
-                 // following redirects)
-    kUnknown,    // a write that may or may not be done: the connection broke
-                 // or timed out after the request was sent, or the leader
-                 // lost leadership with it in flight
+    kOk,        // done (a write: applied by a majority and by the node)
+    kNotFound,  // a read of a missing key or tree
+    kFailed,    // certainly not done: message says why (no node reachable
+                // before sending, invalid request, not the leader after
+                // following redirects)
+    kUnknown,   // a write that may or may not be done: the connection broke
+                // or timed out after the request was sent, or the leader
+                // lost leadership with it in flight
   };
   Code code = Code::kFailed;
   std::string message;
-  uint64_t index = 0;        // writes: the entry's log index; reads: the applied index read at
-  std::string value;         // get: the value; put_new_id: the minted key (8 bytes)
+  uint64_t index = 0;  // writes: the entry's log index; reads: the applied index read at
+  std::string value;   // get: the value; put_new_id: the minted key (8 bytes)
   std::vector<std::pair<std::string, std::string>> entries;  // scan
-  std::string node;          // the client address that answered
+  std::string node;                                          // the client address that answered
   bool ok() const { return code == Code::kOk; }
 };
 
@@ -67,8 +67,7 @@ class Client {
   // Reads on the node connected to (local) or through the leader
   // (linearizable).
   Reply get(std::string_view tree, std::string_view key, replica::ReadMode mode);
-  Reply scan(std::string_view tree, std::string_view from, uint32_t limit,
-             replica::ReadMode mode);
+  Reply scan(std::string_view tree, std::string_view from, uint32_t limit, replica::ReadMode mode);
 
   // The status of the node connected to, as text lines "name: value".
   Reply status();

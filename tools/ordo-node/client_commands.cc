@@ -1,6 +1,7 @@
 #include "client_commands.h"
 
 #include <fmt/core.h>
+
 #include <istream>
 #include <sstream>
 #include <vector>
@@ -126,9 +127,11 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
     fmt::print(stderr, "failed: --node names no address\n");
     return 2;
   }
-  uint32_t timeout_ms = a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
+  uint32_t timeout_ms =
+      a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
   Client client(nodes, std::chrono::milliseconds(timeout_ms));
-  replica::ReadMode mode = a.linearizable ? replica::ReadMode::kLinearizable : replica::ReadMode::kLocal;
+  replica::ReadMode mode =
+      a.linearizable ? replica::ReadMode::kLinearizable : replica::ReadMode::kLocal;
   Reply r;
   if (name == "put") {
     r = client.put(a.tree, a.key, a.value);

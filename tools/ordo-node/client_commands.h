@@ -13,8 +13,8 @@
 namespace ordo::node {
 
 struct ClientArgs {
-  std::string nodes;     // "ADDR[,ADDR...]"
-  std::string tree;      // "" = the default tree
+  std::string nodes;  // "ADDR[,ADDR...]"
+  std::string tree;   // "" = the default tree
   std::string key;
   std::string value;
   std::string from;

@@ -14,11 +14,12 @@
 // start_timeout, or a membership change is refused.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 #include "ordo/status.h"
@@ -27,10 +28,10 @@
 namespace ordo::node {
 
 struct LocalClusterOptions {
-  std::string binary;             // path of the ordo-node executable
-  std::string root;               // data directories root/n1, root/n2, ...
+  std::string binary;  // path of the ordo-node executable
+  std::string root;    // data directories root/n1, root/n2, ...
   int nodes = 3;
-  uint16_t base_port = 0;         // 0: pick free ports; node i listens on base_port + 10 * (i - 1)
+  uint16_t base_port = 0;  // 0: pick free ports; node i listens on base_port + 10 * (i - 1)
   std::vector<std::string> extra_args;  // passed to every node (e.g. --snapshot-threshold 4096)
   std::chrono::milliseconds start_timeout{10000};
 };
@@ -58,10 +59,10 @@ class LocalCluster {
   // The node that says it is leader (1-based), or 0 when none does within `timeout`.
   int leader(std::chrono::milliseconds timeout);
 
-  Status kill(int i);      // SIGKILL and reap
-  Status restart(int i);   // start node i again on its data directory, wait until it answers
-  Status stop(int i);      // SIGSTOP
-  Status resume(int i);    // SIGCONT
+  Status kill(int i);     // SIGKILL and reap
+  Status restart(int i);  // start node i again on its data directory, wait until it answers
+  Status stop(int i);     // SIGSTOP
+  Status resume(int i);   // SIGCONT
   // SIGTERM (after SIGCONT) and wait at most `timeout` for node i to exit:
   // how it ended. IOError (ETIMEDOUT) when it had not, and it is SIGKILLed.
   Result<sys::ChildExit> terminate(int i, std::chrono::milliseconds timeout);

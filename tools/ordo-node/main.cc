@@ -1,9 +1,9 @@
 // ordo-node: with --id/--data/--listen a server (server.h); with a
 // subcommand (put, get, del, scan, batch, status, add, remove) a client
 // (client_commands.h). docs/NODE.md.
-#include <iostream>
-
 #include <fmt/core.h>
+
+#include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "client_commands.h"

@@ -84,26 +84,40 @@ class Reader {
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::kPut: return "put";
-    case Op::kDel: return "del";
-    case Op::kBatch: return "batch";
-    case Op::kPutNewId: return "put_new_id";
-    case Op::kGet: return "get";
-    case Op::kScan: return "scan";
-    case Op::kStatus: return "status";
-    case Op::kAddMember: return "add";
-    case Op::kRemoveMember: return "remove";
+    case Op::kPut:
+      return "put";
+    case Op::kDel:
+      return "del";
+    case Op::kBatch:
+      return "batch";
+    case Op::kPutNewId:
+      return "put_new_id";
+    case Op::kGet:
+      return "get";
+    case Op::kScan:
+      return "scan";
+    case Op::kStatus:
+      return "status";
+    case Op::kAddMember:
+      return "add";
+    case Op::kRemoveMember:
+      return "remove";
   }
   return "unknown-op";
 }
 
 const char* reply_code_wire_name(ReplyCode code) {
   switch (code) {
-    case ReplyCode::kOk: return "ok";
-    case ReplyCode::kNotFound: return "not-found";
-    case ReplyCode::kFailed: return "failed";
-    case ReplyCode::kUnknown: return "unknown";
-    case ReplyCode::kNotLeader: return "not-leader";
+    case ReplyCode::kOk:
+      return "ok";
+    case ReplyCode::kNotFound:
+      return "not-found";
+    case ReplyCode::kFailed:
+      return "failed";
+    case ReplyCode::kUnknown:
+      return "unknown";
+    case ReplyCode::kNotLeader:
+      return "not-leader";
   }
   return "bad-code";
 }
@@ -241,8 +255,10 @@ Result<WireReply> decode_reply(std::string_view body) {
   r.leader = in.bytes("leader");
   uint64_t count = in.varint("entry count");
   // Each entry takes at least two bytes: a count past that is a lie.
-  if (count > in.remaining() / 2) in.fail("entry count", "more entries than bytes");
-  else r.entries.reserve(count);
+  if (count > in.remaining() / 2)
+    in.fail("entry count", "more entries than bytes");
+  else
+    r.entries.reserve(count);
   for (uint64_t i = 0; i < count && in.remaining() > 0; ++i) {
     std::string k = in.bytes("entry key");
     std::string v = in.bytes("entry value");
@@ -265,8 +281,7 @@ std::string frame(std::string_view body) {
 Status write_frame(int fd, std::string_view body, Deadline deadline) {
   if (body.size() > kMaxFrameBody) {
     return Status::invalid_argument("frame of " + std::to_string(body.size()) +
-                                    " bytes is over the limit of " +
-                                    std::to_string(kMaxFrameBody));
+                                    " bytes is over the limit of " + std::to_string(kMaxFrameBody));
   }
   return sys::send_all(fd, frame(body), deadline);
 }
@@ -277,8 +292,8 @@ Result<std::string> read_frame(int fd, Deadline deadline) {
   uint32_t n = static_cast<uint32_t>(head[0]) | (static_cast<uint32_t>(head[1]) << 8) |
                (static_cast<uint32_t>(head[2]) << 16) | (static_cast<uint32_t>(head[3]) << 24);
   if (n > kMaxFrameBody) {
-    return Status::invalid_argument("frame length " + std::to_string(n) +
-                                    " is over the limit of " + std::to_string(kMaxFrameBody));
+    return Status::invalid_argument("frame length " + std::to_string(n) + " is over the limit of " +
+                                    std::to_string(kMaxFrameBody));
   }
   // The buffer grows as bytes arrive, a step at a time: a declared length
   // alone never allocates more than one step.
@@ -290,7 +305,8 @@ Result<std::string> read_frame(int fd, Deadline deadline) {
     body.resize(have + take);
     Status s = sys::recv_exact(fd, body.data() + have, take, deadline);
     if (!s.is_ok()) {
-      if (s.message() == "connection closed") return Status::io_error("connection closed mid-frame", 0);
+      if (s.message() == "connection closed")
+        return Status::io_error("connection closed mid-frame", 0);
       return s;
     }
   }

@@ -48,12 +48,12 @@ struct Request {
   Op op = Op::kStatus;
   replica::ReadMode mode = replica::ReadMode::kLocal;
   std::string tree;
-  std::string key;     // put, del, get; scan: the first key to return (inclusive)
-  std::string value;   // put, put_new_id
-  std::string batch;   // batch: the encoded WriteBatch
-  uint32_t limit = 0;  // scan: most entries to return; 0 = the server's default
-  uint64_t id = 0;        // add/remove member
-  std::string address;    // add member: client address
+  std::string key;      // put, del, get; scan: the first key to return (inclusive)
+  std::string value;    // put, put_new_id
+  std::string batch;    // batch: the encoded WriteBatch
+  uint32_t limit = 0;   // scan: most entries to return; 0 = the server's default
+  uint64_t id = 0;      // add/remove member
+  std::string address;  // add member: client address
 };
 
 // Reply codes on the wire. The client turns kNotLeader into a redirect.

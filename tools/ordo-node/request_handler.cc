@@ -132,7 +132,8 @@ WireReply RequestHandler::get(const Request& req) {
 
 WireReply RequestHandler::scan(const Request& req) {
   if (req.tree == replica::kSystemTree) {
-    return failed("scan: the tree '" + std::string(replica::kSystemTree) + "' is the replica's own");
+    return failed("scan: the tree '" + std::string(replica::kSystemTree) +
+                  "' is the replica's own");
   }
   auto view = replica_.read(req.mode, options_.request_timeout);
   if (!view.is_ok()) return read_refused(view.status());
@@ -182,7 +183,9 @@ WireReply RequestHandler::status() {
   WireReply r;
   r.code = ReplyCode::kOk;
   r.index = st.applied_index;
-  auto add = [&](const char* name, std::string value) { r.entries.emplace_back(name, std::move(value)); };
+  auto add = [&](const char* name, std::string value) {
+    r.entries.emplace_back(name, std::move(value));
+  };
   add("id", std::to_string(st.id));
   add("address", options_.listen);
   add("raft_address", st.address);
@@ -199,7 +202,8 @@ WireReply RequestHandler::status() {
   std::string members;
   for (const auto& m : st.members) {
     if (!members.empty()) members += ",";
-    members += std::to_string(m.id) + "=" + client_address_of(m.address) + (m.voter ? "" : "(non-voter)");
+    members +=
+        std::to_string(m.id) + "=" + client_address_of(m.address) + (m.voter ? "" : "(non-voter)");
   }
   add("members", members);
   for (const auto& [k, v] : r.entries) r.value += k + ": " + v + "\n";

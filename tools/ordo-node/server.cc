@@ -1,5 +1,9 @@
 #include "server.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <charconv>
 #include <csignal>
@@ -7,17 +11,14 @@
 #include <list>
 #include <memory>
 #include <mutex>
-#include <poll.h>
 #include <set>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 #include "client.h"
-#include "protocol.h"
 #include "ordo/sys/address.h"
 #include "ordo/sys/node_ports.h"
 #include "ordo/sys/socket.h"
+#include "protocol.h"
 #include "request_handler.h"
 
 namespace ordo::node {
@@ -62,7 +63,8 @@ void serve_connection(int fd, RequestHandler& handler, std::chrono::milliseconds
     } else {
       reply = handler.handle(*request);
     }
-    if (!write_frame(fd, encode_reply(reply), std::chrono::steady_clock::now() + std::chrono::seconds(30))
+    if (!write_frame(fd, encode_reply(reply),
+                     std::chrono::steady_clock::now() + std::chrono::seconds(30))
              .is_ok()) {
       break;
     }
@@ -87,11 +89,13 @@ Result<std::vector<Peer>> parse_peers(std::string_view text) {
     uint64_t id = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + eq, id);
     if (ec != std::errc() || end != item.data() + eq || id == 0) {
-      return Status::invalid_argument("peer '" + std::string(item) + "': the id is not a number > 0");
+      return Status::invalid_argument("peer '" + std::string(item) +
+                                      "': the id is not a number > 0");
     }
     std::string address(item.substr(eq + 1));
     auto hp = sys::parse_address(address);
-    if (!hp.is_ok()) return Status::invalid_argument("peer '" + std::string(item) + "': " + hp.status().message());
+    if (!hp.is_ok())
+      return Status::invalid_argument("peer '" + std::string(item) + "': " + hp.status().message());
     if (!ids.insert(id).second) {
       return Status::invalid_argument("peer id " + std::to_string(id) + " is given twice");
     }
@@ -123,14 +127,16 @@ Status check_server_options(const ServerOptions& o) {
                                       "), or start it with --join");
     }
     if (self->address != o.listen) {
-      return Status::invalid_argument("--peers gives node " + std::to_string(o.id) + " the address " +
-                                      self->address + ", --listen says " + o.listen);
+      return Status::invalid_argument("--peers gives node " + std::to_string(o.id) +
+                                      " the address " + self->address + ", --listen says " +
+                                      o.listen);
     }
   }
   if (o.idle_timeout.count() <= 0) return Status::invalid_argument("--idle-timeout-ms must be > 0");
   if (o.max_connections == 0) return Status::invalid_argument("--max-connections must be > 0");
   if (o.heartbeat_timeout_ms == 0 || o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
-    return Status::invalid_argument("--election-timeout-ms must be at least twice --heartbeat-timeout-ms (> 0)");
+    return Status::invalid_argument(
+        "--election-timeout-ms must be at least twice --heartbeat-timeout-ms (> 0)");
   }
   return Status::ok();
 }
@@ -177,7 +183,8 @@ int run_server(const ServerOptions& o) {
   std::unique_ptr<replica::Replica> rep = std::move(*opened);
   RequestHandler handler(*rep, o);
 
-  std::printf("ordo-node %llu listening on %s\n", static_cast<unsigned long long>(o.id), o.listen.c_str());
+  std::printf("ordo-node %llu listening on %s\n", static_cast<unsigned long long>(o.id),
+              o.listen.c_str());
   std::fflush(stdout);
 
   struct Conn {
@@ -204,7 +211,8 @@ int run_server(const ServerOptions& o) {
       WireReply r;
       r.code = ReplyCode::kFailed;
       r.message = "too many connections (" + std::to_string(o.max_connections) + ")";
-      (void)write_frame(fd, encode_reply(r), std::chrono::steady_clock::now() + std::chrono::seconds(1));
+      (void)write_frame(fd, encode_reply(r),
+                        std::chrono::steady_clock::now() + std::chrono::seconds(1));
       ::close(fd);
       continue;
     }

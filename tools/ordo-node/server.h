@@ -19,9 +19,9 @@ struct Peer {
 struct ServerOptions {
   uint64_t id = 0;
   std::string data_dir;
-  std::string listen;        // client address "IPv4:port"
-  std::vector<Peer> peers;   // the first members (this node among them) when bootstrapping
-  bool join = false;         // no bootstrap: wait to be added by `add`
+  std::string listen;       // client address "IPv4:port"
+  std::vector<Peer> peers;  // the first members (this node among them) when bootstrapping
+  bool join = false;        // no bootstrap: wait to be added by `add`
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
   uint32_t election_timeout_ms = 1000;

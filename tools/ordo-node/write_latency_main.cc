@@ -6,6 +6,7 @@
 // --value-bytes long (100 by default).
 //
 //   ordo-node-latency --binary build/tools/ordo-node/ordo-node --clients 1,16
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,8 +16,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "client.h"
 #include "local_cluster.h"
@@ -37,8 +36,8 @@ RunResult run(const std::vector<std::string>& nodes, int clients, double seconds
   std::vector<std::vector<uint32_t>> per(static_cast<size_t>(clients));
   std::atomic<uint64_t> failed{0};
   const auto start = Clock::now();
-  const auto end = start + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(seconds));
+  const auto end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
@@ -46,10 +45,12 @@ RunResult run(const std::vector<std::string>& nodes, int clients, double seconds
       const std::string value(value_bytes, 'v');
       std::vector<uint32_t>& out = per[static_cast<size_t>(c)];
       for (uint64_t i = 0; Clock::now() < end; ++i) {
-        const std::string key = "r" + std::to_string(round) + "c" + std::to_string(c) + "-" + std::to_string(i);
+        const std::string key =
+            "r" + std::to_string(round) + "c" + std::to_string(c) + "-" + std::to_string(i);
         const auto t0 = Clock::now();
         ordo::node::Reply r = client.put("", key, value);
-        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
+        const auto us =
+            std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
         if (r.ok()) {
           out.push_back(static_cast<uint32_t>(us));
         } else {
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
   size_t value_bytes = 100;
   std::vector<std::string> node_args;
   app.add_option("--binary", binary, "path of the ordo-node executable")->required();
-  app.add_option("--clients", clients_text, "client counts, comma-separated")->capture_default_str();
+  app.add_option("--clients", clients_text, "client counts, comma-separated")
+      ->capture_default_str();
   app.add_option("--seconds", seconds, "duration of each run")->capture_default_str();
   app.add_option("--rounds", rounds, "runs per client count")->capture_default_str();
   app.add_option("--value-bytes", value_bytes, "bytes per value")->capture_default_str();
@@ -120,11 +122,13 @@ int main(int argc, char** argv) {
           double mean = 0;
           for (uint32_t us : res.micros) mean += us;
           if (!res.micros.empty()) mean /= static_cast<double>(res.micros.size());
-          std::printf("clients %2d: %8.0f puts/s  mean %6.0f us  p50 %6u us  p99 %6u us  max %6u us  failed %llu\n",
-                      clients, static_cast<double>(res.micros.size()) / res.seconds, mean,
-                      percentile(res.micros, 0.50), percentile(res.micros, 0.99),
-                      res.micros.empty() ? 0 : res.micros.back(),
-                      static_cast<unsigned long long>(res.failed));
+          std::printf(
+              "clients %2d: %8.0f puts/s  mean %6.0f us  p50 %6u us  p99 %6u us  max %6u us  "
+              "failed %llu\n",
+              clients, static_cast<double>(res.micros.size()) / res.seconds, mean,
+              percentile(res.micros, 0.50), percentile(res.micros, 0.99),
+              res.micros.empty() ? 0 : res.micros.back(),
+              static_cast<unsigned long long>(res.failed));
           std::fflush(stdout);
         }
       }

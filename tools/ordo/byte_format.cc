@@ -21,9 +21,12 @@ std::optional<ByteFormat> byte_format_from_name(std::string_view name) {
 
 const char* byte_format_name(ByteFormat format) {
   switch (format) {
-    case ByteFormat::kPrint: return "print";
-    case ByteFormat::kHex: return "hex";
-    case ByteFormat::kUuid: return "uuid";
+    case ByteFormat::kPrint:
+      return "print";
+    case ByteFormat::kHex:
+      return "hex";
+    case ByteFormat::kUuid:
+      return "uuid";
   }
   return "?";
 }
@@ -77,9 +80,12 @@ std::string to_uuid(ByteView bytes) {
 
 std::string format_bytes(ByteView bytes, ByteFormat format) {
   switch (format) {
-    case ByteFormat::kPrint: return to_print(bytes);
-    case ByteFormat::kHex: return to_hex(bytes);
-    case ByteFormat::kUuid: return to_uuid(bytes);
+    case ByteFormat::kPrint:
+      return to_print(bytes);
+    case ByteFormat::kHex:
+      return to_hex(bytes);
+    case ByteFormat::kUuid:
+      return to_uuid(bytes);
   }
   return {};
 }
@@ -149,9 +155,12 @@ Result<std::string> from_uuid(std::string_view text) {
 
 Result<std::string> parse_bytes(std::string_view text, ByteFormat format) {
   switch (format) {
-    case ByteFormat::kPrint: return from_print(text);
-    case ByteFormat::kHex: return from_hex(text);
-    case ByteFormat::kUuid: return from_uuid(text);
+    case ByteFormat::kPrint:
+      return from_print(text);
+    case ByteFormat::kHex:
+      return from_hex(text);
+    case ByteFormat::kUuid:
+      return from_uuid(text);
   }
   return Status::invalid_argument("unknown format");
 }

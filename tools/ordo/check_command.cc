@@ -62,20 +62,22 @@ int run_check(const std::string& path, bool json) {
     }
     print_line(json_text(j));
   } else {
-    print_line(fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free, {} log; {} user "
-                           "trees, {} entries; internal: catalog {} entries, free tree {} entries; "
-                           "log: {} records ({} bytes) since the checkpoint",
-                           path, info.txn_id, report->high_water_pages, report->tree_pages,
-                           report->overflow_pages, report->free_pages, report->log_pages,
-                           report->trees, report->entries, report->catalog_entries,
-                           report->free_tree_entries, report->log_records, report->log_bytes));
+    print_line(
+        fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free, {} log; {} user "
+                    "trees, {} entries; internal: catalog {} entries, free tree {} entries; "
+                    "log: {} records ({} bytes) since the checkpoint",
+                    path, info.txn_id, report->high_water_pages, report->tree_pages,
+                    report->overflow_pages, report->free_pages, report->log_pages, report->trees,
+                    report->entries, report->catalog_entries, report->free_tree_entries,
+                    report->log_records, report->log_bytes));
     if (!info.recovery.empty()) print_line("last commit rolled back: " + info.recovery);
     for (const auto& p : report->problems) {
       print_line(fmt::format("page {}: {}", p.page_number, safe_text(p.what)));
     }
     if (report->truncated) print_line("(more problems not listed)");
-    print_line(clean ? "clean"
-                     : fmt::format("{} problems", report->problems.size() + !info.recovery.empty()));
+    print_line(clean
+                   ? "clean"
+                   : fmt::format("{} problems", report->problems.size() + !info.recovery.empty()));
   }
   return clean ? kExitOk : kExitError;
 }

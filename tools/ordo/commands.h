@@ -83,7 +83,7 @@ struct LoadOptions {
   TreeOption tree;
   std::optional<std::string> input;  // -i; stdin when absent
   bool append = false;
-  uint64_t batch = 0;  // 0: one txn
+  uint64_t batch = 0;                       // 0: one txn
   IoBackend io_backend = IoBackend::kAuto;  // --io
   bool json = false;
 };

@@ -92,10 +92,11 @@ int run_copy(const CopyCommandOptions& o) {
     j["entries"] = result->entries;
     print_line(json_text(j));
   } else if (!to_stdout) {
-    fmt::print("copied txn {} of {} to {}{}: {} pages ({} bytes), {} free; {} named trees, {} "
-               "entries\n",
-               result->txn_id, o.source, o.target, o.compact ? " (compacted)" : "",
-               result->pages, result->bytes, result->free_pages, result->trees, result->entries);
+    fmt::print(
+        "copied txn {} of {} to {}{}: {} pages ({} bytes), {} free; {} named trees, {} "
+        "entries\n",
+        result->txn_id, o.source, o.target, o.compact ? " (compacted)" : "", result->pages,
+        result->bytes, result->free_pages, result->trees, result->entries);
   }
   return kExitOk;
 }

@@ -16,8 +16,8 @@
 #include "commands.h"
 #include "dump_format.h"
 #include "open_database.h"
-#include "output.h"
 #include "ordo/inspect.h"
+#include "output.h"
 #include "progress.h"
 
 namespace ordo::tool {
@@ -99,12 +99,12 @@ int run_dump(const DumpOptions& o) {
     report_message(o.path + ": no " + tree_label(*name) + " in this database");
     return kExitError;
   }
-  if (o.all && blocks.empty()) blocks.push_back(Block{});  // an empty database: its empty default tree
+  if (o.all && blocks.empty())
+    blocks.push_back(Block{});  // an empty database: its empty default tree
   const DatabaseInfo info = db->info();
 
   OutputFile output;
-  if (Status opened = output.open(o.output, o.path, kDumpOutput);
-      !opened.is_ok()) {
+  if (Status opened = output.open(o.output, o.path, kDumpOutput); !opened.is_ok()) {
     report_error(o.output.value_or("stdout"), opened);
     return kExitError;
   }
@@ -117,8 +117,8 @@ int run_dump(const DumpOptions& o) {
   Status s;
   for (const Block& b : blocks) {
     // The data's pages: the log area holds no records LMDB would load.
-    s = writer.begin(b.name, lmdb_mapsize(info.pages_used * info.page_size_bytes -
-                                          info.log.area_bytes));
+    s = writer.begin(b.name,
+                     lmdb_mapsize(info.pages_used * info.page_size_bytes - info.log.area_bytes));
     if (!s.is_ok()) break;
     Status record_status;
     s = txn->scan(b.tree, KeyRange::all(), [&](ByteView key, ByteView value) {

@@ -112,8 +112,9 @@ Result<bool> DumpReader::next_block(DumpHeader* header) {
       header->first_line = line_no_;
       if (line_.rfind("VERSION=", 0) != 0) {
         if (!line_.empty() && line_[0] == ' ') {
-          return error("a data line outside a block (a value line without a key, or a missing "
-                       "header)");
+          return error(
+              "a data line outside a block (a value line without a key, or a missing "
+              "header)");
         }
         return error("a block must start with a VERSION= line");
       }

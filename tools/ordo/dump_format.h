@@ -35,7 +35,7 @@ struct DumpHeader {
   bool print = false;                   // format=print
   std::optional<std::string> database;  // database=NAME (decoded)
   std::optional<uint64_t> mapsize;
-  uint64_t first_line = 0;              // line number of its first line
+  uint64_t first_line = 0;  // line number of its first line
   // Header keywords that were ignored, as "line N: keyword" (warnings).
   std::vector<std::string> ignored;
 };
@@ -60,7 +60,7 @@ class DumpWriter {
   std::FILE* out_;
   bool print_;
   std::string line_;
-  std::string block_label_;     // tree_label of the current block
+  std::string block_label_;      // tree_label of the current block
   bool empty_key_seen_ = false;  // in the current block
   std::vector<std::string> lmdb_warnings_;
 };

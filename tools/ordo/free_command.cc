@@ -9,8 +9,8 @@
 
 #include "commands.h"
 #include "open_database.h"
-#include "output.h"
 #include "ordo/inspect.h"
+#include "output.h"
 
 namespace ordo::tool {
 namespace {
@@ -71,9 +71,10 @@ int run_free(const std::string& path, bool json) {
       return kExitError;  // the reader is gone
     }
   }
-  fmt::print("\n{} free pages in {} entries: {} reusable, {} recent (freed by the last commit), "
-             "{} pinned by readers (snapshot of txn {})\n",
-             pages, entries->size(), by_state[0], by_state[1], by_state[2], txn->txn_id());
+  fmt::print(
+      "\n{} free pages in {} entries: {} reusable, {} recent (freed by the last commit), "
+      "{} pinned by readers (snapshot of txn {})\n",
+      pages, entries->size(), by_state[0], by_state[1], by_state[2], txn->txn_id());
   return kExitOk;
 }
 

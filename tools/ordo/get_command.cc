@@ -33,9 +33,9 @@ int run_get(const GetOptions& o) {
   auto value = txn->get(*tree, *key);
   if (!value.is_ok()) {
     if (value.status().is_not_found()) {
-      report_message(o.path + ": key " + clipped_bytes(*key, o.key_format) + " not found in " +
-                     tree_label(tree->is_default() ? std::nullopt
-                                                   : std::optional<std::string>(tree->name())));
+      report_message(
+          o.path + ": key " + clipped_bytes(*key, o.key_format) + " not found in " +
+          tree_label(tree->is_default() ? std::nullopt : std::optional<std::string>(tree->name())));
     } else {
       report_error(o.path, value.status());
     }

@@ -105,15 +105,15 @@ void print_text(const std::string& path, const DatabaseInfo& info, const Counts&
   line("uuid high-water", info.id_high_water.to_string());
   line("id64 high-water",
        fmt::format("{} ({:#018x})", info.id64_high_water.value, info.id64_high_water.value));
-  line("user trees", fmt::format("{} (the default tree and {} named)", counts.user_trees,
-                                 counts.named_trees));
+  line("user trees",
+       fmt::format("{} (the default tree and {} named)", counts.user_trees, counts.named_trees));
   line("user entries", fmt::format("{}", counts.user_entries));
   if (!info.recovery.empty()) line("recovery", info.recovery);
   const uint64_t log_pages = info.log.area_bytes / info.page_size_bytes;
-  line("log area", log_pages == 0 ? std::string("none")
-                                  : fmt::format("pages {}..{} ({} bytes)", info.log.first_page,
-                                                info.log.first_page + log_pages - 1,
-                                                info.log.area_bytes));
+  line("log area", log_pages == 0
+                       ? std::string("none")
+                       : fmt::format("pages {}..{} ({} bytes)", info.log.first_page,
+                                     info.log.first_page + log_pages - 1, info.log.area_bytes));
   line("checkpoint", fmt::format("txn {} (log epoch {}, meta {})", info.log.checkpoint_txn,
                                  info.log.epoch, info.current_meta));
   line("log records", info.log.records == 0
@@ -149,7 +149,8 @@ int run_info(const std::string& path, bool json_output) {
   Counts counts;
   {
     auto txn = db->begin_read();
-    auto trees = txn.is_ok() ? inspect::trees(*txn) : Result<std::vector<inspect::TreeSummary>>(txn.status());
+    auto trees = txn.is_ok() ? inspect::trees(*txn)
+                             : Result<std::vector<inspect::TreeSummary>>(txn.status());
     if (!trees.is_ok()) {
       report_error(path, trees.status());
       return kExitError;

@@ -133,8 +133,8 @@ int run_load(const LoadOptions& o) {
       if (name) {
         auto t = txn->create_tree(*name);
         if (!t.is_ok()) {
-          failure = t.status().with_context("line " + std::to_string(header.first_line) +
-                                            ": " + tree_label(name));
+          failure = t.status().with_context("line " + std::to_string(header.first_line) + ": " +
+                                            tree_label(name));
           break;
         }
         tree = *t;
@@ -150,8 +150,8 @@ int run_load(const LoadOptions& o) {
         const std::string at = "line " + std::to_string(reader.key_line()) + ": ";
         if (key.size() > max_key) {
           failure = Status::invalid_argument(
-              at + fmt::format("key of {} bytes exceeds the maximum of {} bytes", key.size(),
-                               max_key));
+              at +
+              fmt::format("key of {} bytes exceeds the maximum of {} bytes", key.size(), max_key));
           break;
         }
         if (value.size() > db->max_value_bytes()) {
@@ -237,9 +237,10 @@ int run_load(const LoadOptions& o) {
   // the next open replays nothing.
   if (Status cp = db->checkpoint(); !cp.is_ok()) {
     report_error(o.path, cp.with_context("checkpoint"));
-    report_message(fmt::format("{}: the {} records were committed (txn {}) and are durable in "
-                               "its log; the next writable open of the file applies them",
-                               o.path, records, last_txn));
+    report_message(
+        fmt::format("{}: the {} records were committed (txn {}) and are durable in "
+                    "its log; the next writable open of the file applies them",
+                    o.path, records, last_txn));
     return kExitError;
   }
   if (o.json) {

@@ -106,7 +106,8 @@ int run(int argc, char** argv) {
   };
   auto fmt_of = [](const std::string& name) { return *byte_format_from_name(name); };
 
-  CLI::App* info = file_command("info", "File, page size, format, meta pages, ID marks, tree counts");
+  CLI::App* info =
+      file_command("info", "File, page size, format, meta pages, ID marks, tree counts");
   commands.list.emplace_back(info, [&] { return run_info(path, json); });
   CLI::App* stat = file_command(
       "stat", "Per tree: entries, depth, pages, fill, overflow pages, key and value bytes");
@@ -168,7 +169,8 @@ int run(int argc, char** argv) {
       "Trees in LMDB's mdb_dump text format (VERSION=3); warns of what mdb_load cannot load "
       "(an empty key, a tree name with control characters)");
   tree_option(dump, "Dump this tree (default: the default tree)");
-  dump->add_flag("--all,-a", dump_options.all, "The default tree (if not empty) and every named tree");
+  dump->add_flag("--all,-a", dump_options.all,
+                 "The default tree (if not empty) and every named tree");
   dump->add_option("-o,--output", output,
                    "Write to this file (default or '-': stdout); a file is replaced only by a "
                    "complete dump");
@@ -240,17 +242,19 @@ int run(int argc, char** argv) {
     return run_page(page_options);
   });
 
-  CLI::App* free = file_command("free", "Free-tree entries: freeing txn, pages, reusable or pinned");
+  CLI::App* free =
+      file_command("free", "Free-tree entries: freeing txn, pages, reusable or pinned");
   commands.list.emplace_back(free, [&] { return run_free(path, json); });
   CLI::App* readers = file_command("readers", "Reader slots held: snapshot txn, process");
   commands.list.emplace_back(readers, [&] { return run_readers(path, json); });
 
   UpgradeOptions upgrade_options;
-  CLI::App* upgrade = file_command(
-      "upgrade", "Convert a version 2 file to version 3 in place, keeping every page");
-  upgrade->add_option("--log-bytes", upgrade_options.log_bytes,
-                      "Log area in bytes: a multiple of the page size from 64 KiB to 1 GiB "
-                      "(default 4 MiB)")
+  CLI::App* upgrade =
+      file_command("upgrade", "Convert a version 2 file to version 3 in place, keeping every page");
+  upgrade
+      ->add_option("--log-bytes", upgrade_options.log_bytes,
+                   "Log area in bytes: a multiple of the page size from 64 KiB to 1 GiB "
+                   "(default 4 MiB)")
       ->check(unsigned_number<uint64_t>());
   commands.list.emplace_back(upgrade, [&] {
     upgrade_options.path = path;
@@ -264,8 +268,8 @@ int run(int argc, char** argv) {
     bool known = false;
     for (const auto& n : commands.names) known = known || n == first;
     if (!known) {
-      report_message("unknown command '" + clipped_text(first) + "'; commands: " + joined(commands.names) +
-                     " (ordo --help)");
+      report_message("unknown command '" + clipped_text(first) +
+                     "'; commands: " + joined(commands.names) + " (ordo --help)");
       return kExitUsage;
     }
   }

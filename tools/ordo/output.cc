@@ -39,7 +39,9 @@ bool finish_stdout() {
   return false;
 }
 
-bool written_in_place(const struct stat& st) { return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode); }
+bool written_in_place(const struct stat& st) {
+  return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 
 Status refuse_database_as_stdout(const std::string& database_path, const base::OutputKind& kind) {
   struct stat st;

@@ -16,10 +16,14 @@ namespace {
 std::string owner_text(const inspect::PageDetail& d) {
   if (!d.owned) return "none";
   switch (d.tree_kind) {
-    case inspect::TreeKind::kDefault: return "the default tree";
-    case inspect::TreeKind::kCatalog: return "the catalog";
-    case inspect::TreeKind::kFree: return "the free tree";
-    case inspect::TreeKind::kNamed: break;
+    case inspect::TreeKind::kDefault:
+      return "the default tree";
+    case inspect::TreeKind::kCatalog:
+      return "the catalog";
+    case inspect::TreeKind::kFree:
+      return "the free tree";
+    case inspect::TreeKind::kNamed:
+      break;
   }
   return "tree '" + to_print(d.tree) + "'";
 }
@@ -60,8 +64,9 @@ int run_page(const PageOptions& o) {
     j["page"] = d.page;
     j["kind"] = inspect::page_kind_name(d.kind);
     j["owner"] = owner_text(d);
-    j["header"] = {{"type", d.type_byte}, {"flags", d.flags},           {"count", d.count},
-                   {"cell_start", d.cell_start}, {"txn_id", d.txn_id}, {"cell_bytes", d.cell_bytes}};
+    j["header"] = {{"type", d.type_byte}, {"flags", d.flags},
+                   {"count", d.count},    {"cell_start", d.cell_start},
+                   {"txn_id", d.txn_id},  {"cell_bytes", d.cell_bytes}};
     if (tree_page) j["level"] = d.level;
     if (checked) {
       j["parent"] = d.parent;
@@ -105,7 +110,8 @@ int run_page(const PageOptions& o) {
   fmt::print("page {} of {} (snapshot of txn {})\n", d.page, o.path, txn->txn_id());
   fmt::print("kind        {}\nowner       {}\n", inspect::page_kind_name(d.kind), owner_text(d));
   if (d.kind == inspect::PageKind::kMeta) {
-    fmt::print("meta txn    {}{}\n", d.txn_id, d.problem.empty() ? "" : " (invalid: " + d.problem + ")");
+    fmt::print("meta txn    {}{}\n", d.txn_id,
+               d.problem.empty() ? "" : " (invalid: " + d.problem + ")");
     fmt::print("(`ordo info` decodes both meta pages)\n");
   } else {
     fmt::print("header      type {} flags {} count {} cell_start {} txn {} cell_bytes {}\n",
@@ -121,7 +127,8 @@ int run_page(const PageOptions& o) {
   }
   if (checked) {
     fmt::print("checksum    {} {} (recorded by {}: {}; page has {})\n",
-               d.checksum_ok ? "ok" : "MISMATCH", d.kind == inspect::PageKind::kOverflow ? "of the run" : "",
+               d.checksum_ok ? "ok" : "MISMATCH",
+               d.kind == inspect::PageKind::kOverflow ? "of the run" : "",
                d.parent == 0 ? "the root record" : "page " + std::to_string(d.parent),
                d.expected_checksum, d.actual_checksum);
   }
@@ -136,7 +143,8 @@ int run_page(const PageOptions& o) {
       fmt::print("[{}] key {}  value {} bytes in overflow run at page {} (checksum {})\n", i,
                  format_bytes(c.key, o.key_format), c.value_len, c.run_first, c.run_checksum);
     } else {
-      fmt::print("[{}] key {}  value {}\n", i, format_bytes(c.key, o.key_format), to_print(c.value));
+      fmt::print("[{}] key {}  value {}\n", i, format_bytes(c.key, o.key_format),
+                 to_print(c.value));
     }
   }
   if (o.hex) fmt::print("\n{}", hex_dump(d.bytes));

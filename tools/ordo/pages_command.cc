@@ -12,8 +12,8 @@
 
 #include "commands.h"
 #include "open_database.h"
-#include "output.h"
 #include "ordo/inspect.h"
+#include "output.h"
 #include "progress.h"
 
 namespace ordo::tool {
@@ -23,10 +23,14 @@ std::string tree_column(const inspect::PageMap& map, int32_t index) {
   if (index < 0) return "-";
   const inspect::TreeSummary& t = map.trees[index];
   switch (t.kind) {
-    case inspect::TreeKind::kDefault: return "(default)";
-    case inspect::TreeKind::kCatalog: return "(catalog)";
-    case inspect::TreeKind::kFree: return "(free tree)";
-    case inspect::TreeKind::kNamed: break;
+    case inspect::TreeKind::kDefault:
+      return "(default)";
+    case inspect::TreeKind::kCatalog:
+      return "(catalog)";
+    case inspect::TreeKind::kFree:
+      return "(free tree)";
+    case inspect::TreeKind::kNamed:
+      break;
   }
   return to_print(t.name);
 }

@@ -6,7 +6,9 @@
 namespace ordo::tool {
 
 Progress::Progress(std::string what, std::string unit, uint64_t min_total)
-    : what_(std::move(what)), unit_(std::move(unit)), min_total_(min_total),
+    : what_(std::move(what)),
+      unit_(std::move(unit)),
+      min_total_(min_total),
       enabled_(isatty(STDERR_FILENO) == 1) {}
 
 Progress::~Progress() { finish(); }

@@ -57,10 +57,18 @@ int run_trees(const std::string& path, bool json) {
   std::vector<std::string> names;
   for (const auto& t : *trees) {
     switch (t.kind) {
-      case inspect::TreeKind::kDefault: names.push_back("(default)"); break;
-      case inspect::TreeKind::kNamed: names.push_back(to_print(t.name)); break;
-      case inspect::TreeKind::kCatalog: names.push_back("(catalog)"); break;
-      case inspect::TreeKind::kFree: names.push_back("(free tree)"); break;
+      case inspect::TreeKind::kDefault:
+        names.push_back("(default)");
+        break;
+      case inspect::TreeKind::kNamed:
+        names.push_back(to_print(t.name));
+        break;
+      case inspect::TreeKind::kCatalog:
+        names.push_back("(catalog)");
+        break;
+      case inspect::TreeKind::kFree:
+        names.push_back("(free tree)");
+        break;
     }
     width = std::max(width, names.back().size());
   }

@@ -20,8 +20,8 @@ int run_upgrade(const UpgradeOptions& o) {
     return kExitError;
   }
   if (!result->recovery.empty()) {
-    report_message(o.path + ": the newest commit was incomplete and is not kept: " +
-                   result->recovery);
+    report_message(o.path +
+                   ": the newest commit was incomplete and is not kept: " + result->recovery);
   }
   if (o.json) {
     nlohmann::ordered_json j;
@@ -36,10 +36,11 @@ int run_upgrade(const UpgradeOptions& o) {
     j["recovery"] = result->recovery;
     print_line(json_text(j));
   } else if (result->upgraded) {
-    print_line(fmt::format("{}: upgraded to format version 3 at txn {}: log area of {} bytes at "
-                           "page {} (page size {}); file {} bytes",
-                           o.path, result->txn_id, result->log_bytes, result->log_first_page,
-                           result->page_size_bytes, result->file_bytes));
+    print_line(
+        fmt::format("{}: upgraded to format version 3 at txn {}: log area of {} bytes at "
+                    "page {} (page size {}); file {} bytes",
+                    o.path, result->txn_id, result->log_bytes, result->log_first_page,
+                    result->page_size_bytes, result->file_bytes));
   } else {
     print_line(fmt::format("{}: already format version 3 (txn {}): nothing to do", o.path,
                            result->txn_id));

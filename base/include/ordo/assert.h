@@ -25,16 +25,16 @@ namespace ordo::detail {
 
 }  // namespace ordo::detail
 
-#define ORDO_ASSERT(cond)                                                        \
-  do {                                                                           \
+#define ORDO_ASSERT(cond)                                                                       \
+  do {                                                                                          \
     if (__builtin_expect(!(cond), 0)) ::ordo::detail::assert_failed(__FILE__, __LINE__, #cond); \
   } while (0)
 
 #ifdef NDEBUG
 // Type-checks the condition without evaluating it.
-#define ORDO_DCHECK(cond)            \
-  do {                               \
-    if (false) ORDO_ASSERT(cond);    \
+#define ORDO_DCHECK(cond)         \
+  do {                            \
+    if (false) ORDO_ASSERT(cond); \
   } while (0)
 #else
 #define ORDO_DCHECK(cond) ORDO_ASSERT(cond)

@@ -68,9 +68,7 @@ class ByteView {
     return size_ < other.size_ ? -1 : (size_ > other.size_ ? 1 : 0);
   }
   friend bool operator==(ByteView a, ByteView b) { return a.compare(b) == 0; }
-  friend std::strong_ordering operator<=>(ByteView a, ByteView b) {
-    return a.compare(b) <=> 0;
-  }
+  friend std::strong_ordering operator<=>(ByteView a, ByteView b) { return a.compare(b) <=> 0; }
 
  private:
   static constexpr size_t kInlineCompareBytes = 32;

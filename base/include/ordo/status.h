@@ -132,16 +132,26 @@ class [[nodiscard]] Status {
 
   static std::string_view code_name(Code c) {
     switch (c) {
-      case Code::kOk: return "OK";
-      case Code::kNotFound: return "NotFound";
-      case Code::kInvalidArgument: return "InvalidArgument";
-      case Code::kCorruption: return "Corruption";
-      case Code::kIOError: return "IOError";
-      case Code::kBusy: return "Busy";
-      case Code::kFull: return "Full";
-      case Code::kNotOrdoFile: return "NotOrdoFile";
-      case Code::kVersionMismatch: return "VersionMismatch";
-      case Code::kTxnEnded: return "TxnEnded";
+      case Code::kOk:
+        return "OK";
+      case Code::kNotFound:
+        return "NotFound";
+      case Code::kInvalidArgument:
+        return "InvalidArgument";
+      case Code::kCorruption:
+        return "Corruption";
+      case Code::kIOError:
+        return "IOError";
+      case Code::kBusy:
+        return "Busy";
+      case Code::kFull:
+        return "Full";
+      case Code::kNotOrdoFile:
+        return "NotOrdoFile";
+      case Code::kVersionMismatch:
+        return "VersionMismatch";
+      case Code::kTxnEnded:
+        return "TxnEnded";
     }
     return "Unknown";
   }
@@ -179,7 +189,7 @@ namespace detail {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(v_).is_ok()) {
       v_ = Status::invalid_argument("Result built from an ok Status holds no value");
@@ -205,7 +215,8 @@ class [[nodiscard]] Result {
  private:
   T& checked() {
     T* v = std::get_if<T>(&v_);
-    if (v == nullptr) [[unlikely]] detail::value_of_error(*std::get_if<Status>(&v_));
+    if (v == nullptr) [[unlikely]]
+      detail::value_of_error(*std::get_if<Status>(&v_));
     return *v;
   }
   std::variant<T, Status> v_;
@@ -214,9 +225,9 @@ class [[nodiscard]] Result {
 }  // namespace ordo
 
 // Propagate a non-ok Status from an expression returning Status.
-#define ORDO_RETURN_IF_ERROR(expr)            \
-  do {                                        \
-    ::ordo::Status ordo_status_ = (expr);     \
+#define ORDO_RETURN_IF_ERROR(expr)                  \
+  do {                                              \
+    ::ordo::Status ordo_status_ = (expr);           \
     if (!ordo_status_.is_ok()) return ordo_status_; \
   } while (0)
 

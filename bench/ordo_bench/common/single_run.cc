@@ -7,9 +7,9 @@
 
 namespace ordo::bench {
 
-int run_single(const CommandOutput& output, std::string_view what,
-               const std::vector<std::string>& names,
-               const std::function<Result<std::string>(const std::vector<std::string>& paths)>& run) {
+int run_single(
+    const CommandOutput& output, std::string_view what, const std::vector<std::string>& names,
+    const std::function<Result<std::string>(const std::vector<std::string>& paths)>& run) {
   Result<BenchDir> dir = BenchDir::open(output.dir, output.keep);
   if (!dir.is_ok()) {
     report_failure("setup", output.dir, dir.status());

@@ -22,8 +22,8 @@ struct CommandOutput {
 // and calls `run` with them; `run` returns the report to print (text or JSON,
 // as output.json says). Returns the exit code: 0, or 1 after printing the
 // failure ("ordo-bench: WHAT FAILED for PATH: ...") on stderr.
-int run_single(const CommandOutput& output, std::string_view what,
-               const std::vector<std::string>& names,
-               const std::function<Result<std::string>(const std::vector<std::string>& paths)>& run);
+int run_single(
+    const CommandOutput& output, std::string_view what, const std::vector<std::string>& names,
+    const std::function<Result<std::string>(const std::vector<std::string>& paths)>& run);
 
 }  // namespace ordo::bench

@@ -31,8 +31,7 @@ class SyncProbe {
   // blocks after the first `blocks` probes. The file is removed on
   // destruction. REQUIRES: blocks > 0.
   static Result<SyncProbe> create(const std::string& path,
-                                  ProbeBlocks kind = ProbeBlocks::kOverwrite,
-                                  unsigned blocks = 16);
+                                  ProbeBlocks kind = ProbeBlocks::kOverwrite, unsigned blocks = 16);
 
   SyncProbe(SyncProbe&& other) noexcept;
   SyncProbe& operator=(SyncProbe&&) = delete;

@@ -40,8 +40,8 @@ std::vector<std::string> figure_names(const std::vector<RunRecord>& runs) {
 }
 
 // One figure of one arm of one pair, per kept round (kMissing where absent).
-std::vector<double> arm_values(const std::vector<RunRecord>& runs, size_t pair, Arm arm,
-                               int rounds, const std::string& figure) {
+std::vector<double> arm_values(const std::vector<RunRecord>& runs, size_t pair, Arm arm, int rounds,
+                               const std::string& figure) {
   std::vector<double> values;
   for (int r = 0; r < rounds; ++r) {
     if (!is_kept_round(r)) continue;
@@ -62,7 +62,8 @@ std::vector<double> present(const std::vector<double>& values) {
 
 // The curve of `label`: per point index, x of the first run that has it and
 // the median y over the kept runs that have it.
-std::optional<CurveLine> median_curve(const std::vector<RunRecord>& runs, const std::string& label) {
+std::optional<CurveLine> median_curve(const std::vector<RunRecord>& runs,
+                                      const std::string& label) {
   std::vector<std::pair<double, std::vector<double>>> points;
   for (const RunRecord& run : runs) {
     if (!run.ok || run.label != label || !is_kept_round(run.plan.round)) continue;

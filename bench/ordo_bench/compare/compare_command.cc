@@ -8,9 +8,9 @@
 #include <set>
 
 #include "bench_dir.h"
-#include "ordo/sys/child_process.h"
 #include "compare_plot.h"
 #include "compare_report.h"
+#include "ordo/sys/child_process.h"
 #include "run_failure.h"
 
 namespace ordo::bench {
@@ -33,7 +33,8 @@ Result<std::vector<std::string>> resolve_peers(const CompareCommand& command,
                                                const WorkloadSpec& first) {
   std::vector<std::string> engines = command.engines;
   if (engines.empty()) {
-    ORDO_ASSIGN_OR_RETURN(const sys::ChildResult help, sys::run_child({runner, first.subcommand, "--help"}));
+    ORDO_ASSIGN_OR_RETURN(const sys::ChildResult help,
+                          sys::run_child({runner, first.subcommand, "--help"}));
     engines = parse_engine_choices(help.out);
     if (engines.empty()) {
       fmt::print(stderr,
@@ -55,9 +56,8 @@ std::string tail_of(const std::string& text) {
 }
 
 // Runs one child on a fresh directory (removed after) and records what came of it.
-RunRecord run_one(const CompareCommand& command, const std::string& runner,
-                  const StudyPairs& pairs, const WorkloadSpec& spec, const PlannedRun& plan,
-                  const std::string& raw_path) {
+RunRecord run_one(const CompareCommand& command, const std::string& runner, const StudyPairs& pairs,
+                  const WorkloadSpec& spec, const PlannedRun& plan, const std::string& raw_path) {
   RunRecord record;
   record.plan = plan;
   record.label = pairs.label(plan.pair, plan.arm);
@@ -66,8 +66,8 @@ RunRecord run_one(const CompareCommand& command, const std::string& runner,
     record.error = "no fresh directory: " + dir.status().to_string();
     return record;
   }
-  const std::vector<std::string> argv = child_argv(
-      runner, spec, pairs.engine(plan.pair, plan.arm), dir->path(), command.extra_args);
+  const std::vector<std::string> argv =
+      child_argv(runner, spec, pairs.engine(plan.pair, plan.arm), dir->path(), command.extra_args);
   Result<sys::ChildResult> child = sys::run_child(argv);
   if (!child.is_ok()) {
     record.error = child.status().to_string();
@@ -100,9 +100,8 @@ WorkloadStudy run_study(const CompareCommand& command, const std::string& runner
   for (size_t i = 0; i < plan.size(); ++i) {
     const PlannedRun& p = plan[i];
     if (dropped.count(p.pair)) continue;
-    const std::string raw =
-        fmt::format("{}/{}-{:03}-r{}-{}.json", raw_dir, spec.name, i, p.round,
-                    pairs.label(p.pair, p.arm));
+    const std::string raw = fmt::format("{}/{}-{:03}-r{}-{}.json", raw_dir, spec.name, i, p.round,
+                                        pairs.label(p.pair, p.arm));
     RunRecord run = run_one(command, runner, pairs, spec, p, raw);
     fmt::print(stderr, "[{} {}/{}] round {} {}: {}\n", spec.name, i + 1, plan.size(), p.round,
                run.label, run.ok ? fmt::format("{:.2f} s", run.seconds) : "FAILED");
@@ -125,8 +124,7 @@ WorkloadStudy run_study(const CompareCommand& command, const std::string& runner
 
 Result<CompareReport> run_compare_studies(const CompareCommand& command) {
   const std::string runner = command.runner.empty() ? own_binary() : command.runner;
-  ORDO_ASSIGN_OR_RETURN(const std::vector<WorkloadSpec> specs,
-                        expand_workloads(command.workloads));
+  ORDO_ASSIGN_OR_RETURN(const std::vector<WorkloadSpec> specs, expand_workloads(command.workloads));
   ORDO_ASSIGN_OR_RETURN(const std::vector<std::string> peers,
                         resolve_peers(command, runner, specs.front()));
   const std::string raw_dir = command.out + "/runs";

@@ -33,21 +33,21 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 }
 
 void print_study(const CompareReport& report, const WorkloadStudy& study) {
-  fmt::print("\n== {}: {} rounds, round 0 dropped; interval: {}\n", study.spec.name,
-             report.rounds, report.interval.method == IntervalMethod::kBootstrap
-                                ? fmt::format("bootstrap 95% of the median, seed {}, {} resamples",
-                                              report.interval.seed, report.interval.resamples)
-                                : std::string("min-max of the kept rounds"));
+  fmt::print("\n== {}: {} rounds, round 0 dropped; interval: {}\n", study.spec.name, report.rounds,
+             report.interval.method == IntervalMethod::kBootstrap
+                 ? fmt::format("bootstrap 95% of the median, seed {}, {} resamples",
+                               report.interval.seed, report.interval.resamples)
+                 : std::string("min-max of the kept rounds"));
   fmt::print("   child: {}\n", join(study.example_argv, " "));
   fmt::print("{:<10} {:<28} {:<44} {}\n", "engine", "figure", "median [interval] width",
              "ordo/peer median [interval] width (reads)");
   for (const FigureRow& row : study.result.rows) {
-    const std::string ratio =
-        row.has_ratio ? fmt::format("{} ({})", interval_text(row.ratio, ratio_number),
-                                    ratio_reading(row.better))
-                      : "";
-    fmt::print("{:<10} {:<28} {:<44} {}\n", row.label, row.figure,
-               interval_text(row.value, number), ratio);
+    const std::string ratio = row.has_ratio
+                                  ? fmt::format("{} ({})", interval_text(row.ratio, ratio_number),
+                                                ratio_reading(row.better))
+                                  : "";
+    fmt::print("{:<10} {:<28} {:<44} {}\n", row.label, row.figure, interval_text(row.value, number),
+               ratio);
   }
   for (const RunRecord& run : study.runs) {
     if (!run.ok) {
@@ -143,9 +143,10 @@ void print_compare_text(const CompareReport& report) {
     fmt::print("verdict: {}: every A/A ratio interval contains 1.0\n", verdict(report));
   } else {
     const std::string bar(72, '!');
-    fmt::print("{}\n!!! MACHINE TOO NOISY: RERUN\n!!! verdict: {}: an A/A ratio interval does "
-               "not contain 1.0; do not report these figures\n{}\n",
-               bar, verdict(report), bar);
+    fmt::print(
+        "{}\n!!! MACHINE TOO NOISY: RERUN\n!!! verdict: {}: an A/A ratio interval does "
+        "not contain 1.0; do not report these figures\n{}\n",
+        bar, verdict(report), bar);
   }
   if (report.failed_runs() > 0) fmt::print("{} run(s) FAILED (above)\n", report.failed_runs());
 }
@@ -161,10 +162,10 @@ std::string compare_csv(const CompareReport& report) {
                          row.figure, better_name(row.better), v.count, v.median, v.lo, v.hi,
                          v.width_fraction() * 100, status_of(v));
       const Summary& r = row.ratio;
-      csv += row.has_ratio ? fmt::format("{},{},{},{},{:.3f},{},{}\n", r.count, r.median, r.lo,
-                                         r.hi, r.width_fraction() * 100, status_of(r),
-                                         ratio_reading(row.better))
-                           : ",,,,,,\n";
+      csv += row.has_ratio
+                 ? fmt::format("{},{},{},{},{:.3f},{},{}\n", r.count, r.median, r.lo, r.hi,
+                               r.width_fraction() * 100, status_of(r), ratio_reading(row.better))
+                 : ",,,,,,\n";
     }
   }
   return csv;

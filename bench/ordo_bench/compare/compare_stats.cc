@@ -41,8 +41,8 @@ Summary bootstrap(std::span<const double> values, const IntervalSpec& spec) {
 Better figure_direction(std::string_view figure) {
   if (has_unit(figure, "_per_s") || has_unit(figure, "_leaf_fill")) return Better::kHigher;
   if (has_unit(figure, "_leaf_pages")) return Better::kLower;
-  if (has_unit(figure, "_us") || has_unit(figure, "_ms") || ends_with(figure, "_bytes") || figure == "bytes_per_node" ||
-      figure == "files_created") {
+  if (has_unit(figure, "_us") || has_unit(figure, "_ms") || ends_with(figure, "_bytes") ||
+      figure == "bytes_per_node" || figure == "files_created") {
     return Better::kLower;
   }
   return Better::kUnknown;
@@ -50,18 +50,24 @@ Better figure_direction(std::string_view figure) {
 
 std::string_view better_name(Better better) {
   switch (better) {
-    case Better::kHigher: return "higher";
-    case Better::kLower: return "lower";
-    case Better::kUnknown: break;
+    case Better::kHigher:
+      return "higher";
+    case Better::kLower:
+      return "lower";
+    case Better::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view ratio_reading(Better better) {
   switch (better) {
-    case Better::kHigher: return "ordo/peer: >1 = ordo better";
-    case Better::kLower: return "ordo/peer: <1 = ordo better";
-    case Better::kUnknown: break;
+    case Better::kHigher:
+      return "ordo/peer: >1 = ordo better";
+    case Better::kLower:
+      return "ordo/peer: <1 = ordo better";
+    case Better::kUnknown:
+      break;
   }
   return "ordo/peer";
 }

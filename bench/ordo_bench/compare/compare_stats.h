@@ -32,8 +32,8 @@ enum class IntervalMethod {
 
 struct IntervalSpec {
   IntervalMethod method = IntervalMethod::kMinMax;
-  uint64_t seed = 1;        // of the bootstrap resampling (std::mt19937_64)
-  int resamples = 10'000;   // bootstrap resamples
+  uint64_t seed = 1;       // of the bootstrap resampling (std::mt19937_64)
+  int resamples = 10'000;  // bootstrap resamples
 };
 
 // "minmax" or "bootstrap".

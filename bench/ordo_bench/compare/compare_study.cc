@@ -25,8 +25,7 @@ Result<ChildReport> parse_child_report(std::string_view text) {
   if (curve == j.end()) return report;
   if (!curve->is_array()) return Status::invalid_argument("\"curve\" is not an array");
   for (const json& point : *curve) {
-    if (!point.is_array() || point.size() != 2 || !point[0].is_number() ||
-        !point[1].is_number()) {
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
       return Status::invalid_argument("a \"curve\" point is not [number, number]");
     }
     report.curve.emplace_back(point[0].get<double>(), point[1].get<double>());

@@ -42,7 +42,7 @@ struct StudyPairs {
 // One child run: what was planned and what came of it.
 struct RunRecord {
   PlannedRun plan;
-  std::string label;   // StudyPairs::label
+  std::string label;  // StudyPairs::label
   bool ok = false;
   std::string error;   // failed runs: how it ended and its stderr, or the parse error
   double seconds = 0;  // wall time of the child process

@@ -27,17 +27,22 @@ constexpr size_t kMapSizeBytes = 256ull << 30;
 Status lmdb_status(int rc, std::string_view what) {
   std::string msg = "lmdb " + std::string(what) + ": " + mdb_strerror(rc);
   switch (rc) {
-    case MDB_SUCCESS: return Status::ok();
-    case MDB_NOTFOUND: return Status::not_found(std::move(msg));
+    case MDB_SUCCESS:
+      return Status::ok();
+    case MDB_NOTFOUND:
+      return Status::not_found(std::move(msg));
     case MDB_MAP_FULL:
     case MDB_DBS_FULL:
     case MDB_READERS_FULL:
-    case MDB_TXN_FULL: return Status::full(std::move(msg));
+    case MDB_TXN_FULL:
+      return Status::full(std::move(msg));
     case MDB_CORRUPTED:
     case MDB_PAGE_NOTFOUND:
     case MDB_INVALID:
-    case MDB_VERSION_MISMATCH: return Status::corruption(std::move(msg));
-    default: break;
+    case MDB_VERSION_MISMATCH:
+      return Status::corruption(std::move(msg));
+    default:
+      break;
   }
   if (rc > 0) return Status::io_error(std::move(msg), rc);  // an errno
   return Status::invalid_argument(std::move(msg));

@@ -90,7 +90,7 @@ class OrdoRequestRead final : public KvRead {
 
  private:
   OrdoRead read_;
-  ReadTxn& txn_;  // read_'s
+  ReadTxn& txn_;       // read_'s
   std::string value_;  // the last get's value, copied before the reset
 };
 

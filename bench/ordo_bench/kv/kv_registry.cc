@@ -90,7 +90,8 @@ std::string engine_missing_reason(std::string_view name) {
   if (e == nullptr) return "unknown engine \"" + std::string(name) + "\"";
   if (e->built) return "";
   return "engine \"" + std::string(name) + "\" is not built in: CMake did not find " +
-         std::string(e->package) + " when configuring, or ORDO_BENCH_PEERS was OFF (install it, "
+         std::string(e->package) +
+         " when configuring, or ORDO_BENCH_PEERS was OFF (install it, "
          "e.g. with tools/dev, and reconfigure)";
 }
 

@@ -52,8 +52,7 @@ Result<std::unique_ptr<KvEngine>> open_rocksdb_kv(const std::string& path,
                                                   const KvOptions& options);
 Result<std::unique_ptr<KvEngine>> open_leveldb_kv(const std::string& path,
                                                   const KvOptions& options);
-Result<std::unique_ptr<KvEngine>> open_sqlite_kv(const std::string& path,
-                                                 const KvOptions& options);
+Result<std::unique_ptr<KvEngine>> open_sqlite_kv(const std::string& path, const KvOptions& options);
 // `equal_mem`: cache_size = options.ordo_txn_budget_bytes ("wiredtiger-equal-mem");
 // otherwise WiredTiger's default cache ("wiredtiger").
 Result<std::unique_ptr<KvEngine>> open_wiredtiger_kv(const std::string& path,

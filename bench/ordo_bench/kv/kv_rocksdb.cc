@@ -71,7 +71,8 @@ class RocksRead final : public KvRead {
 
   Result<ByteView> get(TableId table, ByteView key) override {
     value_.Reset();
-    ORDO_RETURN_IF_ERROR(rocks_status(db_.Get(options_, cfs_[table], to_slice(key), &value_), "get"));
+    ORDO_RETURN_IF_ERROR(
+        rocks_status(db_.Get(options_, cfs_[table], to_slice(key), &value_), "get"));
     return from_slice(value_);
   }
 
@@ -97,7 +98,8 @@ class RocksRead final : public KvRead {
 
 class RocksKv final : public KvEngine {
  public:
-  RocksKv(rocksdb::Options options, bool durable) : options_(std::move(options)), durable_(durable) {}
+  RocksKv(rocksdb::Options options, bool durable)
+      : options_(std::move(options)), durable_(durable) {}
   ~RocksKv() override { (void)close(); }
 
   // Opens every column family the directory has (RocksDB insists).
@@ -110,8 +112,8 @@ class RocksKv final : public KvEngine {
     for (const std::string& n : names) descriptors.emplace_back(n, options_);
     rocksdb::DB* db = nullptr;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    ORDO_RETURN_IF_ERROR(
-        rocks_status(rocksdb::DB::Open(options_, path, descriptors, &handles, &db), "open " + path));
+    ORDO_RETURN_IF_ERROR(rocks_status(rocksdb::DB::Open(options_, path, descriptors, &handles, &db),
+                                      "open " + path));
     db_.reset(db);
     for (size_t i = 0; i < names.size(); ++i) existing_.emplace_back(names[i], handles[i]);
     return Status::ok();
@@ -125,8 +127,8 @@ class RocksKv final : public KvEngine {
       if (n == name) cf = handle;
     }
     if (cf == nullptr) {
-      ORDO_RETURN_IF_ERROR(rocks_status(
-          db_->CreateColumnFamily(options_, std::string(name), &cf), "create column family"));
+      ORDO_RETURN_IF_ERROR(rocks_status(db_->CreateColumnFamily(options_, std::string(name), &cf),
+                                        "create column family"));
       existing_.emplace_back(std::string(name), cf);
     }
     cfs_.push_back(cf);

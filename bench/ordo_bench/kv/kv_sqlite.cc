@@ -27,16 +27,21 @@ Status sqlite_status(sqlite3* db, int rc, std::string_view what) {
   std::string msg = "sqlite " + std::string(what) + ": " +
                     (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   switch (rc & 0xff) {  // the primary result code
-    case SQLITE_NOTFOUND: return Status::not_found(std::move(msg));
+    case SQLITE_NOTFOUND:
+      return Status::not_found(std::move(msg));
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return Status::busy(std::move(msg));
-    case SQLITE_FULL: return Status::full(std::move(msg));
+    case SQLITE_LOCKED:
+      return Status::busy(std::move(msg));
+    case SQLITE_FULL:
+      return Status::full(std::move(msg));
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB: return Status::corruption(std::move(msg));
+    case SQLITE_NOTADB:
+      return Status::corruption(std::move(msg));
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
       return Status::io_error(std::move(msg), db != nullptr ? sqlite3_system_errno(db) : 0);
-    default: return Status::invalid_argument(std::move(msg));
+    default:
+      return Status::invalid_argument(std::move(msg));
   }
 }
 
@@ -62,9 +67,9 @@ Result<StmtPtr> prepare(sqlite3* db, const std::string& sql) {
 
 Result<DbPtr> connect(const std::string& file) {
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(file.c_str(), &raw,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(file.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   DbPtr db(raw);  // sqlite3_open_v2 may return a handle even on failure
   if (rc != SQLITE_OK) return sqlite_status(db.get(), rc, "open " + file);
   return db;
@@ -79,8 +84,8 @@ std::string table_sql(std::string_view name) {
 
 void bind_blob(sqlite3_stmt* s, int i, ByteView b) {
   // SQLITE_STATIC: the bytes outlive the step that reads them.
-  sqlite3_bind_blob(s, i, b.size() == 0 ? static_cast<const void*>("") : b.data(), static_cast<int>(b.size()),
-                    SQLITE_STATIC);
+  sqlite3_bind_blob(s, i, b.size() == 0 ? static_cast<const void*>("") : b.data(),
+                    static_cast<int>(b.size()), SQLITE_STATIC);
 }
 
 ByteView column_blob(sqlite3_stmt* s, int i) {
@@ -102,8 +107,7 @@ struct WriteStatements {
 
 class SqliteWrite final : public KvWrite {
  public:
-  SqliteWrite(sqlite3* db, const std::vector<WriteStatements>& tables)
-      : db_(db), tables_(tables) {}
+  SqliteWrite(sqlite3* db, const std::vector<WriteStatements>& tables) : db_(db), tables_(tables) {}
   ~SqliteWrite() override {
     if (!done_) (void)exec(db_, "ROLLBACK");
   }
@@ -184,9 +188,9 @@ class SqliteRead final : public KvRead {
     StmtPtr& s = scan ? scans_[table] : gets_[table];
     if (s == nullptr) {
       const std::string t = table_sql(names_[table]);
-      ORDO_ASSIGN_OR_RETURN(s, prepare(db_.get(),
-                                       scan ? "SELECT k, v FROM " + t + " WHERE k >= ?1 ORDER BY k LIMIT ?2"
-                                            : "SELECT v FROM " + t + " WHERE k = ?1"));
+      ORDO_ASSIGN_OR_RETURN(s, prepare(db_.get(), scan ? "SELECT k, v FROM " + t +
+                                                             " WHERE k >= ?1 ORDER BY k LIMIT ?2"
+                                                       : "SELECT v FROM " + t + " WHERE k = ?1"));
     }
     return s.get();
   }
@@ -209,10 +213,11 @@ class SqliteKv final : public KvEngine {
 
   Result<TableId> open_table(std::string_view name) override {
     const std::string t = table_sql(name);
-    ORDO_RETURN_IF_ERROR(exec(
-        db_.get(), "CREATE TABLE IF NOT EXISTS " + t + " (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID"));
+    ORDO_RETURN_IF_ERROR(exec(db_.get(), "CREATE TABLE IF NOT EXISTS " + t +
+                                             " (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID"));
     WriteStatements w;
-    ORDO_ASSIGN_OR_RETURN(w.put, prepare(db_.get(), "INSERT OR REPLACE INTO " + t + " (k, v) VALUES (?1, ?2)"));
+    ORDO_ASSIGN_OR_RETURN(
+        w.put, prepare(db_.get(), "INSERT OR REPLACE INTO " + t + " (k, v) VALUES (?1, ?2)"));
     ORDO_ASSIGN_OR_RETURN(w.del, prepare(db_.get(), "DELETE FROM " + t + " WHERE k = ?1"));
     tables_.push_back(std::move(w));
     names_.emplace_back(name);
@@ -263,9 +268,9 @@ class SqliteKv final : public KvEngine {
 
  private:
   DbPtr db_;
-  std::string dir_;   // the store
-  std::string file_;  // its database file
-  std::mutex concurrent_;  // put_concurrent's callers
+  std::string dir_;                      // the store
+  std::string file_;                     // its database file
+  std::mutex concurrent_;                // put_concurrent's callers
   std::vector<WriteStatements> tables_;  // by TableId; finalized before db_ closes
   std::vector<std::string> names_;       // by TableId
 };

@@ -49,18 +49,24 @@ Status wt_status(int rc, std::string_view what) {
   if (rc == 0) return Status::ok();
   std::string msg = "wiredtiger " + std::string(what) + ": " + wiredtiger_strerror(rc);
   switch (rc) {
-    case WT_NOTFOUND: return Status::not_found(std::move(msg));
+    case WT_NOTFOUND:
+      return Status::not_found(std::move(msg));
     case WT_ROLLBACK:  // a write conflict, or evicted to free the cache
     case WT_PREPARE_CONFLICT:
-    case EBUSY: return Status::busy(std::move(msg));
+    case EBUSY:
+      return Status::busy(std::move(msg));
     case WT_CACHE_FULL:
-    case ENOSPC: return Status::full(std::move(msg));
+    case ENOSPC:
+      return Status::full(std::move(msg));
     case WT_PANIC:
     case WT_RUN_RECOVERY:
-    case WT_TRY_SALVAGE: return Status::corruption(std::move(msg));
+    case WT_TRY_SALVAGE:
+      return Status::corruption(std::move(msg));
     case WT_DUPLICATE_KEY:
-    case EINVAL: return Status::invalid_argument(std::move(msg));
-    default: break;
+    case EINVAL:
+      return Status::invalid_argument(std::move(msg));
+    default:
+      break;
   }
   if (rc > 0) return Status::io_error(std::move(msg), rc);  // an errno
   return Status::invalid_argument(std::move(msg));
@@ -350,8 +356,8 @@ class WtKv final : public KvEngine {
       (void)s->rollback_transaction(s, nullptr);
       if (rc != WT_ROLLBACK || attempt == kMaxConflictAttempts) return wt_status(rc, "insert");
       rollback_retries_.fetch_add(1, std::memory_order_relaxed);
-      std::this_thread::sleep_for(std::chrono::microseconds(
-          std::min(attempt * kConflictWaitStepUs, kConflictWaitMaxUs)));
+      std::this_thread::sleep_for(
+          std::chrono::microseconds(std::min(attempt * kConflictWaitStepUs, kConflictWaitMaxUs)));
     }
   }
 

@@ -39,7 +39,8 @@ std::string base64_encode(std::string_view bytes) {
   size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
     const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
-                       (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
     out += kAlphabet[(v >> 18) & 63];
     out += kAlphabet[(v >> 12) & 63];
     out += kAlphabet[(v >> 6) & 63];
@@ -80,8 +81,9 @@ Result<std::string> base64_decode(std::string_view text) {
         return Status::invalid_argument("not base64 at character " + std::to_string(i + k));
       }
     }
-    const uint32_t bits = (static_cast<uint32_t>(v[0]) << 18) | (static_cast<uint32_t>(v[1]) << 12) |
-                          (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
+    const uint32_t bits = (static_cast<uint32_t>(v[0]) << 18) |
+                          (static_cast<uint32_t>(v[1]) << 12) | (static_cast<uint32_t>(v[2]) << 6) |
+                          static_cast<uint32_t>(v[3]);
     out += static_cast<char>((bits >> 16) & 0xff);
     if (pad < 2) out += static_cast<char>((bits >> 8) & 0xff);
     if (pad < 1) out += static_cast<char>(bits & 0xff);
@@ -106,8 +108,8 @@ Result<std::string> EtcdClient::call(std::string_view path, std::string_view bod
 }
 
 Status EtcdClient::put(std::string_view key, std::string_view value) {
-  const std::string body = R"({"key":")" + base64_encode(key) + R"(","value":")" +
-                           base64_encode(value) + R"("})";
+  const std::string body =
+      R"({"key":")" + base64_encode(key) + R"(","value":")" + base64_encode(value) + R"("})";
   ORDO_ASSIGN_OR_RETURN(const std::string answer, call("/v3/kv/put", body));
   // {"header":{...}}: a put that is done has a header with a revision.
   if (answer.find("\"revision\"") == std::string::npos) {

@@ -63,17 +63,28 @@ Status EtcdCluster::spawn(size_t index, const std::string& initial_cluster,
   const std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
   const std::string dir = options_.root + "/" + m.name;
   std::vector<std::string> args = {options_.binary,
-                                   "--name", m.name,
-                                   "--data-dir", dir,
-                                   "--listen-client-urls", client_url,
-                                   "--advertise-client-urls", client_url,
-                                   "--listen-peer-urls", peer_url,
-                                   "--initial-advertise-peer-urls", peer_url,
-                                   "--initial-cluster", initial_cluster,
-                                   "--initial-cluster-state", "new",
-                                   "--initial-cluster-token", token,
-                                   "--logger", "zap",
-                                   "--log-outputs", "stderr"};
+                                   "--name",
+                                   m.name,
+                                   "--data-dir",
+                                   dir,
+                                   "--listen-client-urls",
+                                   client_url,
+                                   "--advertise-client-urls",
+                                   client_url,
+                                   "--listen-peer-urls",
+                                   peer_url,
+                                   "--initial-advertise-peer-urls",
+                                   peer_url,
+                                   "--initial-cluster",
+                                   initial_cluster,
+                                   "--initial-cluster-state",
+                                   "new",
+                                   "--initial-cluster-token",
+                                   token,
+                                   "--logger",
+                                   "zap",
+                                   "--log-outputs",
+                                   "stderr"};
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   sys::SpawnOptions spawn;
   spawn.output_file = dir + ".log";
@@ -90,15 +101,16 @@ Status EtcdCluster::start() {
   if (options_.root.empty()) return Status::invalid_argument("etcd cluster: no root directory");
   if (options_.members < 1) return Status::invalid_argument("etcd cluster: members must be >= 1");
   if (::access(options_.binary.c_str(), X_OK) != 0) {
-    return Status::invalid_argument("etcd binary not found or not executable: " +
-                                    options_.binary + " (Debian package etcd-server)");
+    return Status::invalid_argument("etcd binary not found or not executable: " + options_.binary +
+                                    " (Debian package etcd-server)");
   }
   if (!members_.empty()) return Status::invalid_argument("etcd cluster: already started");
   std::error_code ec;
   fs::create_directories(options_.root, ec);
   if (ec) return Status::io_error("cannot create " + options_.root, ec.value());
   // Two more than needed, so that 2379 and 2380 (a system etcd's) can be left out.
-  ORDO_ASSIGN_OR_RETURN(std::vector<uint16_t> ports, sys::pick_free_ports(2 * options_.members + 2));
+  ORDO_ASSIGN_OR_RETURN(std::vector<uint16_t> ports,
+                        sys::pick_free_ports(2 * options_.members + 2));
   std::erase_if(ports, [](uint16_t p) { return p == 2379 || p == 2380; });
   std::string initial_cluster;
   for (int i = 0; i < options_.members; ++i) {
@@ -106,13 +118,13 @@ Status EtcdCluster::start() {
     m.name = "m" + std::to_string(i + 1);
     m.client_port = ports[static_cast<size_t>(2 * i)];
     m.peer_port = ports[static_cast<size_t>(2 * i + 1)];
-    initial_cluster += (i == 0 ? "" : ",") + m.name + "=http://127.0.0.1:" +
-                       std::to_string(m.peer_port);
+    initial_cluster +=
+        (i == 0 ? "" : ",") + m.name + "=http://127.0.0.1:" + std::to_string(m.peer_port);
     members_.push_back(std::move(m));
   }
   std::random_device entropy;
-  const std::string token = "ordo-bench-" + std::to_string(::getpid()) + "-" +
-                            std::to_string(entropy());
+  const std::string token =
+      "ordo-bench-" + std::to_string(::getpid()) + "-" + std::to_string(entropy());
   for (size_t i = 0; i < members_.size(); ++i) {
     ORDO_RETURN_IF_ERROR(spawn(i, initial_cluster, token));
   }
@@ -136,8 +148,8 @@ Status EtcdCluster::start() {
     if (agreed) return Status::ok();
     if (Clock::now() > deadline) {
       return Status::io_error("etcd cluster not ready within " +
-                                  std::to_string(options_.start_timeout.count()) +
-                                  " ms; log of " + members_[0].name + ":\n" + log_tail(0),
+                                  std::to_string(options_.start_timeout.count()) + " ms; log of " +
+                                  members_[0].name + ":\n" + log_tail(0),
                               ETIMEDOUT);
     }
     std::this_thread::sleep_for(kPoll);

@@ -36,7 +36,8 @@ class EtcdPutClient final : public PutClient {
 class EtcdStore final : public ReplicatedStore {
  public:
   EtcdStore(std::string binary, std::string root, int nodes)
-      : cluster_(EtcdClusterOptions{std::move(binary), std::move(root), nodes, {}, std::chrono::milliseconds(20000)}) {}
+      : cluster_(EtcdClusterOptions{
+            std::move(binary), std::move(root), nodes, {}, std::chrono::milliseconds(20000)}) {}
 
   Status start() override { return cluster_.start(); }
   int size() const override { return cluster_.size(); }
@@ -46,9 +47,10 @@ class EtcdStore final : public ReplicatedStore {
     return std::make_unique<EtcdPutClient>(cluster_.client_addresses(), first, timeout);
   }
   std::vector<std::string> settings() const override {
-    return {"store: etcd (/usr/bin/etcd), defaults: WAL fsync per write batch, heartbeat 100 ms, "
-            "election timeout 1000 ms",
-            "client: HTTP/1.1 keep-alive to the JSON gateway, POST /v3/kv/put, base64 key and value"};
+    return {
+        "store: etcd (/usr/bin/etcd), defaults: WAL fsync per write batch, heartbeat 100 ms, "
+        "election timeout 1000 ms",
+        "client: HTTP/1.1 keep-alive to the JSON gateway, POST /v3/kv/put, base64 key and value"};
   }
 
  private:

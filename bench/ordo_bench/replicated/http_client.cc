@@ -103,8 +103,8 @@ Result<HttpResponse> HttpClient::post(std::string_view path, std::string_view bo
   // "HTTP/1.1 200 OK"
   if (status_line.size() < 12 || status_line.compare(0, 5, "HTTP/") != 0) {
     close();
-    return Status::corruption("not an HTTP status line from " + host_port_ + ": '" +
-                              status_line + "'");
+    return Status::corruption("not an HTTP status line from " + host_port_ + ": '" + status_line +
+                              "'");
   }
   const size_t space = status_line.find(' ');
   std::from_chars(status_line.data() + space + 1, status_line.data() + status_line.size(),
@@ -122,8 +122,8 @@ Result<HttpResponse> HttpClient::post(std::string_view path, std::string_view bo
     std::string value = lower(std::string_view(line).substr(colon + 1));
     value.erase(0, value.find_first_not_of(' '));
     if (name == "content-length") {
-      has_length = std::from_chars(value.data(), value.data() + value.size(), length).ec ==
-                   std::errc();
+      has_length =
+          std::from_chars(value.data(), value.data() + value.size(), length).ec == std::errc();
     } else if (name == "transfer-encoding") {
       chunked = value.find("chunked") != std::string::npos;
     } else if (name == "connection") {

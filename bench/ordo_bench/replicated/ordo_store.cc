@@ -24,8 +24,8 @@ class OrdoPutClient final : public PutClient {
     const node::Reply reply = client_->put("", key, value);
     if (reply.ok()) return Status::ok();
     connect_next();
-    return Status::busy(std::string("ordo-node put: ") + node::reply_code_name(reply.code) +
-                        ": " + reply.message);
+    return Status::busy(std::string("ordo-node put: ") + node::reply_code_name(reply.code) + ": " +
+                        reply.message);
   }
 
  private:
@@ -58,9 +58,10 @@ class OrdoStore final : public ReplicatedStore {
     return std::make_unique<OrdoPutClient>(cluster_.addresses(), first, timeout);
   }
   std::vector<std::string> settings() const override {
-    return {"store: ordo-node, defaults: Raft log fsynced per append, ordo file sync_commits=false, "
-            "heartbeat 100 ms, election timeout 1000 ms",
-            "client: ordo::node::Client, one TCP connection, put in the default tree"};
+    return {
+        "store: ordo-node, defaults: Raft log fsynced per append, ordo file sync_commits=false, "
+        "heartbeat 100 ms, election timeout 1000 ms",
+        "client: ordo::node::Client, one TCP connection, put in the default tree"};
   }
 
  private:

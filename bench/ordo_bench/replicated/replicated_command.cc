@@ -25,8 +25,8 @@ std::unique_ptr<ReplicatedStore> make_store(const ReplicatedRunCommand& c,
 }
 
 std::string text_report(const ReplicatedRunCommand& c, const json& doc) {
-  std::string out = fmt::format("replicated writes: {}, {} nodes on 127.0.0.1\n", c.engine,
-                                c.nodes);
+  std::string out =
+      fmt::format("replicated writes: {}, {} nodes on 127.0.0.1\n", c.engine, c.nodes);
   for (const auto& s : doc["settings"]) out += "  " + s.get<std::string>() + "\n";
   for (const auto& [name, value] : doc["figures"].items()) {
     out += fmt::format("{:<20} {:.1f}\n", name, value.get<double>());
@@ -125,9 +125,10 @@ int run_replicated_command(const ReplicatedCommand& command) {
 
   const StudyResult& result = report->studies.front().result;
   const std::vector<TargetRow> rows = target_rows(result, "etcd", wanted);
-  fmt::print("\n== ordo/etcd per round (bootstrap 95% interval of the median, {} rounds, round 0 "
-             "dropped)\n",
-             command.rounds);
+  fmt::print(
+      "\n== ordo/etcd per round (bootstrap 95% interval of the median, {} rounds, round 0 "
+      "dropped)\n",
+      command.rounds);
   fmt::print("{:<16} {:<44} {:<8} {}\n", "figure", "ratio ordo/etcd [95% interval]", "target",
              "verdict");
   std::string csv = "figure,ratio_n,ratio_median,ratio_lo,ratio_hi,target,verdict\n";
@@ -139,10 +140,11 @@ int run_replicated_command(const ReplicatedCommand& command) {
     csv += fmt::format("{},{},{},{},{},{},{}\n", row.figure, row.ratio.count, row.ratio.median,
                        row.ratio.lo, row.ratio.hi, target_text(row), verdict);
     json t = {{"figure", row.figure},
-              {"ratio", {{"n", row.ratio.count},
-                         {"median", row.ratio.median},
-                         {"lo", row.ratio.lo},
-                         {"hi", row.ratio.hi}}}};
+              {"ratio",
+               {{"n", row.ratio.count},
+                {"median", row.ratio.median},
+                {"lo", row.ratio.lo},
+                {"hi", row.ratio.hi}}}};
     if (row.has_target) {
       t["target"] = target_text(row);
       t["verdict"] = verdict;
@@ -155,8 +157,9 @@ int run_replicated_command(const ReplicatedCommand& command) {
   json doc = {{"command", command.command},
               {"ratio", "ordo/etcd of the same round"},
               {"interval", "bootstrap 95% of the median"},
-              {"rule", "met when the whole interval lies beyond the bound, missed when it lies "
-                       "wholly short, else undecided"},
+              {"rule",
+               "met when the whole interval lies beyond the bound, missed when it lies "
+               "wholly short, else undecided"},
               {"aa_ok", result.aa_ok()},
               {"targets", targets}};
   Status written = write_text_file(command.out + "/targets.csv", csv);

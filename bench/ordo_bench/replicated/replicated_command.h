@@ -34,13 +34,13 @@ struct ReplicatedRunCommand {
 int run_replicated_run_command(const ReplicatedRunCommand& command);
 
 struct ReplicatedCommand {
-  int rounds = 8;          // round 0 included and dropped
-  double seconds = 3.0;    // per client count, per run
+  int rounds = 8;        // round 0 included and dropped
+  double seconds = 3.0;  // per client count, per run
   double warmup_seconds = 0.5;
   std::string out = "bench-results/replicated";
-  uint64_t seed = 1;       // of the bootstrap
-  std::string etcd_binary;  // empty: the default
-  std::string node_binary;  // empty: the default
+  uint64_t seed = 1;                 // of the bootstrap
+  std::string etcd_binary;           // empty: the default
+  std::string node_binary;           // empty: the default
   std::vector<std::string> targets;  // "FIGURE>=BOUND" or "FIGURE<=BOUND" (replicated_targets.h)
   std::vector<std::string> command;  // own argv, for the record
 };

@@ -26,10 +26,14 @@ Result<ReplicatedTarget> parse_target(std::string_view text) {
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::kMet: return "met";
-    case Verdict::kMissed: return "missed";
-    case Verdict::kUndecided: return "undecided";
-    case Verdict::kNoData: break;
+    case Verdict::kMet:
+      return "met";
+    case Verdict::kMissed:
+      return "missed";
+    case Verdict::kUndecided:
+      return "undecided";
+    case Verdict::kNoData:
+      break;
   }
   return "no data";
 }

@@ -16,7 +16,7 @@
 namespace ordo::bench {
 
 struct ReplicatedTarget {
-  std::string figure;  // e.g. "puts_per_s_1"
+  std::string figure;    // e.g. "puts_per_s_1"
   bool at_least = true;  // ratio >= bound (else ratio <= bound)
   double bound = 0;
 };
@@ -35,7 +35,7 @@ Verdict judge(const ReplicatedTarget& target, const Summary& ratio);
 // `targets` if any.
 struct TargetRow {
   std::string figure;
-  Summary ratio;            // ordo/peer per round
+  Summary ratio;  // ordo/peer per round
   bool has_target = false;
   ReplicatedTarget target;
   Verdict verdict = Verdict::kNoData;

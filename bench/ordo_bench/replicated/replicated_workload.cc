@@ -55,14 +55,15 @@ void run_client(PutClient& client, int phase, int index, Clock::time_point windo
 Status run_phase(ReplicatedStore& store, int phase, int clients, const ReplicatedConfig& config,
                  nlohmann::ordered_json& figures, nlohmann::ordered_json& counts) {
   const int leader = store.leader(kLeaderTimeout);
-  if (leader == 0) return Status::io_error(fmt::format("no leader before the {}-client phase", clients), 0);
+  if (leader == 0)
+    return Status::io_error(fmt::format("no leader before the {}-client phase", clients), 0);
   std::vector<std::unique_ptr<PutClient>> conns;
   for (int c = 0; c < clients; ++c) conns.push_back(store.client(leader, config.timeout));
   std::vector<ClientTally> tallies(static_cast<size_t>(clients));
   const auto warmup = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(config.warmup_seconds));
-  const auto window = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(config.seconds));
+  const auto window =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.seconds));
   const Clock::time_point window_start = Clock::now() + warmup;
   const Clock::time_point window_end = window_start + window;
   std::vector<std::thread> threads;
@@ -84,19 +85,16 @@ Status run_phase(ReplicatedStore& store, int phase, int clients, const Replicate
     if (!t.last_error.empty()) last_error = t.last_error;
   }
   if (all.empty()) {
-    return Status::io_error(fmt::format("no put acknowledged with {} clients; last error: {}",
-                                        clients, last_error), 0);
+    return Status::io_error(
+        fmt::format("no put acknowledged with {} clients; last error: {}", clients, last_error), 0);
   }
   const LatencySummary lat = summarize_latency(all);
   figures[fmt::format("puts_per_s_{}", clients)] = static_cast<double>(all.size()) / config.seconds;
   figures[fmt::format("p50_us_{}", clients)] = lat.p50_us;
   figures[fmt::format("p99_us_{}", clients)] = lat.p99_us;
-  counts[fmt::format("clients_{}", clients)] = {{"leader", leader},
-                                                {"puts_in_window", all.size()},
-                                                {"acknowledged", acknowledged},
-                                                {"failed", failed},
-                                                {"max_us", lat.max_us},
-                                                {"last_error", last_error}};
+  counts[fmt::format("clients_{}", clients)] = {
+      {"leader", leader}, {"puts_in_window", all.size()}, {"acknowledged", acknowledged},
+      {"failed", failed}, {"max_us", lat.max_us},         {"last_error", last_error}};
   return Status::ok();
 }
 

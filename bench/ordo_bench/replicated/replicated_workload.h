@@ -16,8 +16,8 @@
 namespace ordo::bench {
 
 struct ReplicatedConfig {
-  double seconds = 3.0;          // measured per client count
-  double warmup_seconds = 0.5;   // before each measured window, not counted
+  double seconds = 3.0;         // measured per client count
+  double warmup_seconds = 0.5;  // before each measured window, not counted
   std::vector<int> clients = {1, 16};
   bool failover = true;
   std::chrono::milliseconds timeout{1000};  // per put

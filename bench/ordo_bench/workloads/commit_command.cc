@@ -33,8 +33,8 @@ std::string concurrent_text(const CommitRun& run) {
   std::string out = fmt::format("\n{:>8} {:>9} {:>10} {:>12} {:>9} {:>9}\n", "threads", "commits",
                                 "seconds", "commits/s", "p50", "p99");
   for (const ConcurrentCommits& c : run.concurrent) {
-    out += fmt::format("{:>8} {:>9} {:>10.3f} {:>12.0f} {:>9.0f} {:>9.0f}\n", c.threads,
-                       c.commits, c.seconds, c.per_s(), c.commit.p50_us, c.commit.p99_us);
+    out += fmt::format("{:>8} {:>9} {:>10.3f} {:>12.0f} {:>9.0f} {:>9.0f}\n", c.threads, c.commits,
+                       c.seconds, c.per_s(), c.commit.p50_us, c.commit.p99_us);
   }
   return out;
 }
@@ -61,10 +61,10 @@ std::string commit_text(const CommitConfig& config, const CommitRun& run) {
   out += fmt::format("{:>10} {:>10} {:>9} {:>9} {:>9} {:>11} {:>10} {:>10}\n", "rows", "preload s",
                      "p50", "p99", "max", "floor p50", "floor p99", "p50/floor");
   for (const CommitAtSize& at : run.sizes) {
-    out += fmt::format("{:>10} {:>10.2f} {:>9.0f} {:>9.0f} {:>9.0f} {:>11.0f} {:>10.0f} {:>10.2f}\n",
-                       at.rows, at.preload_seconds, at.commit.p50_us, at.commit.p99_us,
-                       at.commit.max_us, at.floor.p50_us, at.floor.p99_us,
-                       at.floor.p50_us > 0 ? at.commit.p50_us / at.floor.p50_us : 0.0);
+    out += fmt::format(
+        "{:>10} {:>10.2f} {:>9.0f} {:>9.0f} {:>9.0f} {:>11.0f} {:>10.0f} {:>10.2f}\n", at.rows,
+        at.preload_seconds, at.commit.p50_us, at.commit.p99_us, at.commit.max_us, at.floor.p50_us,
+        at.floor.p99_us, at.floor.p50_us > 0 ? at.commit.p50_us / at.floor.p50_us : 0.0);
   }
   out += fmt::format("\nfdatasync floor over the run: p50 {:.0f} us, p99 {:.0f} us ({} probes)\n",
                      run.floor.p50_us, run.floor.p99_us, run.floor.count);

@@ -44,9 +44,9 @@ Result<ConcurrentCommits> run_concurrent_commits(KvEngine& db, TableId table, ui
   for (unsigned t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
       us[t].reserve(config.thread_commits);
-      results[t] = commit_loop(db, table, rows, config.thread_commits,
-                               config.seed + 1000 * threads + t,
-                               kFirstVersion + t * config.thread_commits, us[t]);
+      results[t] =
+          commit_loop(db, table, rows, config.thread_commits, config.seed + 1000 * threads + t,
+                      kFirstVersion + t * config.thread_commits, us[t]);
     });
   }
   for (std::thread& w : workers) w.join();

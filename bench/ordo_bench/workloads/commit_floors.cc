@@ -16,9 +16,9 @@ constexpr unsigned kOverwriteBlocks = 256;  // 1 MiB written before the probes
 Result<CommitFloors> measure_floors(const CommitProbePaths& probes, const CommitConfig& config) {
   CommitFloors floors;
   if (config.floor_samples == 0) return floors;
-  ORDO_ASSIGN_OR_RETURN(SyncProbe overwrite,
-                        SyncProbe::create(probes.overwrite, ProbeBlocks::kOverwrite,
-                                          kOverwriteBlocks));
+  ORDO_ASSIGN_OR_RETURN(
+      SyncProbe overwrite,
+      SyncProbe::create(probes.overwrite, ProbeBlocks::kOverwrite, kOverwriteBlocks));
   ORDO_ASSIGN_OR_RETURN(SyncProbe unwritten,
                         SyncProbe::create(probes.unwritten, ProbeBlocks::kUnwritten,
                                           static_cast<unsigned>(config.floor_samples)));

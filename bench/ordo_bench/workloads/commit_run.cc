@@ -18,7 +18,8 @@ Result<double> commit_one(KvEngine& db, TableId table, uint64_t i, uint64_t vers
   const auto start = std::chrono::steady_clock::now();
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<KvWrite> txn, db.begin_write());
   const auto value = row_value(i, version);
-  ORDO_RETURN_IF_ERROR(txn->put(table, row_key(i, kKeyBytes), ByteView(value.data(), value.size())));
+  ORDO_RETURN_IF_ERROR(
+      txn->put(table, row_key(i, kKeyBytes), ByteView(value.data(), value.size())));
   ORDO_RETURN_IF_ERROR(txn->commit());
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
       .count();

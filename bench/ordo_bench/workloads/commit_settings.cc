@@ -16,9 +16,12 @@ void CommitSettings::apply(Options& options) const {
 
 std::string_view protocol_name(CommitProtocol protocol) {
   switch (protocol) {
-    case CommitProtocol::kOneSync: return "one-sync";
-    case CommitProtocol::kTwoSync: return "two-sync";
-    case CommitProtocol::kLog: break;
+    case CommitProtocol::kOneSync:
+      return "one-sync";
+    case CommitProtocol::kTwoSync:
+      return "two-sync";
+    case CommitProtocol::kLog:
+      break;
   }
   return "log";
 }

@@ -37,11 +37,11 @@ namespace ordo::bench {
 struct CommitConfig {
   std::string engine = "ordo";
   std::vector<uint64_t> preloads = {10'000, 100'000, 1'000'000};  // ascending
-  uint64_t commits = 1000;      // K, timed at each preload size
-  uint64_t probe_every = 10;    // commits per sync probe; 0: none
-  uint64_t seed = 42;           // of the rows picked
-  uint64_t load_batch = 10'000;  // preload rows per commit
-  bool sync = true;              // false: commits not durable (figures nosync_*)
+  uint64_t commits = 1000;                                        // K, timed at each preload size
+  uint64_t probe_every = 10;                                      // commits per sync probe; 0: none
+  uint64_t seed = 42;                                             // of the rows picked
+  uint64_t load_batch = 10'000;                                   // preload rows per commit
+  bool sync = true;                        // false: commits not durable (figures nosync_*)
   std::vector<unsigned> threads = {1, 8};  // concurrent-commit arms; empty: none
   uint64_t thread_commits = 100;           // per thread per arm
   uint64_t floor_samples = 100;            // per kind of block; 0: none
@@ -49,17 +49,17 @@ struct CommitConfig {
 
 // Latencies in microseconds at one preload size N.
 struct CommitAtSize {
-  uint64_t rows = 0;       // N
+  uint64_t rows = 0;           // N
   double preload_seconds = 0;  // growing the store to N rows (from the previous N)
-  LatencySummary commit;   // the K one-row commits
-  LatencySummary floor;    // the probes taken between them
+  LatencySummary commit;       // the K one-row commits
+  LatencySummary floor;        // the probes taken between them
 };
 
 // T threads committing at once.
 struct ConcurrentCommits {
   unsigned threads = 0;
-  uint64_t commits = 0;  // all threads
-  double seconds = 0;    // first thread start to last thread end
+  uint64_t commits = 0;   // all threads
+  double seconds = 0;     // first thread start to last thread end
   LatencySummary commit;  // each commit, call to return
   double per_s() const { return seconds > 0 ? static_cast<double>(commits) / seconds : 0; }
 };

@@ -1,11 +1,12 @@
 #include "nodes_report.h"
-#include "kv_registry.h"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
+
+#include "kv_registry.h"
 
 namespace ordo::bench {
 namespace {
@@ -311,7 +312,8 @@ std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& r
   j["figures"] = figures_json(runs);
   if (runs.size() == 1) j["curve"] = curve_pairs(runs.front());
   j["curves"] = json::object();
-  for (const NodesRun& run : runs) j["curves"][std::string(id_kind_name(run.ids))] = curve_pairs(run);
+  for (const NodesRun& run : runs)
+    j["curves"][std::string(id_kind_name(run.ids))] = curve_pairs(run);
   j["nodes"] = config.nodes;
   j["fanout"] = config.fanout;
   j["commit_every"] = config.commit_every;

@@ -17,9 +17,9 @@ void print_nodes_text(const NodesConfig& config, const std::vector<NodesRun>& ru
 // allocated_bytes, bytes_per_node, first_window_nodes_per_s,
 // last_window_nodes_per_s; each with the suffix _seq/_random when the run
 // has both ID kinds}, "curve": [[at, nodes_per_s], ...] (one ID kind),
-// "curves": {"seq": [...], "random": [...]}, ..., "runs": [{engine, ids, nodes, seconds, nodes_per_s,
-// curve: [{at, nodes_per_s}], file_bytes, allocated_bytes, bytes_per_node,
-// leaf_fill (ordo), ...}], "ratios": {...}} ("ratios" only with both ID kinds).
+// "curves": {"seq": [...], "random": [...]}, ..., "runs": [{engine, ids, nodes, seconds,
+// nodes_per_s, curve: [{at, nodes_per_s}], file_bytes, allocated_bytes, bytes_per_node, leaf_fill
+// (ordo), ...}], "ratios": {...}} ("ratios" only with both ID kinds).
 std::string nodes_json(const NodesConfig& config, const std::vector<NodesRun>& runs, bool kept);
 
 }  // namespace ordo::bench

@@ -121,7 +121,7 @@ struct NodesRun {
   ProcessMemory memory_before;       // before the load began (the process's own base)
   std::vector<PhaseFigures> phases;  // load[, commit], verify
   std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
-  std::string ids_storage;           // IdArray::storage()
+  std::string ids_storage;                               // IdArray::storage()
   // Edge IDs: the edges put.
   uint64_t edges = 0;
 

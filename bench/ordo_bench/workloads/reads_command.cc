@@ -49,9 +49,9 @@ int run_reads_command(const ReadsCommand& command) {
 }
 
 std::string reads_text(const ReadsConfig& config, const ReadsRun& run) {
-  std::string out = fmt::format(
-      "reads on {}: {} rows ({}-byte keys, {}-byte values) loaded in {:.2f} s\n\n", run.engine,
-      config.keys, config.key_bytes, kRowValueBytes, run.load_seconds);
+  std::string out =
+      fmt::format("reads on {}: {} rows ({}-byte keys, {}-byte values) loaded in {:.2f} s\n\n",
+                  run.engine, config.keys, config.key_bytes, kRowValueBytes, run.load_seconds);
   out += fmt::format("{:<28} {:>12} {:>10} {:>14}\n", "", "ops", "seconds", "ops/s");
   out += lookups_text("point lookups", run.lookups);
   out += lookups_text("txn per lookup", run.request_lookups);

@@ -21,8 +21,8 @@ double seconds_since(SteadyClock::time_point start) {
 // `deadline` passed (checked every kDeadlineEvery lookups); returns how many.
 constexpr uint64_t kDeadlineEvery = 1024;
 
-Result<uint64_t> lookup_loop(KvRead& read, TableId table, const ReadsConfig& config,
-                             uint64_t seed, uint64_t count, SteadyClock::time_point deadline) {
+Result<uint64_t> lookup_loop(KvRead& read, TableId table, const ReadsConfig& config, uint64_t seed,
+                             uint64_t count, SteadyClock::time_point deadline) {
   std::mt19937_64 rng(seed);
   uint64_t done = 0;
   for (; done < count; ++done) {
@@ -78,11 +78,10 @@ Status scan_phase(KvEngine& db, TableId table, const ReadsConfig& config, ReadsR
   const SteadyClock::time_point start = SteadyClock::now();
   for (uint64_t s = 0; s < config.scans; ++s) {
     const uint64_t from = rng() % (config.keys - config.scan_length + 1);
-    ORDO_ASSIGN_OR_RETURN(const uint64_t n,
-                          read->scan(table, row_key(from, config.key_bytes), config.scan_length,
-                                     [&](ByteView key, ByteView value) {
-                                       bytes += key.size() + value.size();
-                                     }));
+    ORDO_ASSIGN_OR_RETURN(
+        const uint64_t n,
+        read->scan(table, row_key(from, config.key_bytes), config.scan_length,
+                   [&](ByteView key, ByteView value) { bytes += key.size() + value.size(); }));
     if (n != config.scan_length) {
       return Status::corruption("scan from row " + std::to_string(from) + " visited " +
                                 std::to_string(n) + " rows");

@@ -24,13 +24,13 @@ namespace ordo::bench {
 struct ReadsConfig {
   std::string engine = "ordo";
   uint64_t keys = 1'000'000;
-  size_t key_bytes = 8;             // 8 or 16
-  uint64_t lookups = 1'000'000;     // per thread, when seconds == 0
-  double seconds = 0;               // > 0: each lookup phase runs this long instead
+  size_t key_bytes = 8;          // 8 or 16
+  uint64_t lookups = 1'000'000;  // per thread, when seconds == 0
+  double seconds = 0;            // > 0: each lookup phase runs this long instead
   uint64_t scans = 1000;
-  uint64_t scan_length = 1000;      // keys per scan
+  uint64_t scan_length = 1000;  // keys per scan
   uint64_t seed = 42;
-  uint64_t load_batch = 100'000;    // rows per commit of the load
+  uint64_t load_batch = 100'000;  // rows per commit of the load
   std::vector<unsigned> threads = {1, 2};
 };
 

@@ -2,15 +2,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "ordo/database.h"
 #include "latency.h"
+#include "ordo/database.h"
 #include "recovery_workload.h"
 #include "rows.h"
 
@@ -43,7 +43,8 @@ Status make_machine_image(const std::string& checkpoint, const std::string& live
     s = Status::io_error("writing the log area of " + live + " into " + to, errno);
   }
   if (in != nullptr) std::fclose(in);
-  if (out != nullptr && std::fclose(out) != 0 && s.is_ok()) s = Status::io_error("close " + to, errno);
+  if (out != nullptr && std::fclose(out) != 0 && s.is_ok())
+    s = Status::io_error("close " + to, errno);
   return s;
 }
 
@@ -130,14 +131,13 @@ Result<RecoveryRun> run_recovery(const std::string& dir, const RecoveryConfig& c
   auto same_txn = [&](Database& d) {
     const DatabaseInfo got = d.info();
     if (got.txn_id != last_txn) {
-      return Status::corruption(fmt::format("open recovered txn {}, the last commit was {}",
-                                            got.txn_id, last_txn));
+      return Status::corruption(
+          fmt::format("open recovered txn {}, the last commit was {}", got.txn_id, last_txn));
     }
     return Status::ok();
   };
   ORDO_ASSIGN_OR_RETURN(run.clean, time_opens(live, scratch, options, config.opens, same_txn));
-  ORDO_ASSIGN_OR_RETURN(run.process,
-                        time_opens(process, scratch, options, config.opens, same_txn));
+  ORDO_ASSIGN_OR_RETURN(run.process, time_opens(process, scratch, options, config.opens, same_txn));
   ORDO_ASSIGN_OR_RETURN(
       run.machine, time_opens(machine, scratch, options, config.opens, [&](Database& d) {
         ORDO_RETURN_IF_ERROR(same_txn(d));
@@ -156,10 +156,10 @@ Result<RecoveryRun> run_recovery(const std::string& dir, const RecoveryConfig& c
 }
 
 void print_recovery_text(const RecoveryConfig& config, const RecoveryRun& run) {
-  fmt::print("recovery: {} rows loaded, then {} txns of {} rows ({}-byte values) at the right "
-             "edge; {} checkpoints among them\n",
-             config.preload, run.commits, config.rows_per_commit, config.value_bytes,
-             run.checkpoints);
+  fmt::print(
+      "recovery: {} rows loaded, then {} txns of {} rows ({}-byte values) at the right "
+      "edge; {} checkpoints among them\n",
+      config.preload, run.commits, config.rows_per_commit, config.value_bytes, run.checkpoints);
   fmt::print("log at the crash: {} records, {} of {} bytes; file {} bytes\n", run.log_records,
              run.log_head_bytes, run.log_area_bytes, run.file_bytes);
   fmt::print("open (ms, median [min - max] of {}):\n", config.opens);

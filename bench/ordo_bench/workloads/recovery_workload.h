@@ -24,13 +24,13 @@
 namespace ordo::bench {
 
 struct RecoveryConfig {
-  uint64_t preload = 1'000'000;   // rows loaded before the checkpoint
-  uint64_t value_bytes = 100;     // bytes of each value
-  uint64_t rows_per_commit = 10;  // rows of each logged txn
-  uint64_t log_bytes = 0;         // Options::log_bytes (0: the engine's default)
-  uint64_t fill_pct = 95;         // stop once the log holds this share of its area
-  uint64_t max_commits = 100'000; // or after this many txns
-  uint64_t opens = 5;             // opens of each image
+  uint64_t preload = 1'000'000;    // rows loaded before the checkpoint
+  uint64_t value_bytes = 100;      // bytes of each value
+  uint64_t rows_per_commit = 10;   // rows of each logged txn
+  uint64_t log_bytes = 0;          // Options::log_bytes (0: the engine's default)
+  uint64_t fill_pct = 95;          // stop once the log holds this share of its area
+  uint64_t max_commits = 100'000;  // or after this many txns
+  uint64_t opens = 5;              // opens of each image
 };
 
 // Milliseconds of the opens of one image.
@@ -41,15 +41,15 @@ struct OpenTimes {
 };
 
 struct RecoveryRun {
-  uint64_t commits = 0;             // logged txns committed
-  uint64_t checkpoints = 0;         // checkpoints the engine took among them
+  uint64_t commits = 0;      // logged txns committed
+  uint64_t checkpoints = 0;  // checkpoints the engine took among them
   uint64_t log_area_bytes = 0;
-  uint64_t log_records = 0;         // records since the last checkpoint, at the crash
-  uint64_t log_head_bytes = 0;      // their bytes
-  uint64_t replayed_records = 0;    // what the machine-crash open replayed
+  uint64_t log_records = 0;       // records since the last checkpoint, at the crash
+  uint64_t log_head_bytes = 0;    // their bytes
+  uint64_t replayed_records = 0;  // what the machine-crash open replayed
   uint64_t replayed_bytes = 0;
   uint64_t file_bytes = 0;
-  OpenTimes clean;                  // Database::open to the returned handle, per image
+  OpenTimes clean;  // Database::open to the returned handle, per image
   OpenTimes process;
   OpenTimes machine;
 };

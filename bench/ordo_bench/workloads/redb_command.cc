@@ -50,8 +50,8 @@ std::vector<RedbRow> redb_rows(const RedbRun& run) {
   }
   rows.push_back({"removals", "removals_ms", run.removals_ms});
   rows.push_back({"compaction", "compaction_ms", run.compaction_ms});
-  rows.push_back({"uncompacted size", "uncompacted_bytes",
-                  static_cast<double>(run.uncompacted_bytes), true});
+  rows.push_back(
+      {"uncompacted size", "uncompacted_bytes", static_cast<double>(run.uncompacted_bytes), true});
   rows.push_back(
       {"compacted size", "compacted_bytes", static_cast<double>(run.compacted_bytes), true});
   return rows;
@@ -69,8 +69,7 @@ std::string redb_text(const RedbConfig& c, const RedbRun& run) {
   const std::vector<RedbRow> rows = redb_rows(run);
   out += fmt::format("| {:<26}| {:<12}|\n|{:-<27}|{:-<13}|\n", "", run.engine, "", "");
   for (const RedbRow& row : rows) {
-    const std::string value =
-        row.bytes ? size_text(row.value) : fmt::format("{:.0f}ms", row.value);
+    const std::string value = row.bytes ? size_text(row.value) : fmt::format("{:.0f}ms", row.value);
     out += fmt::format("| {:<26}| {:<12}|\n", row.label, value);
   }
   return out + "\n" + store_text(run.store);

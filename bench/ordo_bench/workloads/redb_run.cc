@@ -59,9 +59,10 @@ Result<uint64_t> range_reads(KvRead& read, TableId table, const RedbConfig& conf
   const uint64_t count = config.range_reads_per_iteration();
   for (uint64_t i = 0; i < count; ++i) {
     make_redb_pair(config.seed, i, pair);
-    ORDO_ASSIGN_OR_RETURN(const uint64_t n,
-                          read.scan(table, pair.key_view(), config.range_length,
-                                    [&](ByteView, ByteView value) { value_bytes += value.size(); }));
+    ORDO_ASSIGN_OR_RETURN(const uint64_t n, read.scan(table, pair.key_view(), config.range_length,
+                                                      [&](ByteView, ByteView value) {
+                                                        value_bytes += value.size();
+                                                      }));
     if (n == 0 && i < config.written()) {
       return Status::corruption("range read from pair " + std::to_string(i) + " found nothing");
     }
@@ -97,8 +98,8 @@ Result<double> threaded_reads_ms(KvEngine& db, TableId table, const RedbConfig& 
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
-      results[t] = read_pairs(*reads[t], table, config.seed, total * t / threads,
-                              total * (t + 1) / threads);
+      results[t] =
+          read_pairs(*reads[t], table, config.seed, total * t / threads, total * (t + 1) / threads);
     });
   }
   for (std::thread& w : workers) w.join();

@@ -43,7 +43,7 @@ struct RedbConfig {
   uint64_t range_length = 10;          // entries per range read
   uint64_t iterations = 3;             // of each one-thread read phase (median)
   std::vector<unsigned> read_threads = {1, 2, 4};
-  uint64_t seed = 3;                   // of the pairs (redb's RNG_SEED is 3)
+  uint64_t seed = 3;  // of the pairs (redb's RNG_SEED is 3)
 
   // Pairs written before the reads: bulk + individual + batches.
   uint64_t written() const { return entries + individual_writes + batch_writes * batch_size; }
@@ -59,9 +59,9 @@ struct RedbRun {
   double bulk_load_ms = 0;
   double individual_writes_ms = 0;
   double batch_writes_ms = 0;
-  double random_reads_ms = 0;        // median of the iterations
-  double random_range_reads_ms = 0;  // median of the iterations
-  uint64_t range_entries = 0;        // visited by one iteration
+  double random_reads_ms = 0;                                  // median of the iterations
+  double random_range_reads_ms = 0;                            // median of the iterations
+  uint64_t range_entries = 0;                                  // visited by one iteration
   std::vector<std::pair<unsigned, double>> threaded_reads_ms;  // (threads, ms)
   double removals_ms = 0;
   uint64_t uncompacted_bytes = 0;

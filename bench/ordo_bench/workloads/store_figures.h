@@ -15,7 +15,7 @@ namespace ordo::bench {
 
 struct StoreFigures {
   std::string path;
-  FileUsage usage;  // every file of the store, after close
+  FileUsage usage;                                       // every file of the store, after close
   std::vector<std::pair<std::string, double>> counters;  // KvEngine::counters()
 };
 

@@ -20,8 +20,7 @@ int run_trees_command(const TreesCommand& command) {
     return kExitError;
   }
   fmt::print(stderr, "ordo-bench: trees, {}, {} trees, {} -> {}\n", command.config.engine,
-             command.config.trees,
-             command.config.commits.sync ? "durable" : "not durable", *path);
+             command.config.trees, command.config.commits.sync ? "durable" : "not durable", *path);
   Result<TreesRun> run = run_trees(*path, command.config);
   if (!run.is_ok()) {
     report_failure("trees", *path, run.status());

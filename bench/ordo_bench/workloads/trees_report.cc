@@ -1,9 +1,10 @@
 #include "trees_report.h"
-#include "kv_registry.h"
 
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
+
+#include "kv_registry.h"
 
 namespace ordo::bench {
 namespace {

@@ -12,8 +12,8 @@
 // OPTIONS file), LevelDB nothing (a key prefix), SQLite CREATE TABLE in its
 // own durable transaction, WiredTiger WT_SESSION::create (a new file per
 // table and the directory synced, the metadata's log record synced). The
-// batch on a peer: 100 open_table calls, then one txn with the 100 puts. Files are counted in the store's directory (ordo:
-// the directory holding the file).
+// batch on a peer: 100 open_table calls, then one txn with the 100 puts. Files are counted in the
+// store's directory (ordo: the directory holding the file).
 //
 // Tree i is named "tree-XXXXXXXX", eight hex digits of i * 0x9E3779B1 mod
 // 2^32 (a bijection): names arrive in scattered byte order, so each create

@@ -28,12 +28,12 @@ struct CopyOptions {
 };
 
 struct CopyResult {
-  uint64_t txn_id = 0;       // the snapshot copied: the copy's last commit
-  uint64_t pages = 0;        // pages in the copy (its high-water mark), meta pages included
-  uint64_t bytes = 0;        // bytes of the copy (pages x page size)
-  uint64_t free_pages = 0;   // pages recorded as free in the copy (0 when compact)
-  uint64_t trees = 0;        // named trees copied
-  uint64_t entries = 0;      // entries of the default tree and every named tree
+  uint64_t txn_id = 0;      // the snapshot copied: the copy's last commit
+  uint64_t pages = 0;       // pages in the copy (its high-water mark), meta pages included
+  uint64_t bytes = 0;       // bytes of the copy (pages x page size)
+  uint64_t free_pages = 0;  // pages recorded as free in the copy (0 when compact)
+  uint64_t trees = 0;       // named trees copied
+  uint64_t entries = 0;     // entries of the default tree and every named tree
 };
 
 }  // namespace ordo

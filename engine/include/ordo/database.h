@@ -205,12 +205,11 @@ class Database {
   //
   // Returns: Ok once this caller's changes are durable; the status `fn`
   // returned when it failed; InvalidArgument for a `fn` that tried to end
-  // or move the txn (neither happens: a move leaves an ended txn), an empty `fn`, a read-only database or a forked child (as
-  // begin_write); Busy at once when this thread holds the open write txn
-  // (waiting would never end); otherwise every member of the group gets the
-  // same status, from begin_write (IOError on a handle poisoned by a failed
-  // commit) or from commit (the database stays at its previous commit; the
-  // handle stays usable or is poisoned as WriteTxn::commit says).
+  // or move the txn (neither happens: a move leaves an ended txn), an empty `fn`, a read-only
+  // database or a forked child (as begin_write); Busy at once when this thread holds the open write
+  // txn (waiting would never end); otherwise every member of the group gets the same status, from
+  // begin_write (IOError on a handle poisoned by a failed commit) or from commit (the database
+  // stays at its previous commit; the handle stays usable or is poisoned as WriteTxn::commit says).
   //
   // Thread-safety and lifetimes: any number of threads may call it at once,
   // beside begin_write() callers and readers. `fn` and what it captures must
@@ -648,11 +647,11 @@ struct UpgradeResult {
   // False when the file was version 3 already: nothing was written, and the
   // fields below describe its newest checkpoint.
   bool upgraded = false;
-  uint64_t txn_id = 0;           // the last commit of the file, kept
+  uint64_t txn_id = 0;  // the last commit of the file, kept
   uint32_t page_size_bytes = 0;
-  uint64_t log_first_page = 0;   // the log area: first page (the old page high-water mark)
-  uint64_t log_bytes = 0;        // and length in bytes
-  uint64_t file_bytes = 0;       // the file's length afterwards
+  uint64_t log_first_page = 0;  // the log area: first page (the old page high-water mark)
+  uint64_t log_bytes = 0;       // and length in bytes
+  uint64_t file_bytes = 0;      // the file's length afterwards
   // Non-empty when the newest version 2 meta was a one-sync commit whose
   // pages did not verify (a crash during it), so the commit before it was
   // kept, as a version 2 open would have: says which and why.

@@ -24,7 +24,7 @@ struct TreeStats {
   uint32_t depth = 0;  // 0 for an empty tree, 1 when the root is a leaf
   uint64_t leaf_pages = 0;
   uint64_t branch_pages = 0;
-  double leaf_fill = 0;  // leaf bytes in use / leaf bytes, 0..1
+  double leaf_fill = 0;          // leaf bytes in use / leaf bytes, 0..1
   uint64_t overflow_pages = 0;   // pages of the overflow runs of its large values
   uint64_t overflow_values = 0;  // values stored in overflow runs
   uint64_t key_bytes = 0;        // sum of the key lengths
@@ -33,11 +33,11 @@ struct TreeStats {
 
 // Pages in the free tree, from a walk of it.
 struct FreeSpace {
-  uint64_t free_pages = 0;     // all pages recorded as free
+  uint64_t free_pages = 0;  // all pages recorded as free
   // Of those, pages the next write txn may not reuse yet: freed by the last
   // commit, or still reachable from a live read snapshot.
   uint64_t pending_pages = 0;
-  uint64_t entries = 0;        // free-tree entries (freeing txn, chunk)
+  uint64_t entries = 0;  // free-tree entries (freeing txn, chunk)
 };
 
 // One problem found by Txn::check().
@@ -54,15 +54,15 @@ struct CheckReport {
   uint64_t high_water_pages = 0;       // pages below the high-water mark
   uint64_t tree_pages = 0;             // leaf and branch pages, every tree
   uint64_t overflow_pages = 0;
-  uint64_t free_pages = 0;             // listed in the free tree
+  uint64_t free_pages = 0;  // listed in the free tree
   // User trees (the default tree plus the named trees) and their entries:
   // the same counts as the catalog and the meta hold (inspect::trees). The
   // internal trees are counted apart.
   uint64_t trees = 0;
   uint64_t entries = 0;
-  uint64_t catalog_entries = 0;        // internal: one per named tree
-  uint64_t free_tree_entries = 0;      // internal: free-tree entries
-  uint64_t log_pages = 0;              // the log area's pages
+  uint64_t catalog_entries = 0;    // internal: one per named tree
+  uint64_t free_tree_entries = 0;  // internal: free-tree entries
+  uint64_t log_pages = 0;          // the log area's pages
   // Log records after the snapshot's checkpoint up to the snapshot (each
   // checked: whole, checksummed, decodable, the last naming the snapshot's
   // roots), and their bytes in the log area.
@@ -97,7 +97,7 @@ struct LogInfo {
   // (the tail) and end at head_bytes (where the next one goes).
   uint64_t records = 0;
   uint64_t head_bytes = 0;
-  uint64_t last_txn = 0;        // txn of the last of them (checkpoint_txn when none)
+  uint64_t last_txn = 0;  // txn of the last of them (checkpoint_txn when none)
   // What open did with the log, when a crash of the machine had lost pages
   // of logged txns: "replayed txns 8..12 (5 log records, 20480 bytes) after
   // checkpoint txn 7 (...)". Empty otherwise.
@@ -111,19 +111,19 @@ struct DatabaseInfo {
   std::string path;
   uint32_t page_size_bytes = 0;
   uint32_t format_version = 0;
-  uint64_t file_bytes = 0;        // current file length
-  uint64_t txn_id = 0;            // last committed txn
-  int current_meta = 0;           // 0 or 1: the meta page of the last checkpoint
+  uint64_t file_bytes = 0;  // current file length
+  uint64_t txn_id = 0;      // last committed txn
+  int current_meta = 0;     // 0 or 1: the meta page of the last checkpoint
   // The last commit's state (its meta, from the log when it is past the
   // checkpoint): valid, txn_id, page_high_water, file_bytes, free_pages,
   // tree_count.
   MetaInfo current;
   LogInfo log;
   MetaInfo metas[2];
-  uint64_t pages_used = 0;        // high-water pages minus free pages
-  Uuid id_high_water;             // last UUIDv7 issued by a committed txn
-  Id64 id64_high_water;           // last 64-bit ID issued by a committed txn
-  std::string io_backend;         // "io_uring", "posix", or "none" (read-only)
+  uint64_t pages_used = 0;  // high-water pages minus free pages
+  Uuid id_high_water;       // last UUIDv7 issued by a committed txn
+  Id64 id64_high_water;     // last 64-bit ID issued by a committed txn
+  std::string io_backend;   // "io_uring", "posix", or "none" (read-only)
   // Non-empty when open did not use the meta with the newest txn and used
   // the other one; says which and why. Two causes: the newest commit is
   // incomplete (a crash during a one-sync commit: a page it wrote does not
@@ -152,10 +152,10 @@ struct Stats {
   // io_uring (a one-sync commit is one), pwritev and fdatasync calls with POSIX. Failed
   // calls count too.
   uint64_t write_calls = 0;
-  uint64_t syncs = 0;          // successful fdatasyncs (io_uring or POSIX)
-  uint64_t file_growths = 0;   // extent preallocations (fallocate) that grew the file
-  uint64_t pages_reused = 0;   // allocations served from the free tree
-  uint64_t pages_spilled = 0;  // dirty pages written before commit (memory budget)
+  uint64_t syncs = 0;                   // successful fdatasyncs (io_uring or POSIX)
+  uint64_t file_growths = 0;            // extent preallocations (fallocate) that grew the file
+  uint64_t pages_reused = 0;            // allocations served from the free tree
+  uint64_t pages_spilled = 0;           // dirty pages written before commit (memory budget)
   uint64_t overflow_pages_written = 0;  // pages of large values
   // Database::batch: groups its callers formed (each committed at most once,
   // which `commits` counts when it succeeds), the calls those groups carried,

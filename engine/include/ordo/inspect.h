@@ -31,10 +31,10 @@ const char* tree_kind_name(TreeKind kind);  // "default", "named", "catalog", "f
 // One tree as its root record says, without walking it.
 struct TreeSummary {
   TreeKind kind = TreeKind::kDefault;
-  std::string name;          // empty for the default, catalog and free trees
-  uint64_t entries = 0;      // from the root record (the meta or the catalog)
-  uint32_t depth = 0;        // 0 when empty, 1 when the root is a leaf
-  uint64_t root_page = 0;    // 0 when empty
+  std::string name;        // empty for the default, catalog and free trees
+  uint64_t entries = 0;    // from the root record (the meta or the catalog)
+  uint32_t depth = 0;      // 0 when empty, 1 when the root is a leaf
+  uint64_t root_page = 0;  // 0 when empty
 };
 
 // The default tree, every named tree in name order, then the catalog and the
@@ -47,10 +47,10 @@ enum class PageKind : uint8_t {
   kMeta,
   kBranch,
   kLeaf,
-  kOverflow,      // an overflow run (first page or a later one)
-  kFree,          // listed in the free tree
-  kUnreachable,   // below the high-water mark, but neither in a tree nor free (a leak)
-  kLog,           // the log area (docs/FORMAT.md, "The log")
+  kOverflow,     // an overflow run (first page or a later one)
+  kFree,         // listed in the free tree
+  kUnreachable,  // below the high-water mark, but neither in a tree nor free (a leak)
+  kLog,          // the log area (docs/FORMAT.md, "The log")
 };
 // "meta", "branch", "leaf", "overflow", "free", "unreachable", "log"
 const char* page_kind_name(PageKind kind);
@@ -62,14 +62,14 @@ struct PageSummary {
   // Index into PageMap::trees of the tree owning the page; -1 for meta,
   // free and unreachable pages.
   int32_t tree = -1;
-  uint32_t level = 0;         // branch and leaf: 0 at the root
-  uint32_t entries = 0;       // branch and leaf: cells on the page
-  uint32_t used_bytes = 0;    // branch and leaf: header, slots and live cells
-  uint32_t overflow_refs = 0; // leaf: entries whose value is in an overflow run
-  uint64_t txn_id = 0;        // tree pages and a run's first page: the txn that wrote it
-  uint64_t run_first = 0;     // overflow: the run's first page
-  uint64_t run_pages = 0;     // overflow: the run's length in pages
-  uint64_t freed_by = 0;      // free: the txn that freed it
+  uint32_t level = 0;          // branch and leaf: 0 at the root
+  uint32_t entries = 0;        // branch and leaf: cells on the page
+  uint32_t used_bytes = 0;     // branch and leaf: header, slots and live cells
+  uint32_t overflow_refs = 0;  // leaf: entries whose value is in an overflow run
+  uint64_t txn_id = 0;         // tree pages and a run's first page: the txn that wrote it
+  uint64_t run_first = 0;      // overflow: the run's first page
+  uint64_t run_pages = 0;      // overflow: the run's length in pages
+  uint64_t freed_by = 0;       // free: the txn that freed it
 };
 
 // Every page of the snapshot, in page-number order, from one walk of every
@@ -84,8 +84,7 @@ struct PageMap {
   std::vector<std::string> problems;
 };
 // `progress(pages_done, pages_total)` every few thousand pages; may be empty.
-Result<PageMap> page_map(Txn& txn,
-                         const std::function<void(uint64_t, uint64_t)>& progress = {});
+Result<PageMap> page_map(Txn& txn, const std::function<void(uint64_t, uint64_t)>& progress = {});
 
 // One cell of a branch or leaf page, decoded.
 struct CellDetail {
@@ -93,12 +92,12 @@ struct CellDetail {
   // Leaf.
   uint64_t value_len = 0;
   bool overflow = false;
-  std::string value;  // inline value bytes (empty for an overflow value)
+  std::string value;                         // inline value bytes (empty for an overflow value)
   uint64_t run_first = 0, run_checksum = 0;  // overflow reference
   // Branch.
   uint64_t child = 0;
-  uint64_t child_checksum = 0;        // what this entry records
-  uint64_t child_actual_checksum = 0; // XXH3-64 of the child page as it is
+  uint64_t child_checksum = 0;         // what this entry records
+  uint64_t child_actual_checksum = 0;  // XXH3-64 of the child page as it is
   bool child_checksum_ok = false;
 };
 
@@ -106,9 +105,9 @@ struct CellDetail {
 struct PageDetail {
   uint64_t page = 0;
   PageKind kind = PageKind::kUnreachable;
-  std::string tree;           // owner's name ("" for the default tree); see tree_kind
+  std::string tree;  // owner's name ("" for the default tree); see tree_kind
   TreeKind tree_kind = TreeKind::kDefault;
-  bool owned = false;         // a tree (or a free-tree entry) was found to reach it
+  bool owned = false;  // a tree (or a free-tree entry) was found to reach it
   // Header of a tree or overflow page, as stored.
   uint8_t type_byte = 0;
   uint8_t flags = 0;
@@ -119,15 +118,16 @@ struct PageDetail {
   uint32_t level = 0;
   std::vector<CellDetail> cells;  // branch and leaf
   // Whether the page matches the checksum its parent (or root record) holds.
-  bool has_parent = false;       // false for meta, free and unreachable pages, overflow tails
-  uint64_t parent = 0;           // the parent page; 0 when the meta/catalog holds the root
+  bool has_parent = false;  // false for meta, free and unreachable pages, overflow tails
+  uint64_t parent = 0;      // the parent page; 0 when the meta/catalog holds the root
   uint64_t expected_checksum = 0;
-  uint64_t actual_checksum = 0;  // XXH3-64 of the page (of the run for an overflow run's first page)
+  uint64_t actual_checksum =
+      0;  // XXH3-64 of the page (of the run for an overflow run's first page)
   bool checksum_ok = false;
   uint64_t run_first = 0, run_pages = 0;  // overflow
   uint64_t freed_by = 0, written_by = 0;  // free
-  std::string problem;        // structural damage found decoding it; empty when none
-  std::string bytes;          // the page's raw bytes
+  std::string problem;                    // structural damage found decoding it; empty when none
+  std::string bytes;                      // the page's raw bytes
 };
 // Decodes page `page_number`: which tree reaches it (one walk, stopping
 // there), its header, every cell, its checksum against its parent's record
@@ -136,9 +136,9 @@ struct PageDetail {
 Result<PageDetail> describe_page(Txn& txn, uint64_t page_number);
 
 enum class FreeState : uint8_t {
-  kReusable,      // the next write txn may take these pages
-  kRecent,        // freed by the last commit: kept whole for recovery
-  kPinned,        // a live read snapshot (this process or a reader slot) can reach them
+  kReusable,  // the next write txn may take these pages
+  kRecent,    // freed by the last commit: kept whole for recovery
+  kPinned,    // a live read snapshot (this process or a reader slot) can reach them
 };
 const char* free_state_name(FreeState state);  // "reusable", "recent", "pinned"
 
@@ -159,8 +159,8 @@ Result<std::vector<FreeEntryInfo>> free_entries(Txn& txn);
 
 // One reader slot held in the file (docs/FORMAT.md "Page reuse rule").
 struct ReaderSlot {
-  uint64_t snapshot_txn = 0;     // the snapshot the reader reads
-  std::vector<int> pids;         // processes holding it, when /proc tells; may be empty
+  uint64_t snapshot_txn = 0;  // the snapshot the reader reads
+  std::vector<int> pids;      // processes holding it, when /proc tells; may be empty
 };
 // The reader slots other handles hold on the database file at `path`
 // (read-only handles of any process; a writable handle's own read txns take

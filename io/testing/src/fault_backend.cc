@@ -13,7 +13,8 @@
 
 namespace ordo::io::testing {
 
-FaultBackend::FaultBackend(int fd, std::unique_ptr<WriteBackend> real, std::shared_ptr<FaultLog> log)
+FaultBackend::FaultBackend(int fd, std::unique_ptr<WriteBackend> real,
+                           std::shared_ptr<FaultLog> log)
     : fd_(fd), real_(std::move(real)), log_(std::move(log)) {}
 
 namespace {
@@ -54,9 +55,9 @@ Status FaultBackend::write_durable(std::span<const WriteSpan> spans) {
     const int err = op.error;
     log_->record(std::move(op));
     if (err != 0) {
-      return base::write_error("pwritev2(RWF_DSYNC) at offset " + std::to_string(span.offset_bytes) +
-                             " (injected by FaultLog)",
-                         err);
+      return base::write_error("pwritev2(RWF_DSYNC) at offset " +
+                                   std::to_string(span.offset_bytes) + " (injected by FaultLog)",
+                               err);
     }
   }
   return Status::ok();

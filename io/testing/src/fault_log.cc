@@ -119,8 +119,7 @@ std::vector<size_t> FaultLog::range_synced_writes(size_t after_ops) const {
   std::vector<size_t> synced;
   for (size_t i = sync ? *sync + 1 : 0; i < after_ops; ++i) {
     const FaultOp& op = ops_[i];
-    if (op.kind == FaultOp::Kind::kSyncRange && !op.failed() &&
-        (!sync || op.synced_op > *sync)) {
+    if (op.kind == FaultOp::Kind::kSyncRange && !op.failed() && (!sync || op.synced_op > *sync)) {
       synced.push_back(op.synced_op);
     }
   }
@@ -212,8 +211,7 @@ std::vector<CrashPoint> FaultLog::crash_points(size_t from_op) const {
         pending.clear();
       } else if (last.kind == FaultOp::Kind::kSyncRange) {
         // Its write is durable now: every variant of the others is a new state.
-        pending.erase(std::remove(pending.begin(), pending.end(), last.synced_op),
-                      pending.end());
+        pending.erase(std::remove(pending.begin(), pending.end(), last.synced_op), pending.end());
       } else {
         pending.push_back(k - 1);
         only_new_prefix = true;

@@ -52,7 +52,7 @@ inline constexpr std::string_view kSystemTree = "ordo.replica";
 // The file names inside ReplicaOptions::dir.
 inline constexpr std::string_view kDatabaseFile = "data.ordo";  // the live database
 inline constexpr std::string_view kRaftDir = "raft";            // Raft log, term, vote, snapshots
-inline constexpr std::string_view kCopiesDir = "copies";        // copies in transit (emptied at open)
+inline constexpr std::string_view kCopiesDir = "copies";  // copies in transit (emptied at open)
 
 // A replicated change: applied whole on every replica, or not at all.
 // A tree is named by its name; "" is the default tree. put() into a named
@@ -69,8 +69,8 @@ class WriteBatch {
 
   void put(std::string_view tree, ByteView key, ByteView value);
   void del(std::string_view tree, ByteView key);  // a missing key is no error
-  void create_tree(std::string_view tree);         // an existing tree is no error
-  void drop_tree(std::string_view tree);           // a missing tree is no error
+  void create_tree(std::string_view tree);        // an existing tree is no error
+  void drop_tree(std::string_view tree);          // a missing tree is no error
 
   const std::vector<Op>& ops() const { return ops_; }
   bool empty() const { return ops_.empty(); }
@@ -106,17 +106,17 @@ const char* outcome_name(Outcome outcome);  // "applied", "failed", "unknown"
 
 struct WriteResult {
   Outcome outcome = Outcome::kFailed;
-  Status status;            // ok() exactly when outcome == kApplied
-  uint64_t index = 0;       // the entry's log index when kApplied
-  uint64_t leader_id = 0;   // on "not the leader": the leader this replica knows, 0 if none
+  Status status;               // ok() exactly when outcome == kApplied
+  uint64_t index = 0;          // the entry's log index when kApplied
+  uint64_t leader_id = 0;      // on "not the leader": the leader this replica knows, 0 if none
   std::string leader_address;  // its Raft address ("" if none)
 };
 
 // One member of the cluster.
 struct Member {
-  uint64_t id = 0;          // > 0, unique in the cluster
-  std::string address;      // "IPv4:port" of its Raft transport; port + 1 serves
-                            // snapshot copies
+  uint64_t id = 0;      // > 0, unique in the cluster
+  std::string address;  // "IPv4:port" of its Raft transport; port + 1 serves
+                        // snapshot copies
   bool voter = true;
 };
 
@@ -128,11 +128,11 @@ struct ReplicaStatus {
   std::string address;
   Role role = Role::kUnavailable;
   uint64_t term = 0;
-  uint64_t leader_id = 0;       // 0 when no leader is known
+  uint64_t leader_id = 0;  // 0 when no leader is known
   std::string leader_address;
-  uint64_t last_log_index = 0;  // last entry in this replica's log
-  uint64_t applied_index = 0;   // last entry applied to the ordo file
-  uint64_t snapshot_index = 0;  // applied index of this replica's newest snapshot record
+  uint64_t last_log_index = 0;       // last entry in this replica's log
+  uint64_t applied_index = 0;        // last entry applied to the ordo file
+  uint64_t snapshot_index = 0;       // applied index of this replica's newest snapshot record
   uint64_t snapshots_taken = 0;      // snapshot records taken by this replica since open
   uint64_t snapshots_installed = 0;  // copies fetched and installed since open
   // "" while applies succeed; else the environment error (IOError, Full) of
@@ -145,9 +145,9 @@ struct ReplicaStatus {
 };
 
 struct ReplicaOptions {
-  uint64_t id = 0;       // this replica's member id, > 0
-  std::string address;   // this replica's Raft address "IPv4:port" (port < 65535)
-  std::string dir;       // data directory; created when missing
+  uint64_t id = 0;      // this replica's member id, > 0
+  std::string address;  // this replica's Raft address "IPv4:port" (port < 65535)
+  std::string dir;      // data directory; created when missing
 
   // The voters of a new cluster, this replica among them. Used only when dir
   // holds no Raft state yet; every first member is started with the same

@@ -59,8 +59,7 @@ class ReplacementFile {
   // renamed file is removed again (the error says so, or that removing it
   // failed too): a failed publish leaves no file under the path. `on_event`,
   // when set, hears "renamed" and "directory synced".
-  Status publish(bool overwrite,
-                 const std::function<void(std::string_view event)>& on_event = {});
+  Status publish(bool overwrite, const std::function<void(std::string_view event)>& on_event = {});
 
  private:
   OutputKind kind_{"", "", ""};

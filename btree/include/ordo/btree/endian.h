@@ -2,10 +2,11 @@
 // memcpy'd from in-memory structs; every field goes through these.
 #pragma once
 
+#include <endian.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <endian.h>
 
 namespace ordo::btree {
 

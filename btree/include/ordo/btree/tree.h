@@ -28,7 +28,7 @@
 namespace ordo::btree {
 
 struct TreeRoot {
-  PageNo root = kNullPage;       // kNullPage for an empty tree
+  PageNo root = kNullPage;     // kNullPage for an empty tree
   uint32_t depth = 0;          // levels: 0 empty, 1 root is a leaf
   uint64_t entries = 0;        // key count
   uint64_t root_checksum = 0;  // XXH3-64 of the root page, set by finalize()

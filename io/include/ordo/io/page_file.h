@@ -213,10 +213,10 @@ class PageFile {
   int lock_fd_ = -1;  // holds the flock; see OpenedFile::lock_fd
   const bool created_;
   const uint64_t os_page_size_;
-  uint64_t reserve_bytes_ = 0;          // options_.map_reserve_bytes rounded to pages
-  std::byte* base_ = nullptr;           // start of the reserved range
+  uint64_t reserve_bytes_ = 0;             // options_.map_reserve_bytes rounded to pages
+  std::byte* base_ = nullptr;              // start of the reserved range
   std::unique_ptr<WriteBackend> backend_;  // nullptr when read-only
-  std::mutex map_mutex_;                // serializes grow_to() and refresh()
+  std::mutex map_mutex_;                   // serializes grow_to() and refresh()
   std::atomic<uint64_t> file_bytes_{0};
   std::atomic<uint64_t> mapped_bytes_{0};  // multiple of os_page_size_
   Counters counters_;

@@ -4,9 +4,8 @@
 // The log holds the file's bytes from the moment recording started (start()) and every
 // op since: one write op per WriteSpan (its offset and a copy of its bytes), one op per
 // sync, and for a durable write (WriteBackend::write_durable) its write op followed by a
-// range-sync op naming it, each with the file length seen by fstat right after it. From that it builds
-// the file as a crash would leave it (image()) and lists every such state
-// (crash_points()).
+// range-sync op naming it, each with the file length seen by fstat right after it. From that it
+// builds the file as a crash would leave it (image()) and lists every such state (crash_points()).
 //
 // Crash model (docs/FORMAT.md "What ordo assumes of the disk"): a completed sync makes
 // every earlier completed write durable, and the file length fstat reported at that sync
