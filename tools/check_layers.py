@@ -62,7 +62,7 @@ ALLOWED = {
     "replica": INTERNAL_BASE | {"sys", "replica_api"},
     "tool": INTERNAL_BASE,
     "node": INTERNAL_BASE | {"sys", "replica_api"},
-    "bench": INTERNAL_BASE | {"sys", "replica_api", "node"},
+    "bench": PUBLIC | {"sys", "replica_api", "node"},  # a client: no internal header
     "tests": None,  # the tests may reach any part
 }
 
