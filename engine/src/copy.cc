@@ -259,7 +259,7 @@ class Copier {
     } else {
       ORDO_RETURN_IF_ERROR(write_metas(sink, meta));
     }
-    report(hw, hw, true);
+    if (report_progress) report(hw, hw, true);  // a first pass reports nothing
     ORDO_RETURN_IF_ERROR(sink.finish());
     result_.pages = hw;
     result_.bytes = hw * ps_;
