@@ -142,10 +142,7 @@ TEST_P(BatchCrashTest, EveryCrashStateHoldsWholeGroups) {
   testing::CrashSample sample(rng(), 2);
   const std::vector<CrashPoint> points = log->crash_points(start_ops);
   for (const CrashPoint& point : points) {
-    const bool after_write =
-        point.after_ops < log->op_count() &&
-        log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
-    if (!sample.take(!after_write)) continue;
+    if (!sample.take(*log, point)) continue;
     uint64_t acknowledged = 0;
     for (const auto& [txn, at] : done_at) {
       if (at <= point.after_ops) acknowledged = txn;

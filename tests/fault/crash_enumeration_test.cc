@@ -80,10 +80,7 @@ TEST_P(CrashEnumerationTest, EveryCrashStateRecoversACommittedState) {
   testing::CrashSample sample(seed, 3);
   size_t verified = 0, rolled_forward = 0;
   for (const CrashPoint& point : points) {
-    const bool after_write =
-        point.after_ops < log->op_count() &&
-        log->op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
-    if (!sample.take(!after_write)) continue;
+    if (!sample.take(*log, point)) continue;
     // The last txn whose commit returned before this op was issued.
     int completed = 0;
     while (completed < kTxns && done_at[completed + 1] <= point.after_ops) ++completed;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ordo/database.h"
+#include "ordo/io/testing/fault_log.h"
 
 namespace ordo::testing {
 
@@ -30,12 +31,10 @@ namespace ordo::testing {
 class CrashSample {
  public:
   CrashSample(uint64_t seed, unsigned every) : rng_(seed), every_(every_state() ? 1 : every) {
-    std::printf("crash states: %s (ORDO_CRASH_STATES=all for every one)\n",
-                every_ == 1 ? "every one"
-                            : ("1 in " + std::to_string(every_) +
-                               ", and every one "
-                               "after a sync")
-                                  .c_str());
+    const std::string share =
+        every_ == 1 ? "every one"
+                    : "1 in " + std::to_string(every_) + ", and every one after a sync";
+    std::printf("crash states: %s (ORDO_CRASH_STATES=all for every one)\n", share.c_str());
   }
 
   static bool every_state() {
@@ -43,9 +42,11 @@ class CrashSample {
     return env != nullptr && std::string_view(env) == "all";
   }
 
-  // Whether to verify the next state; `after_sync`: it follows a completed sync.
-  bool take(bool after_sync) {
-    if (every_ == 1 || after_sync) return true;
+  // Whether to verify the state `point` of `log` leaves.
+  bool take(const io::testing::FaultLog& log, const io::testing::CrashPoint& point) {
+    const bool after_write = point.after_ops < log.op_count() &&
+                             log.op(point.after_ops - 1).kind == io::testing::FaultOp::Kind::kWrite;
+    if (every_ == 1 || !after_write) return true;
     return rng_() % every_ == 0;
   }
 
