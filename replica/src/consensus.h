@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster_identity.h"
 #include "ordo/byte_view.h"
 #include "ordo/replica.h"
 #include "ordo/status.h"
@@ -63,6 +64,8 @@ struct ConsensusStatus {
   uint64_t commit_index = 0;
   uint64_t last_applied = 0;  // Raft's: command, barrier and change entries
   std::vector<Member> members;
+  ClusterId cluster_id;              // unknown until adopted (a joining replica)
+  uint64_t refused_connections = 0;  // on the Raft port, since start
 };
 
 struct ConsensusOptions {
@@ -74,6 +77,10 @@ struct ConsensusOptions {
   uint32_t election_timeout_ms = 1000;
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
+  ClusterId cluster_id;        // unknown: adopted from the first member that connects
+  std::string cluster_secret;  // empty: connections are not authenticated
+  // Called on the Raft thread when the cluster id is adopted, to keep it.
+  std::function<Status(const ClusterId&)> on_adopt_cluster_id;
 };
 
 // Completion of a proposal or barrier: outcome, status, index and, on "not

@@ -1,5 +1,6 @@
 // Consensus over the canonical Raft C library (libraft 0.15) with its libuv
-// I/O and TCP transport. The only file that includes raft.h.
+// I/O, on the transport of raft_transport.h (the cluster handshake in front
+// of Raft). With raft_transport.cc, the only file that includes raft.h.
 //
 // One libuv loop runs on a thread of its own. Callers' requests are queued
 // under mu_ and handed to the loop with uv_async_send; every raft_* call,
@@ -29,6 +30,7 @@ extern "C" {
 #include "consensus.h"
 #include "ordo/base/errno_status.h"
 #include "ordo/sys/ports.h"
+#include "raft_transport.h"
 
 namespace ordo::replica {
 
@@ -85,109 +87,6 @@ WriteResult unknown(const std::string& why) {
   return r;
 }
 
-// libraft 0.15's TCP transport leaves Nagle's algorithm on: a small
-// AppendEntries (or its result) written while an earlier one is unacknowledged
-// waits for the peer's delayed ACK (up to 40 ms on Linux). This transport
-// forwards every call to the one raft_uv_tcp_init made and turns Nagle off
-// (TCP_NODELAY) on each connection it hands to Raft, outgoing or accepted.
-struct NoDelayTransport {
-  raft_uv_transport outer{};           // what raft_uv_init is given
-  raft_uv_transport* inner = nullptr;  // the TCP transport; inner->data points here
-  raft_uv_accept_cb accept_cb = nullptr;
-  raft_uv_transport_close_cb close_cb = nullptr;
-};
-
-// A connect in flight: the TCP transport's request, and Raft's.
-struct NoDelayConnect {
-  raft_uv_connect req{};
-  raft_uv_connect* outer = nullptr;
-  raft_uv_connect_cb outer_cb = nullptr;
-};
-
-void set_nodelay(uv_stream_t* stream) {
-  if (stream != nullptr && stream->type == UV_TCP) {
-    (void)uv_tcp_nodelay(reinterpret_cast<uv_tcp_t*>(stream), 1);
-  }
-}
-
-NoDelayTransport* nodelay_of(raft_uv_transport* outer) {
-  return static_cast<NoDelayTransport*>(outer->impl);
-}
-
-void copy_errmsg(raft_uv_transport* to, const raft_uv_transport* from) {
-  std::memcpy(to->errmsg, from->errmsg, sizeof to->errmsg);
-}
-
-int nodelay_init(raft_uv_transport* t, raft_id id, const char* address) {
-  raft_uv_transport* inner = nodelay_of(t)->inner;
-  int rv = inner->init(inner, id, address);
-  if (rv != 0) copy_errmsg(t, inner);
-  return rv;
-}
-
-void nodelay_accepted(raft_uv_transport* inner, raft_id id, const char* address,
-                      uv_stream_t* stream) {
-  auto* self = static_cast<NoDelayTransport*>(inner->data);
-  set_nodelay(stream);
-  self->accept_cb(&self->outer, id, address, stream);
-}
-
-int nodelay_listen(raft_uv_transport* t, raft_uv_accept_cb cb) {
-  NoDelayTransport* self = nodelay_of(t);
-  self->accept_cb = cb;
-  int rv = self->inner->listen(self->inner, &nodelay_accepted);
-  if (rv != 0) copy_errmsg(t, self->inner);
-  return rv;
-}
-
-void nodelay_connected(raft_uv_connect* req, uv_stream_t* stream, int status) {
-  auto* c = static_cast<NoDelayConnect*>(req->data);
-  if (status == 0) set_nodelay(stream);
-  raft_uv_connect* outer = c->outer;
-  raft_uv_connect_cb cb = c->outer_cb;
-  delete c;
-  cb(outer, stream, status);
-}
-
-int nodelay_connect(raft_uv_transport* t, raft_uv_connect* req, raft_id id, const char* address,
-                    raft_uv_connect_cb cb) {
-  NoDelayTransport* self = nodelay_of(t);
-  auto* c = new NoDelayConnect;
-  c->outer = req;
-  c->outer_cb = cb;
-  c->req.data = c;
-  req->cb = cb;
-  int rv = self->inner->connect(self->inner, &c->req, id, address, &nodelay_connected);
-  if (rv != 0) {
-    delete c;
-    copy_errmsg(t, self->inner);
-  }
-  return rv;
-}
-
-void nodelay_closed(raft_uv_transport* inner) {
-  auto* self = static_cast<NoDelayTransport*>(inner->data);
-  if (self->close_cb != nullptr) self->close_cb(&self->outer);
-}
-
-void nodelay_close(raft_uv_transport* t, raft_uv_transport_close_cb cb) {
-  NoDelayTransport* self = nodelay_of(t);
-  self->close_cb = cb;
-  self->inner->close(self->inner, &nodelay_closed);
-}
-
-// Wraps `inner` (made by raft_uv_tcp_init) into `self->outer`.
-void nodelay_wrap(NoDelayTransport* self, raft_uv_transport* inner) {
-  self->inner = inner;
-  inner->data = self;
-  self->outer.data = nullptr;
-  self->outer.impl = self;
-  self->outer.init = &nodelay_init;
-  self->outer.listen = &nodelay_listen;
-  self->outer.connect = &nodelay_connect;
-  self->outer.close = &nodelay_close;
-}
-
 class RaftConsensus;
 
 // One request in flight inside Raft; the raft_* struct comes first so that
@@ -240,8 +139,16 @@ class RaftConsensus final : public Consensus {
   void add_member(const Member& member, ChangeDone done) override;
   void remove_member(uint64_t id, ChangeDone done) override;
   ConsensusStatus status() const override {
-    std::lock_guard lock(mu_);
-    return status_;
+    ConsensusStatus s;
+    {
+      std::lock_guard lock(mu_);
+      s = status_;
+    }
+    if (transport_) {
+      s.cluster_id = transport_->cluster_id();
+      s.refused_connections = transport_->refused_connections();
+    }
+    return s;
   }
   void stop() override;
 
@@ -279,8 +186,7 @@ class RaftConsensus final : public Consensus {
   uv_loop_t loop_{};
   uv_async_t async_{};
   uv_timer_t timer_{};
-  raft_uv_transport transport_{};  // libraft's TCP transport
-  NoDelayTransport nodelay_{};     // wraps transport_; given to raft_uv_init
+  std::unique_ptr<RaftTransport> transport_;  // given to raft_uv_init
   raft_io io_{};
   raft_fsm fsm_{};
   struct raft raft_ {};
@@ -324,19 +230,15 @@ Status RaftConsensus::start() {
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
 
-  transport_.data = nullptr;
-  rv = raft_uv_tcp_init(&transport_, &loop_);
-  if (rv != 0) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-    close_without_loop_thread();
-    return Status::io_error(std::string("raft_uv_tcp_init: ") + raft_strerror(rv), 0);
-  }
-  nodelay_wrap(&nodelay_, &transport_);
-  rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), &nodelay_.outer);
+  RaftTransportOptions transport;
+  transport.cluster_id = options_.cluster_id;
+  transport.secret = options_.cluster_secret;
+  transport.on_adopt = options_.on_adopt_cluster_id;
+  transport.log_name = "ordo replica " + std::to_string(options_.id);
+  transport_ = make_raft_transport(&loop_, std::move(transport));
+  rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), transport_->raw());
   if (rv != 0) {
     std::string why = std::string("raft_uv_init ") + options_.raft_dir + ": " + io_.errmsg;
-    raft_uv_tcp_close(&transport_);
     uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
     close_without_loop_thread();
@@ -357,7 +259,6 @@ Status RaftConsensus::start() {
   if (rv != 0) {
     std::string why = std::string("raft_init: ") + raft_errmsg(&raft_);
     raft_uv_close(&io_);
-    raft_uv_tcp_close(&transport_);
     uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
     close_without_loop_thread();
@@ -846,7 +747,6 @@ void RaftConsensus::on_raft_closed(struct raft* r) {
   auto* self = static_cast<RaftConsensus*>(r->data != nullptr ? r->data : nullptr);
   if (self == nullptr) return;
   raft_uv_close(&self->io_);
-  raft_uv_tcp_close(&self->transport_);
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->async_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&self->async_), nullptr);
   }

@@ -5,14 +5,17 @@
 #include <sys/stat.h>
 
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "cluster_identity.h"
 #include "consensus.h"
 #include "ordo/sys/address.h"
+#include "raft_handshake.h"
 #include "snapshot_server.h"
 #include "state_machine.h"
 
@@ -81,6 +84,11 @@ Status validate_options(const ReplicaOptions& o) {
                                     " is over " + std::to_string(kMaxElectionMs));
   }
   if (o.snapshot_threshold == 0) return Status::invalid_argument("snapshot_threshold is 0");
+  if (!o.cluster_secret.empty() && o.cluster_secret.size() < kMinSecretBytes) {
+    return Status::invalid_argument("cluster secret of " + std::to_string(o.cluster_secret.size()) +
+                                    " bytes: at least " + std::to_string(kMinSecretBytes) +
+                                    " are needed");
+  }
   if (!o.bootstrap.empty()) {
     bool self = false;
     for (const Member& m : o.bootstrap) {
@@ -129,6 +137,13 @@ Status claim_dir(const std::string& dir, uint64_t id) {
   return Status::ok();
 }
 
+// libraft keeps its term and vote in metadata1/metadata2: a directory with
+// either has been bootstrapped or joined.
+bool has_raft_state(const std::string& raft_dir) {
+  std::error_code ec;
+  return fs::exists(raft_dir + "/metadata1", ec) || fs::exists(raft_dir + "/metadata2", ec);
+}
+
 }  // namespace
 
 class ReplicaImpl {
@@ -146,6 +161,13 @@ class ReplicaImpl {
     fs::create_directories(options_.dir + "/" + std::string(kRaftDir), ec);
     if (ec) return Status::io_error("create " + options_.dir + ": " + ec.message(), ec.value());
     ORDO_RETURN_IF_ERROR(claim_dir(options_.dir, options_.id));
+    const std::string raft_dir = options_.dir + "/" + std::string(kRaftDir);
+    ORDO_ASSIGN_OR_RETURN(
+        const ClusterId cluster_id,
+        settle_cluster_id(options_, has_raft_state(raft_dir), [this](const std::string& line) {
+          std::fprintf(stderr, "ordo replica %llu: %s\n",
+                       static_cast<unsigned long long>(options_.id), line.c_str());
+        }));
 
     StateMachineOptions sm_options;
     sm_options.dir = options_.dir;
@@ -168,6 +190,12 @@ class ReplicaImpl {
     c.election_timeout_ms = options_.election_timeout_ms;
     c.snapshot_threshold = options_.snapshot_threshold;
     c.snapshot_trailing = options_.snapshot_trailing;
+    c.cluster_id = cluster_id;
+    c.cluster_secret = options_.cluster_secret;
+    const std::string dir = options_.dir;
+    c.on_adopt_cluster_id = [dir](const ClusterId& id) {
+      return write_cluster_file(dir, ClusterFile{id, ""});
+    };
     ORDO_ASSIGN_OR_RETURN(consensus_, start_raft_consensus(c, *machine_));
     return Status::ok();
   }
@@ -277,6 +305,8 @@ class ReplicaImpl {
     s.snapshots_installed = machine_->snapshots_installed();
     s.apply_error = machine_->apply_error();
     s.members = std::move(c.members);
+    s.cluster_id = c.cluster_id.hex();
+    s.raft_refused_connections = c.refused_connections;
     return s;
   }
 

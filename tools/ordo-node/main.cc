@@ -20,6 +20,13 @@ int main(int argc, char** argv) {
   app.add_option("--listen", so.listen, "client address IPv4:P (Raft on P+1, snapshots on P+2)");
   app.add_option("--peers", peers, "first members ID=IPv4:P,... (client addresses)");
   app.add_flag("--join", so.join, "start without bootstrap, to be added by `add`");
+  app.add_option("--cluster-token", so.cluster_token,
+                 "with --peers, makes the cluster id (the same on every first member)");
+  app.add_option("--cluster-id", so.cluster_id, "pin the cluster id (32 hex digits)");
+  std::string secret_file;
+  app.add_option("--cluster-secret-file", secret_file,
+                 "file with the cluster secret (32+ bytes): authenticates the Raft port");
+  app.add_subcommand("secret", "print a new cluster secret (for --cluster-secret-file)");
   app.add_option("--snapshot-threshold", so.snapshot_threshold, "entries between snapshots")
       ->capture_default_str();
   app.add_option("--snapshot-trailing", so.snapshot_trailing, "entries kept behind a snapshot")
@@ -48,6 +55,15 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (!app.get_subcommands().empty() && app.get_subcommands().front()->get_name() == "secret") {
+    auto secret = new_cluster_secret();
+    if (!secret.is_ok()) {
+      fmt::print(stderr, "ordo-node secret: {}\n", secret.status().to_string());
+      return 1;
+    }
+    fmt::print("{}", *secret);
+    return 0;
+  }
   if (!app.get_subcommands().empty()) {
     return run_client_command(app.get_subcommands().front()->get_name(), client_args, std::cin);
   }
@@ -62,6 +78,14 @@ int main(int argc, char** argv) {
       return 1;
     }
     so.peers = std::move(*parsed);
+  }
+  if (!secret_file.empty()) {
+    auto secret = read_cluster_secret(secret_file);
+    if (!secret.is_ok()) {
+      fmt::print(stderr, "ordo-node: --cluster-secret-file: {}\n", secret.status().to_string());
+      return 1;
+    }
+    so.cluster_secret = std::move(*secret);
   }
   so.request_timeout = std::chrono::milliseconds(request_timeout_ms);
   so.idle_timeout = std::chrono::milliseconds(idle_timeout_ms);

@@ -206,6 +206,8 @@ WireReply RequestHandler::status() {
         std::to_string(m.id) + "=" + client_address_of(m.address) + (m.voter ? "" : "(non-voter)");
   }
   add("members", members);
+  add("cluster_id", st.cluster_id);
+  add("raft_refused_connections", std::to_string(st.raft_refused_connections));
   for (const auto& [k, v] : r.entries) r.value += k + ": " + v + "\n";
   return r;
 }

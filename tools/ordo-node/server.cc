@@ -169,6 +169,9 @@ int run_server(const ServerOptions& o) {
   if (!o.join) {
     for (const auto& p : o.peers) ro.bootstrap.push_back({p.id, raft_address_of(p.address), true});
   }
+  ro.cluster_token = o.cluster_token;
+  ro.cluster_id = o.cluster_id;
+  ro.cluster_secret = o.cluster_secret;
   ro.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
   ro.election_timeout_ms = o.election_timeout_ms;
   ro.snapshot_threshold = o.snapshot_threshold;

@@ -19,9 +19,12 @@ struct Peer {
 struct ServerOptions {
   uint64_t id = 0;
   std::string data_dir;
-  std::string listen;       // client address "IPv4:port"
-  std::vector<Peer> peers;  // the first members (this node among them) when bootstrapping
-  bool join = false;        // no bootstrap: wait to be added by `add`
+  std::string listen;          // client address "IPv4:port"
+  std::vector<Peer> peers;     // the first members (this node among them) when bootstrapping
+  bool join = false;           // no bootstrap: wait to be added by `add`
+  std::string cluster_token;   // part of the cluster id computed from the peers
+  std::string cluster_id;      // 32 hex digits: pins the cluster id ("" = from peers / leader)
+  std::string cluster_secret;  // the contents of --cluster-secret-file ("" = none)
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
   uint32_t election_timeout_ms = 1000;
@@ -35,6 +38,15 @@ struct ServerOptions {
 // bad item (no '=', an id that is 0 or not a number, a bad address, a
 // repeated id).
 Result<std::vector<Peer>> parse_peers(std::string_view text);
+
+// The secret in the file at `path`: its contents without trailing
+// whitespace. InvalidArgument when shorter than 32 bytes, IOError when it
+// cannot be read.
+Result<std::string> read_cluster_secret(const std::string& path);
+
+// 32 random bytes as 64 hex digits and a newline: a new cluster secret
+// (`ordo-node secret`). IOError when the system has no randomness to give.
+Result<std::string> new_cluster_secret();
 
 // Checks `options` (InvalidArgument naming the problem): id > 0, the listen
 // address IPv4:port with port + 2 <= 65535, without --join this node among

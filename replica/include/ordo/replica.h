@@ -142,6 +142,12 @@ struct ReplicaStatus {
   // poisoned is reopened.
   std::string apply_error;
   std::vector<Member> members;  // the newest configuration this replica knows
+  // The cluster's id as 32 hex digits; 32 zeros while a joining replica has
+  // not been contacted by a leader yet.
+  std::string cluster_id;
+  // Connections to or from the Raft port ended before reaching Raft: a bad
+  // handshake, another cluster id, a wrong secret, the deadline (since open).
+  uint64_t raft_refused_connections = 0;
 };
 
 struct ReplicaOptions {
@@ -154,6 +160,19 @@ struct ReplicaOptions {
   // list. Empty: the replica waits to be added by Replica::add_member on the
   // leader.
   std::vector<Member> bootstrap;
+
+  // The cluster id (docs/REPLICATION.md, Cluster identity) is fixed when
+  // the first members bootstrap: a hash of `cluster_token` and the bootstrap
+  // list, stored in dir. A directory with Raft state whose stored id differs
+  // from the one these options give is refused. Without a bootstrap list the
+  // replica adopts the id of the first leader that contacts it, unless
+  // `cluster_id` (32 hex digits) pins it.
+  std::string cluster_token;
+  std::string cluster_id;
+  // Shared by every member: when set (at least 32 bytes), Raft connections
+  // are authenticated both ways (HMAC-SHA256 challenge-response); when
+  // empty, the Raft port checks the cluster id only and trusts its network.
+  std::string cluster_secret;
 
   uint32_t heartbeat_timeout_ms = 100;  // 10..60000
   uint32_t election_timeout_ms = 1000;  // at least 2x the heartbeat timeout, at most 600000
