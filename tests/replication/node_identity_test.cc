@@ -14,6 +14,7 @@
 #include "local_cluster.h"
 #include "ordo/sys/child_process.h"
 #include "ordo/sys/socket.h"
+#include "protocol.h"
 #include "raft_handshake.h"
 #include "temp_dir.h"
 
@@ -129,6 +130,25 @@ TEST(NodeIdentityTest, EmptiedNodeBootstrappingAloneNeverGetsIntoTheCluster) {
   EXPECT_EQ(three.get("", "k19", replica::ReadMode::kLocal).code, Reply::Code::kNotFound);
   EXPECT_EQ(status_of(cluster.address(3), "members"), "3=" + cluster.address(3));
   EXPECT_EQ(status_of(cluster.address(1), "cluster_id"), cluster_id);
+  // Clients pinned to the real cluster never get an answer from node 3: it
+  // is skipped like a dead node, and alone it is a failure naming why.
+  Client pinned({cluster.address(3)}, 1s);
+  pinned.expect_cluster(cluster_id);
+  Reply wrong = pinned.get("", "k19", replica::ReadMode::kLocal);
+  EXPECT_EQ(wrong.code, Reply::Code::kFailed);
+  EXPECT_NE(wrong.message.find("wrong cluster: this node is cluster " + alone_id),
+            std::string::npos)
+      << wrong.message;
+  Client learns({cluster.address(1), cluster.address(3), cluster.address(2)}, 2s);
+  ASSERT_TRUE(learns.status().ok());
+  EXPECT_EQ(learns.cluster_id(), cluster_id);
+  learns.connect_to(cluster.address(3));
+  Reply skipped = learns.get("", "k19", replica::ReadMode::kLocal);
+  EXPECT_TRUE(skipped.ok()) << skipped.message;
+  EXPECT_NE(skipped.node, cluster.address(3));
+  Reply linearizable = learns.get("", "k19", replica::ReadMode::kLinearizable);
+  EXPECT_TRUE(linearizable.ok()) << linearizable.message;
+  EXPECT_NE(linearizable.node, cluster.address(3));
   ASSERT_TRUE(alone.running());
   EXPECT_FALSE(alone.try_wait()->has_value()) << "node 3 exited: " << read_text(log3);
 }
@@ -160,6 +180,44 @@ TEST(NodeIdentityTest, RestartWithOtherPeersIsRefusedNamingBothClusters) {
   ASSERT_TRUE(cluster.restart(2).is_ok());
   EXPECT_EQ(status_of(cluster.address(2), "cluster_id"), cluster_id);
   EXPECT_NE(read_text(cluster.log_path(2)).find("had no cluster file"), std::string::npos);
+}
+
+TEST(NodeIdentityTest, HelloNamingAnotherClusterRefusesTheConnectionsRequests) {
+  testing::TempDir dir;
+  LocalCluster cluster(cluster_options(dir.path()));
+  ASSERT_TRUE(cluster.start().is_ok());
+  const std::string cluster_id = status_of(cluster.address(1), "cluster_id");
+  Result<int> fd = sys::connect_to(cluster.address(1), sys::deadline_in(2s));
+  ASSERT_TRUE(fd.is_ok());
+  auto ask = [&](const Request& req) {
+    EXPECT_TRUE(write_frame(*fd, encode_request(req), sys::deadline_in(2s)).is_ok());
+    Result<std::string> body = read_frame(*fd, sys::deadline_in(5s));
+    EXPECT_TRUE(body.is_ok()) << body.status().to_string();
+    Result<WireReply> reply = decode_reply(body.is_ok() ? *body : std::string());
+    return reply.is_ok() ? *reply : WireReply{};
+  };
+  Request hello;
+  hello.op = Op::kHello;
+  WireReply any = ask(hello);
+  EXPECT_EQ(any.code, ReplyCode::kOk);
+  EXPECT_EQ(any.value, cluster_id);
+  hello.cluster_id = std::string(32, 'a');
+  WireReply other = ask(hello);
+  EXPECT_EQ(other.code, ReplyCode::kFailed);
+  EXPECT_EQ(other.message, "wrong cluster: this node is cluster " + cluster_id +
+                               ", the client asked for " + std::string(32, 'a'));
+  Request status;
+  status.op = Op::kStatus;
+  WireReply refused_status = ask(status);
+  EXPECT_EQ(refused_status.code, ReplyCode::kFailed);
+  EXPECT_NE(refused_status.message.find("wrong cluster"), std::string::npos);
+  // A hello naming the node's own cluster (any case) opens the connection again.
+  std::string upper = cluster_id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  hello.cluster_id = upper;
+  EXPECT_EQ(ask(hello).code, ReplyCode::kOk);
+  EXPECT_EQ(ask(status).code, ReplyCode::kOk);
+  ::close(*fd);
 }
 
 // A connection to node `address`'s Raft port.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 
 #include "protocol.h"
@@ -57,6 +58,9 @@ struct Client::Impl {
   std::chrono::milliseconds timeout;
   std::string current;  // the node connected to (or to connect to first)
   int fd = -1;
+  // The cluster every node must belong to: given, or learned from the
+  // first node that answers ("" until then).
+  std::string cluster_id;
 
   void disconnect() {
     if (fd >= 0) ::close(fd);
@@ -64,9 +68,10 @@ struct Client::Impl {
   }
 
   // Connects to `node` unless already connected to it with a live
-  // connection. A new connection must answer a status request within
-  // kProbeTimeout: a node that is stopped (the kernel accepts for it) or
-  // refuses ("too many connections") is skipped before any request is sent.
+  // connection. A new connection must answer a hello within kProbeTimeout:
+  // a node that is stopped (the kernel accepts for it), refuses ("too many
+  // connections") or belongs to another cluster is skipped before any
+  // request is sent.
   Status connect(const std::string& node, Deadline deadline) {
     if (fd >= 0 && node == current && !sys::peer_closed(fd)) return Status::ok();
     disconnect();
@@ -75,13 +80,18 @@ struct Client::Impl {
         std::min(deadline, std::chrono::steady_clock::now() + kProbeTimeout);
     ORDO_ASSIGN_OR_RETURN(fd, sys::connect_to(node, probe_deadline));
     Request probe;
-    probe.op = Op::kStatus;
+    probe.op = Op::kHello;
+    probe.cluster_id = cluster_id;
     bool sent = false;
     auto reply = exchange(encode_request(probe), probe_deadline, sent);
     if (!reply.is_ok()) return Status::io_error(node + ": " + reply.status().message(), 0);
     if (reply->code != ReplyCode::kOk) {
       disconnect();
       return Status::busy(node + ": " + reply->message);
+    }
+    // Pinned from now on; a node in no cluster yet (32 zeros) pins nothing.
+    if (cluster_id.empty() && reply->value.find_first_not_of('0') != std::string::npos) {
+      cluster_id = reply->value;
     }
     return Status::ok();
   }
@@ -189,7 +199,7 @@ struct Client::Impl {
 };
 
 Client::Client(std::vector<std::string> nodes, std::chrono::milliseconds timeout)
-    : impl_(new Impl{std::move(nodes), timeout, {}, -1}) {
+    : impl_(new Impl{std::move(nodes), timeout, {}, -1, {}}) {
   if (!impl_->nodes.empty()) impl_->current = impl_->nodes.front();
 }
 
@@ -275,5 +285,13 @@ void Client::connect_to(std::string node) {
   if (node != impl_->current) impl_->disconnect();
   impl_->current = std::move(node);
 }
+
+void Client::expect_cluster(std::string cluster_id) {
+  for (char& c : cluster_id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  impl_->disconnect();
+  impl_->cluster_id = std::move(cluster_id);
+}
+
+const std::string& Client::cluster_id() const { return impl_->cluster_id; }
 
 }  // namespace ordo::node

@@ -79,6 +79,14 @@ class Client {
   // Sticks to `node` for reads (one of `nodes` or any other client address).
   void connect_to(std::string node);
 
+  // Every node must belong to cluster `cluster_id` (32 hex digits; ""
+  // learns it from the first node that answers, the default). A node of
+  // another cluster is skipped like an unreachable one; the reason shows in
+  // the error when no node answers. Drops the current connection.
+  void expect_cluster(std::string cluster_id);
+  // The cluster pinned ("" before any node answered, when none was given).
+  const std::string& cluster_id() const;
+
  private:
   struct Impl;
   Impl* impl_;

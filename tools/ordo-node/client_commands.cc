@@ -79,6 +79,8 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
     sub->add_option("--node", a.nodes, "client addresses IPv4:port, comma-separated")->required();
     sub->add_option("--timeout-ms", a.timeout_ms,
                     "per request, connect included (default 5000; add/remove 30000)");
+    sub->add_option("--cluster-id", a.cluster_id,
+                    "only nodes of this cluster (32 hex digits, `status` shows it) answer");
   };
   auto* put = app.add_subcommand("put", "put KEY VALUE (through the leader)");
   common(put);
@@ -130,6 +132,14 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
   uint32_t timeout_ms =
       a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
   Client client(nodes, std::chrono::milliseconds(timeout_ms));
+  if (!a.cluster_id.empty()) {
+    if (a.cluster_id.size() != 32 ||
+        a.cluster_id.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      fmt::print(stderr, "failed: --cluster-id {} is not 32 hex digits\n", a.cluster_id);
+      return 2;
+    }
+    client.expect_cluster(a.cluster_id);
+  }
   replica::ReadMode mode =
       a.linearizable ? replica::ReadMode::kLinearizable : replica::ReadMode::kLocal;
   Reply r;

@@ -23,6 +23,7 @@ struct ClientArgs {
   uint64_t id = 0;
   std::string address;
   uint32_t timeout_ms = 0;  // 0: 5000, and 30000 for add/remove
+  std::string cluster_id;   // "" = the cluster of the first node that answers
 };
 
 // Adds the subcommands to `app`; each stores into `args`.

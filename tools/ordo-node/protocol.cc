@@ -102,6 +102,8 @@ const char* op_name(Op op) {
       return "add";
     case Op::kRemoveMember:
       return "remove";
+    case Op::kHello:
+      return "hello";
   }
   return "unknown-op";
 }
@@ -162,6 +164,9 @@ std::string encode_request(const Request& r) {
     case Op::kRemoveMember:
       put_varint(out, r.id);
       break;
+    case Op::kHello:
+      put_bytes(out, r.cluster_id);
+      break;
   }
   return out;
 }
@@ -217,6 +222,9 @@ Result<Request> decode_request(std::string_view body) {
       break;
     case Op::kRemoveMember:
       r.id = in.varint("member id");
+      break;
+    case Op::kHello:
+      r.cluster_id = in.bytes("cluster id");
       break;
     default:
       if (body.empty()) break;  // "op: missing" already

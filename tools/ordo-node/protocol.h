@@ -41,6 +41,7 @@ enum class Op : uint8_t {
   kStatus = 7,        // no fields
   kAddMember = 8,     // id, address (the new member's client address)
   kRemoveMember = 9,  // id
+  kHello = 10,        // cluster_id: the cluster the client expects ("" = any)
 };
 const char* op_name(Op op);  // "put", "del", ...
 
@@ -54,6 +55,10 @@ struct Request {
   uint32_t limit = 0;   // scan: most entries to return; 0 = the server's default
   uint64_t id = 0;      // add/remove member
   std::string address;  // add member: client address
+  // hello: 32 hex digits, or "" for any cluster. The reply is ok with the
+  // node's cluster id as value, or failed "wrong cluster: ..."; after a
+  // failed hello the node refuses every request on the connection.
+  std::string cluster_id;
 };
 
 // Reply codes on the wire. The client turns kNotLeader into a redirect.

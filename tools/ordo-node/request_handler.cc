@@ -1,5 +1,7 @@
 #include "request_handler.h"
 
+#include <cctype>
+
 #include "client.h"
 
 namespace ordo::node {
@@ -58,6 +60,8 @@ WireReply RequestHandler::handle(const Request& r) {
       return scan(r);
     case Op::kStatus:
       return status();
+    case Op::kHello:
+      return hello(r);
     case Op::kAddMember:
     case Op::kRemoveMember:
       return membership(r);
@@ -176,6 +180,22 @@ WireReply RequestHandler::scan(const Request& req) {
     r.value = std::move(next);
   }
   return r;
+}
+
+WireReply RequestHandler::hello(const Request& r) {
+  const std::string own = replica_.status().cluster_id;
+  std::string asked = r.cluster_id;
+  for (char& c : asked) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool own_known = own.find_first_not_of('0') != std::string::npos;
+  if (!asked.empty() && (asked != own || !own_known)) {
+    return failed("wrong cluster: this node is " +
+                  (own_known ? "cluster " + own : std::string("in no cluster yet (--join)")) +
+                  ", the client asked for " + asked);
+  }
+  WireReply reply;
+  reply.code = ReplyCode::kOk;
+  reply.value = own;
+  return reply;
 }
 
 WireReply RequestHandler::status() {

@@ -32,6 +32,9 @@ class RequestHandler {
   // The reply to a read view Replica::read refused: not-leader for Busy.
   WireReply read_refused(const Status& why);
   WireReply status();
+  // The node's cluster id, or failed "wrong cluster" when the client asked
+  // for another (or this node has none yet).
+  WireReply hello(const Request& request);
   WireReply membership(const Request& request);
   // kNotLeader with the leader's client address, or kFailed "no leader
   // known" when there is none.

@@ -35,6 +35,8 @@ constexpr int kHighestClientPort = 65535 - sys::kSnapshotPortOffset;
 constexpr auto kStopPoll = std::chrono::milliseconds(200);
 void serve_connection(int fd, RequestHandler& handler, std::chrono::milliseconds idle_limit) {
   auto idle_since = std::chrono::steady_clock::now();
+  // Set by a hello that named another cluster: the connection's requests are refused.
+  std::string wrong_cluster;
   while (!g_stop.load()) {
     pollfd p{fd, POLLIN, 0};
     int n = ::poll(&p, 1, static_cast<int>(kStopPoll.count()));
@@ -60,8 +62,14 @@ void serve_connection(int fd, RequestHandler& handler, std::chrono::milliseconds
     if (!request.is_ok()) {
       reply.code = ReplyCode::kFailed;
       reply.message = request.status().message();
+    } else if (!wrong_cluster.empty() && request->op != Op::kHello) {
+      reply.code = ReplyCode::kFailed;
+      reply.message = wrong_cluster;
     } else {
       reply = handler.handle(*request);
+      if (request->op == Op::kHello) {
+        wrong_cluster = reply.code == ReplyCode::kOk ? std::string() : reply.message;
+      }
     }
     if (!write_frame(fd, encode_reply(reply),
                      std::chrono::steady_clock::now() + std::chrono::seconds(30))
