@@ -63,6 +63,18 @@ struct ConsensusStatus {
   uint64_t commit_index = 0;
   uint64_t last_applied = 0;  // Raft's: command, barrier and change entries
   std::vector<Member> members;
+  // Log index of `members`; set before a membership change's completion.
+  uint64_t configuration_index = 0;
+  // "" while the Raft log's disk writes succeed; else the last failure.
+  // Raft restarts itself in-process (from its files) about once a second
+  // until a write succeeds again.
+  std::string disk_error;
+  uint64_t disk_errors = 0;        // failed Raft disk writes since start
+  uint64_t raft_restarts = 0;      // in-process restarts after a disk error
+  uint64_t log_entries = 0;        // entries in Raft's in-memory log
+  uint64_t log_bytes = 0;          // their payload bytes
+  uint64_t unapplied_bytes = 0;    // proposed here and not applied yet
+  uint64_t proposals_refused = 0;  // refused over max_unapplied_bytes
 };
 
 struct ConsensusOptions {
@@ -74,6 +86,13 @@ struct ConsensusOptions {
   uint32_t election_timeout_ms = 1000;
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
+  // Also snapshot once this many payload bytes were applied since the last
+  // snapshot, and keep at most this many bytes of entries behind one.
+  uint64_t snapshot_threshold_bytes = 64ull << 20;
+  uint64_t snapshot_trailing_bytes = 16ull << 20;
+  // The leader refuses a proposal while this many bytes it proposed are not
+  // applied yet (Full, "too much unapplied data").
+  uint64_t max_unapplied_bytes = 64ull << 20;
 };
 
 // Completion of a proposal or barrier: outcome, status, index and, on "not
@@ -96,6 +115,10 @@ class Consensus {
   // Adds `member` (as a spare, then assigns it the voter role once it caught up).
   virtual void add_member(const Member& member, ChangeDone done) = 0;
   virtual void remove_member(uint64_t id, ChangeDone done) = 0;
+  // The leader says it removed this replica at or before log `index`: the
+  // replica reports role kRemoved until a configuration past `index` holds
+  // it again (kept in raft_dir across restarts).
+  virtual void mark_removed(uint64_t index) = 0;
   virtual ConsensusStatus status() const = 0;
   // Stops Raft and joins its thread; pending completions fire with kUnknown
   // (or IOError "replica closing"). Idempotent.

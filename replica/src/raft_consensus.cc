@@ -5,6 +5,13 @@
 // under mu_ and handed to the loop with uv_async_send; every raft_* call,
 // every StateMachine call and every completion happens on the loop thread.
 // A 20 ms timer copies Raft's state into status_ for status().
+//
+// Disk errors: libraft 0.15 does not recover from a failed write of its log
+// (a follower keeps the unwritten entries in memory, rejects them and never
+// writes them again; io's "errored" flag is never read). Every disk call is
+// watched (the raft_io methods are wrapped); on a failure, or when Raft went
+// unavailable, the timer closes Raft and starts it again from its files on
+// the same loop, at most once a second, until a write succeeds.
 #include <uv.h>
 // raft.h declares its API without extern "C".
 extern "C" {
@@ -16,6 +23,7 @@ extern "C" {
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +45,16 @@ namespace {
 constexpr uint64_t kStatusRefreshMs = 20;
 // How often a follower whose apply failed on the environment applies again.
 constexpr uint64_t kApplyRetryMs = 200;
+// Raft restarts after a disk error at most this often.
+constexpr auto kReopenInterval = std::chrono::seconds(1);
+// A disk error is taken as cleared when Raft ran this long after a restart
+// without another one (a replica with nothing to write sees no success).
+constexpr auto kDiskErrorQuietPeriod = std::chrono::seconds(3);
+// In raft_dir: written once this replica saw itself in a configuration, so
+// that a configuration without it means it was removed (not: not added yet).
+constexpr const char* kMemberMarker = "member";
+// In raft_dir: the index of a removal notice (RaftConsensus::mark_removed).
+constexpr const char* kRemovedMarker = "removed";
 
 Role role_of(int state) {
   switch (state) {
@@ -195,6 +213,7 @@ class RaftConsensus;
 struct ApplyRequest {
   struct raft_apply req {};
   RaftConsensus* self = nullptr;
+  uint64_t bytes = 0;  // counted in unapplied_bytes_ until on_apply
   WriteDone done;
 };
 struct BarrierRequest {
@@ -239,6 +258,7 @@ class RaftConsensus final : public Consensus {
   void barrier(WriteDone done) override;
   void add_member(const Member& member, ChangeDone done) override;
   void remove_member(uint64_t id, ChangeDone done) override;
+  void mark_removed(uint64_t index) override;
   ConsensusStatus status() const override {
     std::lock_guard lock(mu_);
     return status_;
@@ -246,10 +266,27 @@ class RaftConsensus final : public Consensus {
   void stop() override;
 
  private:
-  // Runs `task` on the loop thread, or `rejected` on the caller's when the
-  // loop no longer takes requests.
-  void post(std::function<void()> task, const std::function<void()>& rejected);
+  // Runs `task` on the loop thread, or `rejected` with the reason: on the
+  // caller's thread when the loop no longer takes requests ("replica
+  // closing"), on the loop thread while Raft is down after a disk error.
+  using Rejected = std::function<void(const std::string& why)>;
+  void post(std::function<void()> task, Rejected rejected);
   void refresh_status();
+  // Makes the transport, the I/O and the Raft instance and starts Raft from
+  // raft_dir (bootstrapping it first when `first`). On failure what was made
+  // is closed: at once before raft_init, else through raft_close (state
+  // kClosing until on_raft_closed).
+  Status open_raft(bool first);
+  void close_handles();
+  // Timer: restarts Raft after a disk error or when it went unavailable.
+  void maybe_reopen();
+  void disk_failed(const char* what, int rv);
+  void disk_ok();
+  // Loop thread: bytes of the in-memory log's entries (all, or the newest
+  // entries up to `index` within `budget_bytes`: how many).
+  uint64_t log_bytes(uint64_t* entries) const;
+  unsigned trailing_within(uint64_t index, uint64_t budget_bytes, unsigned max_entries) const;
+  bool removed_from_configuration();
   void retry_stalled_apply();
   // Applies the kept entries in order; true once none is left.
   bool drain_deferred();
@@ -272,6 +309,15 @@ class RaftConsensus final : public Consensus {
   static int fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs);
   static int fsm_snapshot_finalize(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs);
   static int fsm_restore(raft_fsm* fsm, raft_buffer* buf);
+  // Wrapped raft_io methods: each calls libuv's and notes a failure.
+  static RaftConsensus* of_io(raft_io* io);
+  static int io_append(raft_io* io, raft_io_append* req, const raft_entry entries[], unsigned n,
+                       raft_io_append_cb cb);
+  static int io_truncate(raft_io* io, raft_index index);
+  static int io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snapshot_put* req,
+                             const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb);
+  static int io_set_term(raft_io* io, raft_term term);
+  static int io_set_vote(raft_io* io, raft_id id);
 
   const ConsensusOptions options_;
   StateMachine& machine_;
@@ -286,15 +332,42 @@ class RaftConsensus final : public Consensus {
   struct raft raft_ {};
   std::thread thread_;
 
+  // libuv's raft_io methods that the io_* wrappers call.
+  int (*uv_append_)(raft_io*, raft_io_append*, const raft_entry[], unsigned,
+                    raft_io_append_cb) = nullptr;
+  int (*uv_truncate_)(raft_io*, raft_index) = nullptr;
+  int (*uv_snapshot_put_)(raft_io*, unsigned, raft_io_snapshot_put*, const raft_snapshot*,
+                          raft_io_snapshot_put_cb) = nullptr;
+  int (*uv_set_term_)(raft_io*, raft_term) = nullptr;
+  int (*uv_set_vote_)(raft_io*, raft_id) = nullptr;
+
+  struct Task {
+    std::function<void()> run;
+    Rejected rejected;
+  };
   mutable std::mutex mu_;
-  std::deque<std::function<void()>> queue_;  // guarded by mu_
-  bool accepting_ = false;                   // guarded by mu_
-  bool stop_requested_ = false;              // guarded by mu_
-  ConsensusStatus status_;                   // guarded by mu_
-  std::mutex stop_mu_;                       // one stop() at a time
+  std::deque<Task> queue_;       // guarded by mu_
+  bool accepting_ = false;       // guarded by mu_
+  bool stop_requested_ = false;  // guarded by mu_
+  ConsensusStatus status_;       // guarded by mu_
+  std::mutex stop_mu_;           // one stop() at a time
 
   // Loop thread only.
   bool closing_ = false;
+  // kUp: raft_ runs. kClosing: raft_close called. kDown: closed (io_ and
+  // transport_ freed); maybe_reopen starts it again unless closing_.
+  enum class RaftState { kUp, kClosing, kDown };
+  RaftState raft_state_ = RaftState::kDown;
+  bool reopen_wanted_ = false;  // a disk error: restart Raft at the next tick
+  std::chrono::steady_clock::time_point last_open_{};
+  std::string disk_error_;  // "" when none is outstanding
+  uint64_t disk_errors_ = 0;
+  uint64_t raft_restarts_ = 0;
+  uint64_t unapplied_bytes_ = 0;  // payload bytes proposed, not yet applied
+  uint64_t proposals_refused_ = 0;
+  uint64_t bytes_since_snapshot_ = 0;  // applied since the last snapshot
+  bool was_member_ = false;            // kMemberMarker exists
+  uint64_t removed_at_ = 0;            // a removal notice's index; 0: none
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
@@ -323,27 +396,79 @@ Status RaftConsensus::start() {
   async_.data = this;
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
-
-  transport_.data = nullptr;
-  rv = raft_uv_tcp_init(&transport_, &loop_);
-  if (rv != 0) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-    close_without_loop_thread();
-    return Status::io_error(std::string("raft_uv_tcp_init: ") + raft_strerror(rv), 0);
+  was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
+  if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
+    unsigned long long at = 0;
+    if (std::fscanf(f, "%llu", &at) == 1) removed_at_ = at;
+    std::fclose(f);
   }
+
+  Status failed = open_raft(true);
+  if (!failed.is_ok()) {
+    closing_ = true;
+    // After raft_init, on_raft_closed closes the handles.
+    if (raft_state_ == RaftState::kDown) close_handles();
+    close_without_loop_thread();
+    return failed;
+  }
+
+  refresh_status();
+  uv_timer_start(&timer_, &RaftConsensus::on_timer, kStatusRefreshMs, kStatusRefreshMs);
+  {
+    std::lock_guard lock(mu_);
+    accepting_ = true;
+  }
+  thread_ = std::thread([this] {
+    // libuv writes to peers with write(2): a peer that went away would
+    // raise SIGPIPE and end the host process. Blocked on this thread, the
+    // write fails with EPIPE instead, and the host's signal handling stays
+    // as it is.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+  });
+  return Status::ok();
+}
+
+void RaftConsensus::close_handles() {
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&async_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+  }
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&timer_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
+  }
+}
+
+Status RaftConsensus::open_raft(bool first) {
+  last_open_ = std::chrono::steady_clock::now();
+  transport_ = raft_uv_transport{};
+  nodelay_ = NoDelayTransport{};
+  io_ = raft_io{};
+  raft_ = raft{};
+  transport_.data = nullptr;
+  int rv = raft_uv_tcp_init(&transport_, &loop_);
+  if (rv != 0) return Status::io_error(std::string("raft_uv_tcp_init: ") + raft_strerror(rv), 0);
   nodelay_wrap(&nodelay_, &transport_);
   rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), &nodelay_.outer);
   if (rv != 0) {
     std::string why = std::string("raft_uv_init ") + options_.raft_dir + ": " + io_.errmsg;
     raft_uv_tcp_close(&transport_);
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-    close_without_loop_thread();
     return Status::io_error(why, 0);
   }
   // The payload is a record of a few dozen bytes: nothing to compress.
   (void)raft_uv_set_snapshot_compression(&io_, false);
+  uv_append_ = io_.append;
+  uv_truncate_ = io_.truncate;
+  uv_snapshot_put_ = io_.snapshot_put;
+  uv_set_term_ = io_.set_term;
+  uv_set_vote_ = io_.set_vote;
+  io_.append = &RaftConsensus::io_append;
+  io_.truncate = &RaftConsensus::io_truncate;
+  io_.snapshot_put = &RaftConsensus::io_snapshot_put;
+  io_.set_term = &RaftConsensus::io_set_term;
+  io_.set_vote = &RaftConsensus::io_set_vote;
 
   fsm_.version = 2;
   fsm_.data = this;
@@ -358,15 +483,13 @@ Status RaftConsensus::start() {
     std::string why = std::string("raft_init: ") + raft_errmsg(&raft_);
     raft_uv_close(&io_);
     raft_uv_tcp_close(&transport_);
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-    close_without_loop_thread();
     return Status::io_error(why, 0);
   }
   raft_.data = this;
+  raft_state_ = RaftState::kUp;
 
   Status failed;
-  if (!options_.bootstrap.empty()) {
+  if (first && !options_.bootstrap.empty()) {
     raft_configuration conf;
     raft_configuration_init(&conf);
     for (const Member& m : options_.bootstrap) {
@@ -398,6 +521,7 @@ Status RaftConsensus::start() {
     raft_set_install_snapshot_timeout(&raft_, 5 * options_.election_timeout_ms);
     // A replica coming back after a partition does not disrupt the leader.
     raft_set_pre_vote(&raft_, true);
+    bytes_since_snapshot_ = 0;
     rv = raft_start(&raft_);
     if (rv != 0 && !last_restore_status_.is_ok()) {
       failed = last_restore_status_.with_context("restoring the newest snapshot");
@@ -421,29 +545,10 @@ Status RaftConsensus::start() {
     }
   }
   if (!failed.is_ok()) {
-    closing_ = true;
+    raft_state_ = RaftState::kClosing;
     raft_close(&raft_, &RaftConsensus::on_raft_closed);
-    close_without_loop_thread();
     return failed;
   }
-
-  refresh_status();
-  uv_timer_start(&timer_, &RaftConsensus::on_timer, kStatusRefreshMs, kStatusRefreshMs);
-  {
-    std::lock_guard lock(mu_);
-    accepting_ = true;
-  }
-  thread_ = std::thread([this] {
-    // libuv writes to peers with write(2): a peer that went away would
-    // raise SIGPIPE and end the host process. Blocked on this thread, the
-    // write fails with EPIPE instead, and the host's signal handling stays
-    // as it is.
-    sigset_t pipe;
-    sigemptyset(&pipe);
-    sigaddset(&pipe, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-    uv_run(&loop_, UV_RUN_DEFAULT);
-  });
   return Status::ok();
 }
 
@@ -453,35 +558,107 @@ void RaftConsensus::close_without_loop_thread() {
   (void)uv_loop_close(&loop_);
 }
 
-void RaftConsensus::post(std::function<void()> task, const std::function<void()>& rejected) {
+void RaftConsensus::post(std::function<void()> task, Rejected rejected) {
   {
     std::lock_guard lock(mu_);
     if (accepting_) {
-      queue_.push_back(std::move(task));
+      queue_.push_back(Task{std::move(task), std::move(rejected)});
       uv_async_send(&async_);
       return;
     }
   }
-  rejected();
+  rejected("replica closing");
 }
 
 void RaftConsensus::on_async(uv_async_t* handle) {
   auto* self = static_cast<RaftConsensus*>(handle->data);
-  std::deque<std::function<void()>> tasks;
+  std::deque<Task> tasks;
   bool stop = false;
   {
     std::lock_guard lock(self->mu_);
     tasks.swap(self->queue_);
     stop = self->stop_requested_;
   }
-  for (auto& task : tasks) task();
+  for (auto& task : tasks) {
+    if (self->raft_state_ == RaftState::kUp) {
+      task.run();
+    } else {
+      task.rejected("Raft is restarting after a disk error: " + self->disk_error_);
+    }
+  }
   if (stop) self->begin_close();
 }
 
 void RaftConsensus::on_timer(uv_timer_t* handle) {
   auto* self = static_cast<RaftConsensus*>(handle->data);
+  self->maybe_reopen();
+  if (self->raft_state_ != RaftState::kUp) {
+    self->refresh_status();
+    return;
+  }
   self->refresh_status();
   self->retry_stalled_apply();
+}
+
+void RaftConsensus::disk_failed(const char* what, int rv) {
+  // Failures while Raft closes are its cancelled requests.
+  if (closing_ || raft_state_ != RaftState::kUp || rv == RAFT_CANCELED) return;
+  ++disk_errors_;
+  // libraft 0.15's raft_strerror does not know RAFT_NOSPACE.
+  std::string why = std::string(what) + ": " +
+                    (rv == RAFT_NOSPACE ? "no space left on device" : raft_strerror(rv));
+  if (io_.errmsg[0] != '\0') why += " (" + std::string(io_.errmsg) + ")";
+  if (disk_error_.empty()) {
+    std::fprintf(stderr, "ordo replica %llu: Raft log disk error: %s; restarting Raft\n",
+                 static_cast<unsigned long long>(options_.id), why.c_str());
+  }
+  disk_error_ = std::move(why);
+  reopen_wanted_ = true;
+}
+
+void RaftConsensus::disk_ok() {
+  if (disk_error_.empty() || raft_state_ != RaftState::kUp || reopen_wanted_) return;
+  std::fprintf(stderr, "ordo replica %llu: Raft log disk error cleared\n",
+               static_cast<unsigned long long>(options_.id));
+  disk_error_.clear();
+}
+
+void RaftConsensus::maybe_reopen() {
+  if (closing_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (raft_state_ == RaftState::kUp) {
+    // Raft goes unavailable for good on errors it meets handling a message
+    // or a tick (a failed term or vote write among them).
+    if (!reopen_wanted_ && raft_state(&raft_) == RAFT_UNAVAILABLE) {
+      ++disk_errors_;
+      if (disk_error_.empty()) {
+        disk_error_ = "Raft went unavailable";
+        if (raft_errmsg(&raft_)[0] != '\0') disk_error_ += std::string(": ") + raft_errmsg(&raft_);
+        std::fprintf(stderr, "ordo replica %llu: %s; restarting Raft\n",
+                     static_cast<unsigned long long>(options_.id), disk_error_.c_str());
+      }
+      reopen_wanted_ = true;
+    }
+    if (!reopen_wanted_) {
+      if (!disk_error_.empty() && now - last_open_ >= kDiskErrorQuietPeriod) disk_ok();
+      return;
+    }
+    if (now - last_open_ < kReopenInterval) return;
+    reopen_wanted_ = false;
+    raft_state_ = RaftState::kClosing;
+    raft_close(&raft_, &RaftConsensus::on_raft_closed);
+    return;
+  }
+  if (raft_state_ != RaftState::kDown || now - last_open_ < kReopenInterval) return;
+  // Entries kept for a retried apply are in the log on disk: Raft applies
+  // them again (the state machine skips the ones it holds).
+  deferred_.clear();
+  ++raft_restarts_;
+  Status s = open_raft(false);
+  if (!s.is_ok()) {
+    report("Raft restart failed (retrying every second)", s);
+    if (disk_error_.empty()) disk_error_ = s.to_string();
+  }
 }
 
 bool RaftConsensus::drain_deferred() {
@@ -506,8 +683,27 @@ void RaftConsensus::retry_stalled_apply() {
 }
 
 void RaftConsensus::refresh_status() {
+  if (raft_state_ != RaftState::kUp) {
+    std::lock_guard lock(mu_);
+    status_.role = Role::kUnavailable;
+    status_.disk_error = disk_error_;
+    status_.disk_errors = disk_errors_;
+    status_.raft_restarts = raft_restarts_;
+    status_.log_entries = 0;
+    status_.log_bytes = 0;
+    status_.unapplied_bytes = unapplied_bytes_;
+    status_.proposals_refused = proposals_refused_;
+    return;
+  }
   ConsensusStatus s;
   s.role = role_of(raft_state(&raft_));
+  if (removed_from_configuration()) s.role = Role::kRemoved;
+  s.disk_error = disk_error_;
+  s.disk_errors = disk_errors_;
+  s.raft_restarts = raft_restarts_;
+  s.log_bytes = log_bytes(&s.log_entries);
+  s.unapplied_bytes = unapplied_bytes_;
+  s.proposals_refused = proposals_refused_;
   s.term = raft_.current_term;
   raft_id leader_id = 0;
   const char* leader_address = nullptr;
@@ -517,6 +713,7 @@ void RaftConsensus::refresh_status() {
   s.last_log_index = raft_last_index(&raft_);
   s.commit_index = raft_.commit_index;
   s.last_applied = raft_last_applied(&raft_);
+  s.configuration_index = raft_.configuration_index;
   for (unsigned i = 0; i < raft_.configuration.n; ++i) {
     const raft_server& server = raft_.configuration.servers[i];
     s.members.push_back(Member{server.id, server.address, server.role == RAFT_VOTER});
@@ -558,28 +755,59 @@ void RaftConsensus::propose(std::string entry, WriteDone done) {
         frame(entry, static_cast<char*>(buf.base));
         auto* req = new ApplyRequest;
         req->self = this;
+        req->bytes = buf.len;
         req->done = std::move(*shared_done);
         req->req.data = req;
+        // One entry is always taken, however large: the budget bounds the
+        // backlog, not an entry's size.
+        if (unapplied_bytes_ > 0 && unapplied_bytes_ + buf.len > options_.max_unapplied_bytes &&
+            raft_state(&raft_) == RAFT_LEADER) {
+          raft_free(buf.base);
+          ++proposals_refused_;
+          WriteResult r;
+          r.outcome = Outcome::kFailed;
+          r.status =
+              Status::full("too much unapplied data: " + std::to_string(unapplied_bytes_) +
+                           " bytes proposed and not applied yet (budget " +
+                           std::to_string(options_.max_unapplied_bytes) + "); try again later");
+          complete(req, std::move(r));
+          return;
+        }
+        if (removed_from_configuration()) {
+          raft_free(buf.base);
+          WriteResult r;
+          r.outcome = Outcome::kFailed;
+          r.status = Status::io_error("removed from the cluster", 0);
+          complete(req, std::move(r));
+          return;
+        }
         int rv = raft_apply(&raft_, &req->req, &buf, 1, &RaftConsensus::on_apply);
         if (rv != 0) {
           raft_free(buf.base);  // ownership passes to Raft only on success
           complete(req, not_leader(rv));
           return;
         }
-        outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
+        unapplied_bytes_ += req->bytes;
+        outstanding_[req] = [req] {
+          req->self->unapplied_bytes_ -= req->bytes;
+          complete(req, unknown("replica closing"));
+        };
       },
-      [shared_done] { (*shared_done)(unknown("replica closing")); });
+      [shared_done](const std::string& why) { (*shared_done)(unknown(why)); });
 }
 
 void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*/) {
   auto* req = static_cast<ApplyRequest*>(raw->data);
   RaftConsensus* self = req->self;
   self->outstanding_.erase(req);
+  self->unapplied_bytes_ -= req->bytes;
   WriteResult r;
   if (status == 0) {
     r.index = raw->index;
     r.status = self->last_apply_status_;
     r.outcome = r.status.is_ok() ? Outcome::kApplied : Outcome::kFailed;
+  } else if (status == RAFT_SHUTDOWN && !self->closing_) {
+    r = unknown("Raft restarting after a disk error: " + self->disk_error_);
   } else if (status == RAFT_SHUTDOWN) {
     r = unknown("replica closing");
   } else {
@@ -603,7 +831,7 @@ void RaftConsensus::barrier(WriteDone done) {
         }
         outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
       },
-      [shared_done] { (*shared_done)(unknown("replica closing")); });
+      [shared_done](const std::string& why) { (*shared_done)(unknown(why)); });
 }
 
 void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
@@ -669,7 +897,7 @@ void RaftConsensus::add_member(const Member& member, ChangeDone done) {
         }
         outstanding_[req] = change_fail(req);
       },
-      [shared_done] { (*shared_done)(Status::io_error("replica closing", 0)); });
+      [shared_done](const std::string& why) { (*shared_done)(Status::io_error(why, 0)); });
 }
 
 void RaftConsensus::remove_member(uint64_t id, ChangeDone done) {
@@ -690,7 +918,7 @@ void RaftConsensus::remove_member(uint64_t id, ChangeDone done) {
         }
         outstanding_[req] = change_fail(req);
       },
-      [shared_done] { (*shared_done)(Status::io_error("replica closing", 0)); });
+      [shared_done](const std::string& why) { (*shared_done)(Status::io_error(why, 0)); });
 }
 
 void RaftConsensus::on_change(struct raft_change* raw, int status) {
@@ -708,6 +936,10 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
     }
     status = rv;
   }
+  if (status == 0) {
+    std::lock_guard lock(self->mu_);
+    self->status_.configuration_index = self->raft_.configuration_index;
+  }
   Status s = status == 0                     ? Status::ok()
              : status == RAFT_SHUTDOWN       ? Status::io_error("replica closing", 0)
              : status == RAFT_LEADERSHIPLOST ? Status::io_error("leadership lost", 0)
@@ -720,6 +952,13 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
 int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** result) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
   *result = nullptr;
+  // Bounds the in-memory log by bytes: past the budget, a threshold of one
+  // entry makes Raft snapshot right after this batch of applies
+  // (fsm_snapshot puts the entry count back).
+  self->bytes_since_snapshot_ += buf->len;
+  if (self->bytes_since_snapshot_ >= self->options_.snapshot_threshold_bytes) {
+    raft_set_snapshot_threshold(&self->raft_, 1);
+  }
   // Raft sets last_applied to the entry's index right after this returns;
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
@@ -761,6 +1000,16 @@ int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_
   // Raft would drop log entries this replica has still to apply.
   if (!self->deferred_.empty()) return RAFT_BUSY;
   Result<std::string> record = self->machine_.snapshot();
+  if (record.is_ok()) {
+    // Raft snapshots at last_applied and keeps `trailing` entries behind:
+    // as many as the count allows and the byte budget holds.
+    raft_set_snapshot_threshold(&self->raft_, self->options_.snapshot_threshold);
+    raft_set_snapshot_trailing(&self->raft_,
+                               self->trailing_within(raft_last_applied(&self->raft_),
+                                                     self->options_.snapshot_trailing_bytes,
+                                                     self->options_.snapshot_trailing));
+    self->bytes_since_snapshot_ = 0;
+  }
   if (!record.is_ok()) {
     // Busy: an install is pending; Raft takes the snapshot at a later apply.
     if (record.status().is_busy()) return RAFT_BUSY;
@@ -811,6 +1060,166 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   return 0;
 }
 
+uint64_t RaftConsensus::log_bytes(uint64_t* entries) const {
+  const raft_log& log = raft_.log;
+  const size_t n = log.back >= log.front ? log.back - log.front : log.size - log.front + log.back;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; ++i) bytes += log.entries[(log.front + i) % log.size].buf.len;
+  *entries = n;
+  return bytes;
+}
+
+unsigned RaftConsensus::trailing_within(uint64_t index, uint64_t budget_bytes,
+                                        unsigned max_entries) const {
+  const raft_log& log = raft_.log;
+  const size_t n = log.back >= log.front ? log.back - log.front : log.size - log.front + log.back;
+  // Entry `index` sits at position index - offset - 1 from the front; the
+  // trailing entries are those at and before it.
+  if (index <= log.offset || index - log.offset > n) return 1;
+  size_t pos = static_cast<size_t>(index - log.offset - 1);
+  uint64_t bytes = 0;
+  unsigned kept = 0;
+  for (;;) {
+    bytes += log.entries[(log.front + pos) % log.size].buf.len;
+    if (kept > 0 && bytes > budget_bytes) break;
+    ++kept;
+    if (kept >= max_entries || pos == 0) break;
+    --pos;
+  }
+  // Zero would make libraft's I/O drop every segment, entries after the
+  // snapshot among them.
+  return kept == 0 ? 1 : kept;
+}
+
+void RaftConsensus::mark_removed(uint64_t index) {
+  post(
+      [this, index] {
+        if (removed_at_ == 0) {
+          std::fprintf(stderr, "ordo replica %llu: removed from the cluster (log index %llu)\n",
+                       static_cast<unsigned long long>(options_.id),
+                       static_cast<unsigned long long>(index));
+        }
+        removed_at_ = std::max(removed_at_, index);
+        const std::string path = options_.raft_dir + "/" + kRemovedMarker;
+        if (std::FILE* f = std::fopen(path.c_str(), "w")) {
+          std::fprintf(f, "%llu\n", static_cast<unsigned long long>(removed_at_));
+          std::fclose(f);
+        }
+      },
+      [](const std::string&) {});
+}
+
+bool RaftConsensus::removed_from_configuration() {
+  bool member = false;
+  for (unsigned i = 0; i < raft_.configuration.n; ++i) {
+    if (raft_.configuration.servers[i].id == options_.id) member = true;
+  }
+  if (removed_at_ != 0) {
+    if (!member || raft_.configuration_index <= removed_at_) return true;
+    // Added again.
+    removed_at_ = 0;
+    (void)::unlink((options_.raft_dir + "/" + kRemovedMarker).c_str());
+  }
+  if (raft_.configuration.n == 0) return false;
+  if (member && !was_member_) {
+    // A new member catching up replays configurations from before it was
+    // added: only one that held it before counts as a removal.
+    was_member_ = true;
+    const std::string path = options_.raft_dir + "/" + kMemberMarker;
+    if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
+  }
+  return !member && was_member_;
+}
+
+RaftConsensus* RaftConsensus::of_io(raft_io* io) {
+  return static_cast<RaftConsensus*>(static_cast<struct raft*>(io->data)->data);
+}
+
+namespace {
+// An append (or snapshot put) in libuv's hands: its request, and Raft's.
+template <typename Req, typename Cb>
+struct WrappedIo {
+  Req req{};
+  Req* outer = nullptr;
+  Cb outer_cb = nullptr;
+  RaftConsensus* self = nullptr;
+};
+}  // namespace
+
+int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry entries[],
+                             unsigned n, raft_io_append_cb cb) {
+  RaftConsensus* self = of_io(io);
+  using W = WrappedIo<raft_io_append, raft_io_append_cb>;
+  auto* w = new W;
+  w->outer = req;
+  w->outer_cb = cb;
+  w->self = self;
+  w->req.data = w;
+  req->cb = cb;
+  int rv = self->uv_append_(io, &w->req, entries, n, [](raft_io_append* inner, int status) {
+    auto* done = static_cast<W*>(inner->data);
+    raft_io_append* outer = done->outer;
+    raft_io_append_cb outer_cb = done->outer_cb;
+    RaftConsensus* owner = done->self;
+    delete done;
+    outer_cb(outer, status);
+    if (status != 0) {
+      owner->disk_failed("append", status);
+    } else {
+      owner->disk_ok();
+    }
+  });
+  // On an error w is not freed: libuv may have queued the request and
+  // end it later.
+  if (rv != 0) self->disk_failed("append", rv);
+  return rv;
+}
+
+int RaftConsensus::io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snapshot_put* req,
+                                   const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb) {
+  RaftConsensus* self = of_io(io);
+  using W = WrappedIo<raft_io_snapshot_put, raft_io_snapshot_put_cb>;
+  auto* w = new W;
+  w->outer = req;
+  w->outer_cb = cb;
+  w->self = self;
+  w->req.data = w;
+  req->cb = cb;
+  int rv = self->uv_snapshot_put_(io, trailing, &w->req, snapshot,
+                                  [](raft_io_snapshot_put* inner, int status) {
+                                    auto* done = static_cast<W*>(inner->data);
+                                    raft_io_snapshot_put* outer = done->outer;
+                                    raft_io_snapshot_put_cb outer_cb = done->outer_cb;
+                                    RaftConsensus* owner = done->self;
+                                    delete done;
+                                    outer_cb(outer, status);
+                                    if (status != 0) owner->disk_failed("snapshot", status);
+                                  });
+  if (rv != 0) self->disk_failed("snapshot", rv);  // w: as in io_append
+  return rv;
+}
+
+int RaftConsensus::io_truncate(raft_io* io, raft_index index) {
+  RaftConsensus* self = of_io(io);
+  int rv = self->uv_truncate_(io, index);
+  if (rv != 0) self->disk_failed("truncate", rv);
+  return rv;
+}
+
+int RaftConsensus::io_set_term(raft_io* io, raft_term term) {
+  RaftConsensus* self = of_io(io);
+  int rv = self->uv_set_term_(io, term);
+  if (rv != 0) self->disk_failed("term", rv);
+  return rv;
+}
+
+int RaftConsensus::io_set_vote(raft_io* io, raft_id id) {
+  RaftConsensus* self = of_io(io);
+  int rv = self->uv_set_vote_(io, id);
+  if (rv != 0) self->disk_failed("vote", rv);
+  return rv;
+}
+
 std::vector<std::string> RaftConsensus::install_sources() {
   std::vector<std::string> sources;
   raft_id leader_id = 0;
@@ -839,7 +1248,17 @@ void RaftConsensus::begin_close() {
   if (closing_) return;
   closing_ = true;
   uv_timer_stop(&timer_);
-  raft_close(&raft_, &RaftConsensus::on_raft_closed);
+  switch (raft_state_) {
+    case RaftState::kUp:
+      raft_state_ = RaftState::kClosing;
+      raft_close(&raft_, &RaftConsensus::on_raft_closed);
+      break;
+    case RaftState::kClosing:  // on_raft_closed closes the handles
+      break;
+    case RaftState::kDown:
+      close_handles();
+      break;
+  }
 }
 
 void RaftConsensus::on_raft_closed(struct raft* r) {
@@ -847,12 +1266,16 @@ void RaftConsensus::on_raft_closed(struct raft* r) {
   if (self == nullptr) return;
   raft_uv_close(&self->io_);
   raft_uv_tcp_close(&self->transport_);
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->async_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&self->async_), nullptr);
+  self->raft_state_ = RaftState::kDown;
+  if (self->closing_) {
+    self->close_handles();
+    return;
   }
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->timer_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&self->timer_), nullptr);
-  }
+  // A restart: requests Raft did not end end as unknown; maybe_reopen
+  // starts Raft again.
+  auto left = std::move(self->outstanding_);
+  self->outstanding_.clear();
+  for (auto& [req, fail] : left) fail();
 }
 
 void RaftConsensus::stop() {

@@ -199,6 +199,13 @@ WireReply RequestHandler::status() {
   add("snapshots_taken", std::to_string(st.snapshots_taken));
   add("snapshots_installed", std::to_string(st.snapshots_installed));
   add("apply_error", st.apply_error);
+  add("disk_error", st.disk_error);
+  add("disk_errors", std::to_string(st.disk_errors));
+  add("raft_restarts", std::to_string(st.raft_restarts));
+  add("raft_log_entries", std::to_string(st.raft_log_entries));
+  add("raft_log_bytes", std::to_string(st.raft_log_bytes));
+  add("unapplied_bytes", std::to_string(st.unapplied_bytes));
+  add("proposals_refused", std::to_string(st.proposals_refused));
   std::string members;
   for (const auto& m : st.members) {
     if (!members.empty()) members += ",";

@@ -120,8 +120,11 @@ struct Member {
   bool voter = true;
 };
 
-enum class Role : uint8_t { kUnavailable, kFollower, kCandidate, kLeader };
-const char* role_name(Role role);  // "unavailable", "follower", "candidate", "leader"
+// kRemoved: the newest configuration this replica knows no longer holds it
+// (it was a member before); it refuses reads and writes.
+enum class Role : uint8_t { kUnavailable, kFollower, kCandidate, kLeader, kRemoved };
+// "unavailable", "follower", "candidate", "leader", "removed"
+const char* role_name(Role role);
 
 struct ReplicaStatus {
   uint64_t id = 0;
@@ -141,7 +144,18 @@ struct ReplicaStatus {
   // catches up once the cause is gone; a write handle that a failed commit
   // poisoned is reopened.
   std::string apply_error;
-  std::vector<Member> members;  // the newest configuration this replica knows
+  // "" while the Raft log's disk writes succeed; else the last failure
+  // (e.g. "append: ... no space left on device"). Raft then restarts
+  // itself from its files about once a second (role "unavailable" in
+  // between) until a write succeeds; no process restart is needed.
+  std::string disk_error;
+  uint64_t disk_errors = 0;        // failed Raft disk writes since open
+  uint64_t raft_restarts = 0;      // in-process Raft restarts after one
+  uint64_t raft_log_entries = 0;   // entries in Raft's in-memory log
+  uint64_t raft_log_bytes = 0;     // their payload bytes
+  uint64_t unapplied_bytes = 0;    // proposed by this leader, not yet applied
+  uint64_t proposals_refused = 0;  // writes refused over max_unapplied_bytes
+  std::vector<Member> members;     // the newest configuration this replica knows
 };
 
 struct ReplicaOptions {
@@ -162,6 +176,16 @@ struct ReplicaOptions {
   // the log behind it for followers that are only a little behind.
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
+  // Memory budget of the Raft log (held in memory from the last snapshot
+  // on): snapshot also once this many entry bytes were applied since the
+  // last one, and keep at most snapshot_trailing_bytes of entries (at least
+  // one entry) behind a snapshot. A follower further behind gets a snapshot.
+  uint64_t snapshot_threshold_bytes = 64ull << 20;
+  uint64_t snapshot_trailing_bytes = 16ull << 20;
+  // The leader refuses a write (kFailed, Full "too much unapplied data")
+  // while the entries it proposed and has not applied yet hold this many
+  // bytes (e.g. no quorum acknowledges them).
+  uint64_t max_unapplied_bytes = 64ull << 20;
 
   // Options of the ordo file. sync_commits is ignored (set to false): the
   // Raft log is the durable record, and each snapshot fdatasyncs the file
