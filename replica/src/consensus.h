@@ -112,8 +112,11 @@ class Consensus {
   virtual void propose(std::string entry, WriteDone done) = 0;
   // A barrier entry: done() once every entry before it is applied here.
   virtual void barrier(WriteDone done) = 0;
-  // Adds `member` (as a spare, then assigns it the voter role once it caught up).
-  virtual void add_member(const Member& member, ChangeDone done) = 0;
+  // Adds `member` (as a spare, then assigns it the voter role once it
+  // caught up). A member that does not catch up within `catch_up_ms` (a
+  // catch-up round that long) is removed again: done() gets Busy("member N
+  // did not catch up in T ms; not added").
+  virtual void add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) = 0;
   virtual void remove_member(uint64_t id, ChangeDone done) = 0;
   // The leader says it removed this replica at or before log `index`: the
   // replica reports role kRemoved until a configuration past `index` holds

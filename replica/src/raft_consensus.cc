@@ -226,6 +226,10 @@ struct ChangeRequest {
   RaftConsensus* self = nullptr;
   uint64_t id = 0;
   bool then_assign_voter = false;  // raft_add done: assign the voter role next
+  uint32_t catch_up_ms = 0;        // the promotion's limit
+  bool promoting = false;          // raft_assign in progress
+  bool rolling_back = false;       // raft_remove of a member that did not catch up
+  Status rollback_reason;
   ChangeDone done;
 };
 
@@ -256,7 +260,7 @@ class RaftConsensus final : public Consensus {
 
   void propose(std::string entry, WriteDone done) override;
   void barrier(WriteDone done) override;
-  void add_member(const Member& member, ChangeDone done) override;
+  void add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) override;
   void remove_member(uint64_t id, ChangeDone done) override;
   void mark_removed(uint64_t index) override;
   ConsensusStatus status() const override {
@@ -877,14 +881,15 @@ Status RaftConsensus::change_status(int rv, const char* what) {
   }
 }
 
-void RaftConsensus::add_member(const Member& member, ChangeDone done) {
+void RaftConsensus::add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) {
   auto shared_done = std::make_shared<ChangeDone>(std::move(done));
   post(
-      [this, member, shared_done] {
+      [this, member, catch_up_ms, shared_done] {
         auto* req = new ChangeRequest;
         req->self = this;
         req->id = member.id;
         req->then_assign_voter = member.voter;
+        req->catch_up_ms = catch_up_ms;
         req->done = std::move(*shared_done);
         req->req.data = req;
         int rv = raft_add(&raft_, &req->req, member.id, member.address.c_str(),
@@ -929,12 +934,58 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
     // Added as a spare; the voter role is given once it caught up (Raft runs
     // catch-up rounds before committing the assignment).
     req->then_assign_voter = false;
+    req->promoting = true;
+    // libraft ends the promotion with RAFT_NOCONNECTION once a catch-up
+    // round lasts longer than this.
+    raft_set_max_catch_up_round_duration(&self->raft_, req->catch_up_ms);
     int rv = raft_assign(&self->raft_, &req->req, req->id, RAFT_VOTER, &RaftConsensus::on_change);
     if (rv == 0) {
       self->outstanding_[req] = change_fail(req);
       return;
     }
     status = rv;
+  }
+  if (status != 0 && req->promoting && !self->closing_ && status != RAFT_SHUTDOWN &&
+      status != RAFT_LEADERSHIPLOST) {
+    // The member stays a non-voter otherwise, and a second add of its id
+    // fails: remove it (from the loop, outside libraft's callback).
+    req->promoting = false;
+    req->rolling_back = true;
+    req->rollback_reason =
+        status == RAFT_NOCONNECTION
+            ? Status::busy("member " + std::to_string(req->id) + " did not catch up in " +
+                           std::to_string(req->catch_up_ms) + " ms; not added")
+            : self->change_status(status, "add member").with_context("not added");
+    self->post(
+        [self, req] {
+          int rv = raft_remove(&self->raft_, &req->req, req->id, &RaftConsensus::on_change);
+          if (rv == 0) {
+            self->outstanding_[req] = change_fail(req);
+          } else {
+            on_change(&req->req, rv);
+          }
+        },
+        [req](const std::string& why) {
+          ChangeDone d = std::move(req->done);
+          Status reason = req->rollback_reason;
+          delete req;
+          d(Status::io_error(reason.message() + "; the non-voter is still a member: " + why, 0));
+        });
+    return;
+  }
+  if (req->rolling_back) {
+    ChangeDone done = std::move(req->done);
+    Status reason = req->rollback_reason;
+    const uint64_t id = req->id;
+    delete req;
+    if (status == 0) {
+      done(std::move(reason));
+    } else {
+      done(Status::io_error(reason.message() + "; removing non-voter " + std::to_string(id) +
+                                " failed: " + raft_strerror(status),
+                            0));
+    }
+    return;
   }
   if (status == 0) {
     std::lock_guard lock(self->mu_);

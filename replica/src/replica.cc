@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -266,7 +267,12 @@ class ReplicaImpl {
     auto handoff = std::make_shared<Handoff<Status>>();
     auto done = [handoff](Status s) { handoff->set(std::move(s)); };
     if (add) {
-      consensus_->add_member(member, done);
+      // Catching up gets three quarters of the time; the rest is for
+      // committing the entries (and removing a member that did not).
+      const auto catch_up = std::clamp<std::chrono::milliseconds>(
+          timeout * 3 / 4, std::chrono::milliseconds(2 * options_.heartbeat_timeout_ms),
+          std::chrono::hours(1));
+      consensus_->add_member(member, static_cast<uint32_t>(catch_up.count()), done);
     } else {
       consensus_->remove_member(member.id, done);
     }

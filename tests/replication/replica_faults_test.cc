@@ -159,5 +159,27 @@ TEST(ReplicaFaults, ARemovedMemberRefusesReadsAndWrites) {
       << refused.status.to_string();
 }
 
+TEST(ReplicaFaults, AnAddThatDoesNotCatchUpIsUndoneAndCanBeRetried) {
+  Cluster c(3);
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  ASSERT_EQ(c.put("", "k", "1").outcome, Outcome::kApplied);
+  const uint64_t id = c.add_slot(4);
+  // Nobody listens there yet.
+  Status s = c.at(leader).add_member(Member{id, c.options(id).address, true}, 2s);
+  ASSERT_TRUE(s.is_busy()) << s.to_string();
+  EXPECT_NE(s.message().find("member 4 did not catch up in 1500 ms; not added"), std::string::npos)
+      << s.to_string();
+  ASSERT_TRUE(eventually([&] { return c.at(leader).status().members.size() == 3; }))
+      << c.at(leader).status().members.size() << " members";
+  c.open(id);
+  s = c.at(leader).add_member(Member{id, c.options(id).address, true}, 20s);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  WriteResult w = c.put("", "k", "2");
+  ASSERT_EQ(w.outcome, Outcome::kApplied);
+  EXPECT_TRUE(c.wait_applied(id, w.index));
+}
+
 }  // namespace
 }  // namespace ordo::replica

@@ -158,13 +158,24 @@ std::string encode_request(const Request& r) {
     case Op::kAddMember:
       put_varint(out, r.id);
       put_bytes(out, r.address);
+      put_varint(out, r.timeout_ms);
       break;
     case Op::kRemoveMember:
       put_varint(out, r.id);
+      put_varint(out, r.timeout_ms);
       break;
   }
   return out;
 }
+
+namespace {
+// A membership request's timeout in ms (0: the server's own).
+uint32_t timeout_ms(Reader& in) {
+  uint64_t ms = in.varint("timeout_ms");
+  if (ms > UINT32_MAX) in.fail("timeout_ms", "over 2^32 - 1");
+  return static_cast<uint32_t>(ms);
+}
+}  // namespace
 
 Result<Request> decode_request(std::string_view body) {
   Reader in(body);
@@ -214,9 +225,11 @@ Result<Request> decode_request(std::string_view body) {
     case Op::kAddMember:
       r.id = in.varint("member id");
       r.address = in.bytes("address");
+      r.timeout_ms = timeout_ms(in);
       break;
     case Op::kRemoveMember:
       r.id = in.varint("member id");
+      r.timeout_ms = timeout_ms(in);
       break;
     default:
       if (body.empty()) break;  // "op: missing" already

@@ -39,8 +39,8 @@ enum class Op : uint8_t {
   kGet = 5,           // mode byte, tree, key
   kScan = 6,          // mode byte, tree, key (the first key), limit
   kStatus = 7,        // no fields
-  kAddMember = 8,     // id, address (the new member's client address)
-  kRemoveMember = 9,  // id
+  kAddMember = 8,     // id, address (the new member's client address), timeout_ms
+  kRemoveMember = 9,  // id, timeout_ms
 };
 const char* op_name(Op op);  // "put", "del", ...
 
@@ -54,6 +54,9 @@ struct Request {
   uint32_t limit = 0;   // scan: most entries to return; 0 = the server's default
   uint64_t id = 0;      // add/remove member
   std::string address;  // add member: client address
+  // add/remove member: the client's wait; the server answers within it.
+  // 0: the server's own limit.
+  uint32_t timeout_ms = 0;
 };
 
 // Reply codes on the wire. The client turns kNotLeader into a redirect.

@@ -282,8 +282,12 @@ class Replica {
   Result<ReadView> read(ReadMode mode, std::chrono::milliseconds timeout);
 
   // Membership, on the leader (else Busy). add_member adds the member as a
-  // voter once it has caught up; remove_member removes it (removing the
-  // leader itself makes another member leader).
+  // voter once it has caught up; one that does not catch up within 3/4 of
+  // `timeout` (unreachable, too slow) is removed again: Busy("member N did
+  // not catch up in T ms; not added"), and the id can be added again.
+  // remove_member removes it (removing the leader itself makes another
+  // member leader) and sends the removed member a notice, after which it
+  // refuses reads and writes (role kRemoved).
   // Errors: Busy (not the leader, or another change in progress),
   // InvalidArgument (a known id / an unknown id), IOError("timed out").
   Status add_member(const Member& member, std::chrono::milliseconds timeout);
