@@ -66,6 +66,18 @@ struct ConsensusStatus {
   std::vector<Member> members;
   ClusterId cluster_id;              // unknown until adopted (a joining replica)
   uint64_t refused_connections = 0;  // on the Raft port, since start
+  // Log index of `members`; set before a membership change's completion.
+  uint64_t configuration_index = 0;
+  // "" while the Raft log's disk writes succeed; else the last failure.
+  // Raft restarts itself in-process (from its files) about once a second
+  // until a write succeeds again.
+  std::string disk_error;
+  uint64_t disk_errors = 0;        // failed Raft disk writes since start
+  uint64_t raft_restarts = 0;      // in-process restarts after a disk error
+  uint64_t log_entries = 0;        // entries in Raft's in-memory log
+  uint64_t log_bytes = 0;          // their payload bytes
+  uint64_t unapplied_bytes = 0;    // proposed here and not applied yet
+  uint64_t proposals_refused = 0;  // refused over max_unapplied_bytes
 };
 
 struct ConsensusOptions {
@@ -81,6 +93,13 @@ struct ConsensusOptions {
   std::string cluster_secret;  // empty: connections are not authenticated
   // Called on the Raft thread when the cluster id is adopted, to keep it.
   std::function<Status(const ClusterId&)> on_adopt_cluster_id;
+  // Also snapshot once this many payload bytes were applied since the last
+  // snapshot, and keep at most this many bytes of entries behind one.
+  uint64_t snapshot_threshold_bytes = 64ull << 20;
+  uint64_t snapshot_trailing_bytes = 16ull << 20;
+  // The leader refuses a proposal while this many bytes it proposed are not
+  // applied yet (Full, "too much unapplied data").
+  uint64_t max_unapplied_bytes = 64ull << 20;
 };
 
 // Completion of a proposal or barrier: outcome, status, index and, on "not
@@ -100,9 +119,16 @@ class Consensus {
   virtual void propose(std::string entry, WriteDone done) = 0;
   // A barrier entry: done() once every entry before it is applied here.
   virtual void barrier(WriteDone done) = 0;
-  // Adds `member` (as a spare, then assigns it the voter role once it caught up).
-  virtual void add_member(const Member& member, ChangeDone done) = 0;
+  // Adds `member` (as a spare, then assigns it the voter role once it
+  // caught up). A member that does not catch up within `catch_up_ms` (a
+  // catch-up round that long) is removed again: done() gets Busy("member N
+  // did not catch up in T ms; not added").
+  virtual void add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) = 0;
   virtual void remove_member(uint64_t id, ChangeDone done) = 0;
+  // The leader says it removed this replica at or before log `index`: the
+  // replica reports role kRemoved until a configuration past `index` holds
+  // it again (kept in raft_dir across restarts).
+  virtual void mark_removed(uint64_t index) = 0;
   virtual ConsensusStatus status() const = 0;
   // Stops Raft and joins its thread; pending completions fire with kUnknown
   // (or IOError "replica closing"). Idempotent.

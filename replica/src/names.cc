@@ -29,6 +29,8 @@ const char* role_name(Role role) {
       return "candidate";
     case Role::kLeader:
       return "leader";
+    case Role::kRemoved:
+      return "removed";
   }
   return "unavailable";
 }

@@ -6,6 +6,13 @@
 // under mu_ and handed to the loop with uv_async_send; every raft_* call,
 // every StateMachine call and every completion happens on the loop thread.
 // A 20 ms timer copies Raft's state into status_ for status().
+//
+// Disk errors: libraft 0.15 does not recover from a failed write of its log
+// (a follower keeps the unwritten entries in memory, rejects them and never
+// writes them again; io's "errored" flag is never read). Every disk call is
+// watched (the raft_io methods are wrapped); on a failure, or when Raft went
+// unavailable, the timer closes Raft and starts it again from its files on
+// the same loop, at most once a second, until a write succeeds.
 #include <uv.h>
 // raft.h declares its API without extern "C".
 extern "C" {
@@ -17,12 +24,15 @@ extern "C" {
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -39,6 +49,16 @@ namespace {
 constexpr uint64_t kStatusRefreshMs = 20;
 // How often a follower whose apply failed on the environment applies again.
 constexpr uint64_t kApplyRetryMs = 200;
+// Raft restarts after a disk error at most this often.
+constexpr auto kReopenInterval = std::chrono::seconds(1);
+// A disk error is taken as cleared when Raft ran this long after a restart
+// without another one (a replica with nothing to write sees no success).
+constexpr auto kDiskErrorQuietPeriod = std::chrono::seconds(3);
+// In raft_dir: written once this replica saw itself in a configuration, so
+// that a configuration without it means it was removed (not: not added yet).
+constexpr const char* kMemberMarker = "member";
+// In raft_dir: the index of a removal notice (RaftConsensus::mark_removed).
+constexpr const char* kRemovedMarker = "removed";
 
 Role role_of(int state) {
   switch (state) {
@@ -94,6 +114,7 @@ class RaftConsensus;
 struct ApplyRequest {
   struct raft_apply req {};
   RaftConsensus* self = nullptr;
+  uint64_t bytes = 0;  // counted in unapplied_bytes_ until on_apply
   WriteDone done;
 };
 struct BarrierRequest {
@@ -106,6 +127,10 @@ struct ChangeRequest {
   RaftConsensus* self = nullptr;
   uint64_t id = 0;
   bool then_assign_voter = false;  // raft_add done: assign the voter role next
+  uint32_t catch_up_ms = 0;        // the promotion's limit
+  bool promoting = false;          // raft_assign in progress
+  bool rolling_back = false;       // raft_remove of a member that did not catch up
+  Status rollback_reason;
   ChangeDone done;
 };
 
@@ -136,27 +161,46 @@ class RaftConsensus final : public Consensus {
 
   void propose(std::string entry, WriteDone done) override;
   void barrier(WriteDone done) override;
-  void add_member(const Member& member, ChangeDone done) override;
+  void add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) override;
   void remove_member(uint64_t id, ChangeDone done) override;
+  void mark_removed(uint64_t index) override;
   ConsensusStatus status() const override {
     ConsensusStatus s;
     {
       std::lock_guard lock(mu_);
       s = status_;
     }
-    if (transport_) {
-      s.cluster_id = transport_->cluster_id();
-      s.refused_connections = transport_->refused_connections();
+    // The transport lives on the loop thread; its two figures are atomics.
+    if (const RaftTransport* t = live_transport_.load()) {
+      s.cluster_id = t->cluster_id();
+      s.refused_connections = refused_before_.load() + t->refused_connections();
     }
     return s;
   }
   void stop() override;
 
  private:
-  // Runs `task` on the loop thread, or `rejected` on the caller's when the
-  // loop no longer takes requests.
-  void post(std::function<void()> task, const std::function<void()>& rejected);
+  // Runs `task` on the loop thread, or `rejected` with the reason: on the
+  // caller's thread when the loop no longer takes requests ("replica
+  // closing"), on the loop thread while Raft is down after a disk error.
+  using Rejected = std::function<void(const std::string& why)>;
+  void post(std::function<void()> task, Rejected rejected);
   void refresh_status();
+  // Makes the transport, the I/O and the Raft instance and starts Raft from
+  // raft_dir (bootstrapping it first when `first`). On failure what was made
+  // is closed: at once before raft_init, else through raft_close (state
+  // kClosing until on_raft_closed).
+  Status open_raft(bool first);
+  void close_handles();
+  // Timer: restarts Raft after a disk error or when it went unavailable.
+  void maybe_reopen();
+  void disk_failed(const char* what, int rv);
+  void disk_ok();
+  // Loop thread: bytes of the in-memory log's entries (all, or the newest
+  // entries up to `index` within `budget_bytes`: how many).
+  uint64_t log_bytes(uint64_t* entries) const;
+  unsigned trailing_within(uint64_t index, uint64_t budget_bytes, unsigned max_entries) const;
+  bool removed_from_configuration();
   void retry_stalled_apply();
   // Applies the kept entries in order; true once none is left.
   bool drain_deferred();
@@ -179,6 +223,15 @@ class RaftConsensus final : public Consensus {
   static int fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs);
   static int fsm_snapshot_finalize(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs);
   static int fsm_restore(raft_fsm* fsm, raft_buffer* buf);
+  // Wrapped raft_io methods: each calls libuv's and notes a failure.
+  static RaftConsensus* of_io(raft_io* io);
+  static int io_append(raft_io* io, raft_io_append* req, const raft_entry entries[], unsigned n,
+                       raft_io_append_cb cb);
+  static int io_truncate(raft_io* io, raft_index index);
+  static int io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snapshot_put* req,
+                             const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb);
+  static int io_set_term(raft_io* io, raft_term term);
+  static int io_set_vote(raft_io* io, raft_id id);
 
   const ConsensusOptions options_;
   StateMachine& machine_;
@@ -186,21 +239,55 @@ class RaftConsensus final : public Consensus {
   uv_loop_t loop_{};
   uv_async_t async_{};
   uv_timer_t timer_{};
-  std::unique_ptr<RaftTransport> transport_;  // given to raft_uv_init
+  // The transport given to raft_uv_init, one per Raft start (a restart after
+  // a disk error makes a new one). The one before it is kept until the next
+  // start: libraft may still close it after Raft's close callback.
+  std::unique_ptr<RaftTransport> transport_;
+  std::unique_ptr<RaftTransport> retired_transport_;
+  std::atomic<const RaftTransport*> live_transport_{nullptr};
+  std::atomic<uint64_t> refused_before_{0};  // refusals counted by retired transports
+  ClusterId adopted_cluster_id_;             // loop thread: carried from one start to the next
   raft_io io_{};
   raft_fsm fsm_{};
   struct raft raft_ {};
   std::thread thread_;
 
+  // libuv's raft_io methods that the io_* wrappers call.
+  int (*uv_append_)(raft_io*, raft_io_append*, const raft_entry[], unsigned,
+                    raft_io_append_cb) = nullptr;
+  int (*uv_truncate_)(raft_io*, raft_index) = nullptr;
+  int (*uv_snapshot_put_)(raft_io*, unsigned, raft_io_snapshot_put*, const raft_snapshot*,
+                          raft_io_snapshot_put_cb) = nullptr;
+  int (*uv_set_term_)(raft_io*, raft_term) = nullptr;
+  int (*uv_set_vote_)(raft_io*, raft_id) = nullptr;
+
+  struct Task {
+    std::function<void()> run;
+    Rejected rejected;
+  };
   mutable std::mutex mu_;
-  std::deque<std::function<void()>> queue_;  // guarded by mu_
-  bool accepting_ = false;                   // guarded by mu_
-  bool stop_requested_ = false;              // guarded by mu_
-  ConsensusStatus status_;                   // guarded by mu_
-  std::mutex stop_mu_;                       // one stop() at a time
+  std::deque<Task> queue_;       // guarded by mu_
+  bool accepting_ = false;       // guarded by mu_
+  bool stop_requested_ = false;  // guarded by mu_
+  ConsensusStatus status_;       // guarded by mu_
+  std::mutex stop_mu_;           // one stop() at a time
 
   // Loop thread only.
   bool closing_ = false;
+  // kUp: raft_ runs. kClosing: raft_close called. kDown: closed (io_ and
+  // transport_ freed); maybe_reopen starts it again unless closing_.
+  enum class RaftState { kUp, kClosing, kDown };
+  RaftState raft_state_ = RaftState::kDown;
+  bool reopen_wanted_ = false;  // a disk error: restart Raft at the next tick
+  std::chrono::steady_clock::time_point last_open_{};
+  std::string disk_error_;  // "" when none is outstanding
+  uint64_t disk_errors_ = 0;
+  uint64_t raft_restarts_ = 0;
+  uint64_t unapplied_bytes_ = 0;  // payload bytes proposed, not yet applied
+  uint64_t proposals_refused_ = 0;
+  uint64_t bytes_since_snapshot_ = 0;  // applied since the last snapshot
+  bool was_member_ = false;            // kMemberMarker exists
+  uint64_t removed_at_ = 0;            // a removal notice's index; 0: none
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
@@ -229,23 +316,87 @@ Status RaftConsensus::start() {
   async_.data = this;
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
+  was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
+  if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
+    unsigned long long at = 0;
+    if (std::fscanf(f, "%llu", &at) == 1) removed_at_ = at;
+    std::fclose(f);
+  }
 
+  Status failed = open_raft(true);
+  if (!failed.is_ok()) {
+    closing_ = true;
+    // After raft_init, on_raft_closed closes the handles.
+    if (raft_state_ == RaftState::kDown) close_handles();
+    close_without_loop_thread();
+    return failed;
+  }
+
+  refresh_status();
+  uv_timer_start(&timer_, &RaftConsensus::on_timer, kStatusRefreshMs, kStatusRefreshMs);
+  {
+    std::lock_guard lock(mu_);
+    accepting_ = true;
+  }
+  thread_ = std::thread([this] {
+    // libuv writes to peers with write(2): a peer that went away would
+    // raise SIGPIPE and end the host process. Blocked on this thread, the
+    // write fails with EPIPE instead, and the host's signal handling stays
+    // as it is.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+  });
+  return Status::ok();
+}
+
+void RaftConsensus::close_handles() {
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&async_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+  }
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&timer_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
+  }
+}
+
+Status RaftConsensus::open_raft(bool first) {
+  last_open_ = std::chrono::steady_clock::now();
+  io_ = raft_io{};
+  raft_ = raft{};
   RaftTransportOptions transport;
   transport.cluster_id = options_.cluster_id;
+  if (transport_ != nullptr) {
+    // A restart: the id adopted and the refusals counted so far carry over.
+    if (transport_->cluster_id().known()) adopted_cluster_id_ = transport_->cluster_id();
+    refused_before_.fetch_add(transport_->refused_connections());
+    live_transport_.store(nullptr);
+    retired_transport_ = std::move(transport_);
+  }
+  if (!transport.cluster_id.known()) transport.cluster_id = adopted_cluster_id_;
   transport.secret = options_.cluster_secret;
   transport.on_adopt = options_.on_adopt_cluster_id;
   transport.log_name = "ordo replica " + std::to_string(options_.id);
   transport_ = make_raft_transport(&loop_, std::move(transport));
-  rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), transport_->raw());
+  live_transport_.store(transport_.get());
+  int rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), transport_->raw());
   if (rv != 0) {
     std::string why = std::string("raft_uv_init ") + options_.raft_dir + ": " + io_.errmsg;
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-    close_without_loop_thread();
     return Status::io_error(why, 0);
   }
   // The payload is a record of a few dozen bytes: nothing to compress.
   (void)raft_uv_set_snapshot_compression(&io_, false);
+  uv_append_ = io_.append;
+  uv_truncate_ = io_.truncate;
+  uv_snapshot_put_ = io_.snapshot_put;
+  uv_set_term_ = io_.set_term;
+  uv_set_vote_ = io_.set_vote;
+  io_.append = &RaftConsensus::io_append;
+  io_.truncate = &RaftConsensus::io_truncate;
+  io_.snapshot_put = &RaftConsensus::io_snapshot_put;
+  io_.set_term = &RaftConsensus::io_set_term;
+  io_.set_vote = &RaftConsensus::io_set_vote;
 
   fsm_.version = 2;
   fsm_.data = this;
@@ -259,15 +410,13 @@ Status RaftConsensus::start() {
   if (rv != 0) {
     std::string why = std::string("raft_init: ") + raft_errmsg(&raft_);
     raft_uv_close(&io_);
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-    close_without_loop_thread();
     return Status::io_error(why, 0);
   }
   raft_.data = this;
+  raft_state_ = RaftState::kUp;
 
   Status failed;
-  if (!options_.bootstrap.empty()) {
+  if (first && !options_.bootstrap.empty()) {
     raft_configuration conf;
     raft_configuration_init(&conf);
     for (const Member& m : options_.bootstrap) {
@@ -299,6 +448,7 @@ Status RaftConsensus::start() {
     raft_set_install_snapshot_timeout(&raft_, 5 * options_.election_timeout_ms);
     // A replica coming back after a partition does not disrupt the leader.
     raft_set_pre_vote(&raft_, true);
+    bytes_since_snapshot_ = 0;
     rv = raft_start(&raft_);
     if (rv != 0 && !last_restore_status_.is_ok()) {
       failed = last_restore_status_.with_context("restoring the newest snapshot");
@@ -322,29 +472,10 @@ Status RaftConsensus::start() {
     }
   }
   if (!failed.is_ok()) {
-    closing_ = true;
+    raft_state_ = RaftState::kClosing;
     raft_close(&raft_, &RaftConsensus::on_raft_closed);
-    close_without_loop_thread();
     return failed;
   }
-
-  refresh_status();
-  uv_timer_start(&timer_, &RaftConsensus::on_timer, kStatusRefreshMs, kStatusRefreshMs);
-  {
-    std::lock_guard lock(mu_);
-    accepting_ = true;
-  }
-  thread_ = std::thread([this] {
-    // libuv writes to peers with write(2): a peer that went away would
-    // raise SIGPIPE and end the host process. Blocked on this thread, the
-    // write fails with EPIPE instead, and the host's signal handling stays
-    // as it is.
-    sigset_t pipe;
-    sigemptyset(&pipe);
-    sigaddset(&pipe, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
-    uv_run(&loop_, UV_RUN_DEFAULT);
-  });
   return Status::ok();
 }
 
@@ -354,35 +485,107 @@ void RaftConsensus::close_without_loop_thread() {
   (void)uv_loop_close(&loop_);
 }
 
-void RaftConsensus::post(std::function<void()> task, const std::function<void()>& rejected) {
+void RaftConsensus::post(std::function<void()> task, Rejected rejected) {
   {
     std::lock_guard lock(mu_);
     if (accepting_) {
-      queue_.push_back(std::move(task));
+      queue_.push_back(Task{std::move(task), std::move(rejected)});
       uv_async_send(&async_);
       return;
     }
   }
-  rejected();
+  rejected("replica closing");
 }
 
 void RaftConsensus::on_async(uv_async_t* handle) {
   auto* self = static_cast<RaftConsensus*>(handle->data);
-  std::deque<std::function<void()>> tasks;
+  std::deque<Task> tasks;
   bool stop = false;
   {
     std::lock_guard lock(self->mu_);
     tasks.swap(self->queue_);
     stop = self->stop_requested_;
   }
-  for (auto& task : tasks) task();
+  for (auto& task : tasks) {
+    if (self->raft_state_ == RaftState::kUp) {
+      task.run();
+    } else {
+      task.rejected("Raft is restarting after a disk error: " + self->disk_error_);
+    }
+  }
   if (stop) self->begin_close();
 }
 
 void RaftConsensus::on_timer(uv_timer_t* handle) {
   auto* self = static_cast<RaftConsensus*>(handle->data);
+  self->maybe_reopen();
+  if (self->raft_state_ != RaftState::kUp) {
+    self->refresh_status();
+    return;
+  }
   self->refresh_status();
   self->retry_stalled_apply();
+}
+
+void RaftConsensus::disk_failed(const char* what, int rv) {
+  // Failures while Raft closes are its cancelled requests.
+  if (closing_ || raft_state_ != RaftState::kUp || rv == RAFT_CANCELED) return;
+  ++disk_errors_;
+  // libraft 0.15's raft_strerror does not know RAFT_NOSPACE.
+  std::string why = std::string(what) + ": " +
+                    (rv == RAFT_NOSPACE ? "no space left on device" : raft_strerror(rv));
+  if (io_.errmsg[0] != '\0') why += " (" + std::string(io_.errmsg) + ")";
+  if (disk_error_.empty()) {
+    std::fprintf(stderr, "ordo replica %llu: Raft log disk error: %s; restarting Raft\n",
+                 static_cast<unsigned long long>(options_.id), why.c_str());
+  }
+  disk_error_ = std::move(why);
+  reopen_wanted_ = true;
+}
+
+void RaftConsensus::disk_ok() {
+  if (disk_error_.empty() || raft_state_ != RaftState::kUp || reopen_wanted_) return;
+  std::fprintf(stderr, "ordo replica %llu: Raft log disk error cleared\n",
+               static_cast<unsigned long long>(options_.id));
+  disk_error_.clear();
+}
+
+void RaftConsensus::maybe_reopen() {
+  if (closing_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (raft_state_ == RaftState::kUp) {
+    // Raft goes unavailable for good on errors it meets handling a message
+    // or a tick (a failed term or vote write among them).
+    if (!reopen_wanted_ && raft_state(&raft_) == RAFT_UNAVAILABLE) {
+      ++disk_errors_;
+      if (disk_error_.empty()) {
+        disk_error_ = "Raft went unavailable";
+        if (raft_errmsg(&raft_)[0] != '\0') disk_error_ += std::string(": ") + raft_errmsg(&raft_);
+        std::fprintf(stderr, "ordo replica %llu: %s; restarting Raft\n",
+                     static_cast<unsigned long long>(options_.id), disk_error_.c_str());
+      }
+      reopen_wanted_ = true;
+    }
+    if (!reopen_wanted_) {
+      if (!disk_error_.empty() && now - last_open_ >= kDiskErrorQuietPeriod) disk_ok();
+      return;
+    }
+    if (now - last_open_ < kReopenInterval) return;
+    reopen_wanted_ = false;
+    raft_state_ = RaftState::kClosing;
+    raft_close(&raft_, &RaftConsensus::on_raft_closed);
+    return;
+  }
+  if (raft_state_ != RaftState::kDown || now - last_open_ < kReopenInterval) return;
+  // Entries kept for a retried apply are in the log on disk: Raft applies
+  // them again (the state machine skips the ones it holds).
+  deferred_.clear();
+  ++raft_restarts_;
+  Status s = open_raft(false);
+  if (!s.is_ok()) {
+    report("Raft restart failed (retrying every second)", s);
+    if (disk_error_.empty()) disk_error_ = s.to_string();
+  }
 }
 
 bool RaftConsensus::drain_deferred() {
@@ -407,8 +610,27 @@ void RaftConsensus::retry_stalled_apply() {
 }
 
 void RaftConsensus::refresh_status() {
+  if (raft_state_ != RaftState::kUp) {
+    std::lock_guard lock(mu_);
+    status_.role = Role::kUnavailable;
+    status_.disk_error = disk_error_;
+    status_.disk_errors = disk_errors_;
+    status_.raft_restarts = raft_restarts_;
+    status_.log_entries = 0;
+    status_.log_bytes = 0;
+    status_.unapplied_bytes = unapplied_bytes_;
+    status_.proposals_refused = proposals_refused_;
+    return;
+  }
   ConsensusStatus s;
   s.role = role_of(raft_state(&raft_));
+  if (removed_from_configuration()) s.role = Role::kRemoved;
+  s.disk_error = disk_error_;
+  s.disk_errors = disk_errors_;
+  s.raft_restarts = raft_restarts_;
+  s.log_bytes = log_bytes(&s.log_entries);
+  s.unapplied_bytes = unapplied_bytes_;
+  s.proposals_refused = proposals_refused_;
   s.term = raft_.current_term;
   raft_id leader_id = 0;
   const char* leader_address = nullptr;
@@ -418,6 +640,7 @@ void RaftConsensus::refresh_status() {
   s.last_log_index = raft_last_index(&raft_);
   s.commit_index = raft_.commit_index;
   s.last_applied = raft_last_applied(&raft_);
+  s.configuration_index = raft_.configuration_index;
   for (unsigned i = 0; i < raft_.configuration.n; ++i) {
     const raft_server& server = raft_.configuration.servers[i];
     s.members.push_back(Member{server.id, server.address, server.role == RAFT_VOTER});
@@ -459,28 +682,59 @@ void RaftConsensus::propose(std::string entry, WriteDone done) {
         frame(entry, static_cast<char*>(buf.base));
         auto* req = new ApplyRequest;
         req->self = this;
+        req->bytes = buf.len;
         req->done = std::move(*shared_done);
         req->req.data = req;
+        // One entry is always taken, however large: the budget bounds the
+        // backlog, not an entry's size.
+        if (unapplied_bytes_ > 0 && unapplied_bytes_ + buf.len > options_.max_unapplied_bytes &&
+            raft_state(&raft_) == RAFT_LEADER) {
+          raft_free(buf.base);
+          ++proposals_refused_;
+          WriteResult r;
+          r.outcome = Outcome::kFailed;
+          r.status =
+              Status::full("too much unapplied data: " + std::to_string(unapplied_bytes_) +
+                           " bytes proposed and not applied yet (budget " +
+                           std::to_string(options_.max_unapplied_bytes) + "); try again later");
+          complete(req, std::move(r));
+          return;
+        }
+        if (removed_from_configuration()) {
+          raft_free(buf.base);
+          WriteResult r;
+          r.outcome = Outcome::kFailed;
+          r.status = Status::io_error("removed from the cluster", 0);
+          complete(req, std::move(r));
+          return;
+        }
         int rv = raft_apply(&raft_, &req->req, &buf, 1, &RaftConsensus::on_apply);
         if (rv != 0) {
           raft_free(buf.base);  // ownership passes to Raft only on success
           complete(req, not_leader(rv));
           return;
         }
-        outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
+        unapplied_bytes_ += req->bytes;
+        outstanding_[req] = [req] {
+          req->self->unapplied_bytes_ -= req->bytes;
+          complete(req, unknown("replica closing"));
+        };
       },
-      [shared_done] { (*shared_done)(unknown("replica closing")); });
+      [shared_done](const std::string& why) { (*shared_done)(unknown(why)); });
 }
 
 void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*/) {
   auto* req = static_cast<ApplyRequest*>(raw->data);
   RaftConsensus* self = req->self;
   self->outstanding_.erase(req);
+  self->unapplied_bytes_ -= req->bytes;
   WriteResult r;
   if (status == 0) {
     r.index = raw->index;
     r.status = self->last_apply_status_;
     r.outcome = r.status.is_ok() ? Outcome::kApplied : Outcome::kFailed;
+  } else if (status == RAFT_SHUTDOWN && !self->closing_) {
+    r = unknown("Raft restarting after a disk error: " + self->disk_error_);
   } else if (status == RAFT_SHUTDOWN) {
     r = unknown("replica closing");
   } else {
@@ -504,7 +758,7 @@ void RaftConsensus::barrier(WriteDone done) {
         }
         outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
       },
-      [shared_done] { (*shared_done)(unknown("replica closing")); });
+      [shared_done](const std::string& why) { (*shared_done)(unknown(why)); });
 }
 
 void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
@@ -550,14 +804,15 @@ Status RaftConsensus::change_status(int rv, const char* what) {
   }
 }
 
-void RaftConsensus::add_member(const Member& member, ChangeDone done) {
+void RaftConsensus::add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) {
   auto shared_done = std::make_shared<ChangeDone>(std::move(done));
   post(
-      [this, member, shared_done] {
+      [this, member, catch_up_ms, shared_done] {
         auto* req = new ChangeRequest;
         req->self = this;
         req->id = member.id;
         req->then_assign_voter = member.voter;
+        req->catch_up_ms = catch_up_ms;
         req->done = std::move(*shared_done);
         req->req.data = req;
         int rv = raft_add(&raft_, &req->req, member.id, member.address.c_str(),
@@ -570,7 +825,7 @@ void RaftConsensus::add_member(const Member& member, ChangeDone done) {
         }
         outstanding_[req] = change_fail(req);
       },
-      [shared_done] { (*shared_done)(Status::io_error("replica closing", 0)); });
+      [shared_done](const std::string& why) { (*shared_done)(Status::io_error(why, 0)); });
 }
 
 void RaftConsensus::remove_member(uint64_t id, ChangeDone done) {
@@ -591,7 +846,7 @@ void RaftConsensus::remove_member(uint64_t id, ChangeDone done) {
         }
         outstanding_[req] = change_fail(req);
       },
-      [shared_done] { (*shared_done)(Status::io_error("replica closing", 0)); });
+      [shared_done](const std::string& why) { (*shared_done)(Status::io_error(why, 0)); });
 }
 
 void RaftConsensus::on_change(struct raft_change* raw, int status) {
@@ -602,12 +857,62 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
     // Added as a spare; the voter role is given once it caught up (Raft runs
     // catch-up rounds before committing the assignment).
     req->then_assign_voter = false;
+    req->promoting = true;
+    // libraft ends the promotion with RAFT_NOCONNECTION once a catch-up
+    // round lasts longer than this.
+    raft_set_max_catch_up_round_duration(&self->raft_, req->catch_up_ms);
     int rv = raft_assign(&self->raft_, &req->req, req->id, RAFT_VOTER, &RaftConsensus::on_change);
     if (rv == 0) {
       self->outstanding_[req] = change_fail(req);
       return;
     }
     status = rv;
+  }
+  if (status != 0 && req->promoting && !self->closing_ && status != RAFT_SHUTDOWN &&
+      status != RAFT_LEADERSHIPLOST) {
+    // The member stays a non-voter otherwise, and a second add of its id
+    // fails: remove it (from the loop, outside libraft's callback).
+    req->promoting = false;
+    req->rolling_back = true;
+    req->rollback_reason =
+        status == RAFT_NOCONNECTION
+            ? Status::busy("member " + std::to_string(req->id) + " did not catch up in " +
+                           std::to_string(req->catch_up_ms) + " ms; not added")
+            : self->change_status(status, "add member").with_context("not added");
+    self->post(
+        [self, req] {
+          int rv = raft_remove(&self->raft_, &req->req, req->id, &RaftConsensus::on_change);
+          if (rv == 0) {
+            self->outstanding_[req] = change_fail(req);
+          } else {
+            on_change(&req->req, rv);
+          }
+        },
+        [req](const std::string& why) {
+          ChangeDone d = std::move(req->done);
+          Status reason = req->rollback_reason;
+          delete req;
+          d(Status::io_error(reason.message() + "; the non-voter is still a member: " + why, 0));
+        });
+    return;
+  }
+  if (req->rolling_back) {
+    ChangeDone done = std::move(req->done);
+    Status reason = req->rollback_reason;
+    const uint64_t id = req->id;
+    delete req;
+    if (status == 0) {
+      done(std::move(reason));
+    } else {
+      done(Status::io_error(reason.message() + "; removing non-voter " + std::to_string(id) +
+                                " failed: " + raft_strerror(status),
+                            0));
+    }
+    return;
+  }
+  if (status == 0) {
+    std::lock_guard lock(self->mu_);
+    self->status_.configuration_index = self->raft_.configuration_index;
   }
   Status s = status == 0                     ? Status::ok()
              : status == RAFT_SHUTDOWN       ? Status::io_error("replica closing", 0)
@@ -621,6 +926,13 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
 int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** result) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
   *result = nullptr;
+  // Bounds the in-memory log by bytes: past the budget, a threshold of one
+  // entry makes Raft snapshot right after this batch of applies
+  // (fsm_snapshot puts the entry count back).
+  self->bytes_since_snapshot_ += buf->len;
+  if (self->bytes_since_snapshot_ >= self->options_.snapshot_threshold_bytes) {
+    raft_set_snapshot_threshold(&self->raft_, 1);
+  }
   // Raft sets last_applied to the entry's index right after this returns;
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
@@ -662,6 +974,16 @@ int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_
   // Raft would drop log entries this replica has still to apply.
   if (!self->deferred_.empty()) return RAFT_BUSY;
   Result<std::string> record = self->machine_.snapshot();
+  if (record.is_ok()) {
+    // Raft snapshots at last_applied and keeps `trailing` entries behind:
+    // as many as the count allows and the byte budget holds.
+    raft_set_snapshot_threshold(&self->raft_, self->options_.snapshot_threshold);
+    raft_set_snapshot_trailing(&self->raft_,
+                               self->trailing_within(raft_last_applied(&self->raft_),
+                                                     self->options_.snapshot_trailing_bytes,
+                                                     self->options_.snapshot_trailing));
+    self->bytes_since_snapshot_ = 0;
+  }
   if (!record.is_ok()) {
     // Busy: an install is pending; Raft takes the snapshot at a later apply.
     if (record.status().is_busy()) return RAFT_BUSY;
@@ -712,6 +1034,166 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   return 0;
 }
 
+uint64_t RaftConsensus::log_bytes(uint64_t* entries) const {
+  const raft_log& log = raft_.log;
+  const size_t n = log.back >= log.front ? log.back - log.front : log.size - log.front + log.back;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; ++i) bytes += log.entries[(log.front + i) % log.size].buf.len;
+  *entries = n;
+  return bytes;
+}
+
+unsigned RaftConsensus::trailing_within(uint64_t index, uint64_t budget_bytes,
+                                        unsigned max_entries) const {
+  const raft_log& log = raft_.log;
+  const size_t n = log.back >= log.front ? log.back - log.front : log.size - log.front + log.back;
+  // Entry `index` sits at position index - offset - 1 from the front; the
+  // trailing entries are those at and before it.
+  if (index <= log.offset || index - log.offset > n) return 1;
+  size_t pos = static_cast<size_t>(index - log.offset - 1);
+  uint64_t bytes = 0;
+  unsigned kept = 0;
+  for (;;) {
+    bytes += log.entries[(log.front + pos) % log.size].buf.len;
+    if (kept > 0 && bytes > budget_bytes) break;
+    ++kept;
+    if (kept >= max_entries || pos == 0) break;
+    --pos;
+  }
+  // Zero would make libraft's I/O drop every segment, entries after the
+  // snapshot among them.
+  return kept == 0 ? 1 : kept;
+}
+
+void RaftConsensus::mark_removed(uint64_t index) {
+  post(
+      [this, index] {
+        if (removed_at_ == 0) {
+          std::fprintf(stderr, "ordo replica %llu: removed from the cluster (log index %llu)\n",
+                       static_cast<unsigned long long>(options_.id),
+                       static_cast<unsigned long long>(index));
+        }
+        removed_at_ = std::max(removed_at_, index);
+        const std::string path = options_.raft_dir + "/" + kRemovedMarker;
+        if (std::FILE* f = std::fopen(path.c_str(), "w")) {
+          std::fprintf(f, "%llu\n", static_cast<unsigned long long>(removed_at_));
+          std::fclose(f);
+        }
+      },
+      [](const std::string&) {});
+}
+
+bool RaftConsensus::removed_from_configuration() {
+  bool member = false;
+  for (unsigned i = 0; i < raft_.configuration.n; ++i) {
+    if (raft_.configuration.servers[i].id == options_.id) member = true;
+  }
+  if (removed_at_ != 0) {
+    if (!member || raft_.configuration_index <= removed_at_) return true;
+    // Added again.
+    removed_at_ = 0;
+    (void)::unlink((options_.raft_dir + "/" + kRemovedMarker).c_str());
+  }
+  if (raft_.configuration.n == 0) return false;
+  if (member && !was_member_) {
+    // A new member catching up replays configurations from before it was
+    // added: only one that held it before counts as a removal.
+    was_member_ = true;
+    const std::string path = options_.raft_dir + "/" + kMemberMarker;
+    if (std::FILE* f = std::fopen(path.c_str(), "w")) std::fclose(f);
+  }
+  return !member && was_member_;
+}
+
+RaftConsensus* RaftConsensus::of_io(raft_io* io) {
+  return static_cast<RaftConsensus*>(static_cast<struct raft*>(io->data)->data);
+}
+
+namespace {
+// An append (or snapshot put) in libuv's hands: its request, and Raft's.
+template <typename Req, typename Cb>
+struct WrappedIo {
+  Req req{};
+  Req* outer = nullptr;
+  Cb outer_cb = nullptr;
+  RaftConsensus* self = nullptr;
+};
+}  // namespace
+
+int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry entries[],
+                             unsigned n, raft_io_append_cb cb) {
+  RaftConsensus* self = of_io(io);
+  using W = WrappedIo<raft_io_append, raft_io_append_cb>;
+  auto* w = new W;
+  w->outer = req;
+  w->outer_cb = cb;
+  w->self = self;
+  w->req.data = w;
+  req->cb = cb;
+  int rv = self->uv_append_(io, &w->req, entries, n, [](raft_io_append* inner, int status) {
+    auto* done = static_cast<W*>(inner->data);
+    raft_io_append* outer = done->outer;
+    raft_io_append_cb outer_cb = done->outer_cb;
+    RaftConsensus* owner = done->self;
+    delete done;
+    outer_cb(outer, status);
+    if (status != 0) {
+      owner->disk_failed("append", status);
+    } else {
+      owner->disk_ok();
+    }
+  });
+  // On an error w is not freed: libuv may have queued the request and
+  // end it later.
+  if (rv != 0) self->disk_failed("append", rv);
+  return rv;
+}
+
+int RaftConsensus::io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snapshot_put* req,
+                                   const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb) {
+  RaftConsensus* self = of_io(io);
+  using W = WrappedIo<raft_io_snapshot_put, raft_io_snapshot_put_cb>;
+  auto* w = new W;
+  w->outer = req;
+  w->outer_cb = cb;
+  w->self = self;
+  w->req.data = w;
+  req->cb = cb;
+  int rv = self->uv_snapshot_put_(io, trailing, &w->req, snapshot,
+                                  [](raft_io_snapshot_put* inner, int status) {
+                                    auto* done = static_cast<W*>(inner->data);
+                                    raft_io_snapshot_put* outer = done->outer;
+                                    raft_io_snapshot_put_cb outer_cb = done->outer_cb;
+                                    RaftConsensus* owner = done->self;
+                                    delete done;
+                                    outer_cb(outer, status);
+                                    if (status != 0) owner->disk_failed("snapshot", status);
+                                  });
+  if (rv != 0) self->disk_failed("snapshot", rv);  // w: as in io_append
+  return rv;
+}
+
+int RaftConsensus::io_truncate(raft_io* io, raft_index index) {
+  RaftConsensus* self = of_io(io);
+  int rv = self->uv_truncate_(io, index);
+  if (rv != 0) self->disk_failed("truncate", rv);
+  return rv;
+}
+
+int RaftConsensus::io_set_term(raft_io* io, raft_term term) {
+  RaftConsensus* self = of_io(io);
+  int rv = self->uv_set_term_(io, term);
+  if (rv != 0) self->disk_failed("term", rv);
+  return rv;
+}
+
+int RaftConsensus::io_set_vote(raft_io* io, raft_id id) {
+  RaftConsensus* self = of_io(io);
+  int rv = self->uv_set_vote_(io, id);
+  if (rv != 0) self->disk_failed("vote", rv);
+  return rv;
+}
+
 std::vector<std::string> RaftConsensus::install_sources() {
   std::vector<std::string> sources;
   raft_id leader_id = 0;
@@ -740,19 +1222,33 @@ void RaftConsensus::begin_close() {
   if (closing_) return;
   closing_ = true;
   uv_timer_stop(&timer_);
-  raft_close(&raft_, &RaftConsensus::on_raft_closed);
+  switch (raft_state_) {
+    case RaftState::kUp:
+      raft_state_ = RaftState::kClosing;
+      raft_close(&raft_, &RaftConsensus::on_raft_closed);
+      break;
+    case RaftState::kClosing:  // on_raft_closed closes the handles
+      break;
+    case RaftState::kDown:
+      close_handles();
+      break;
+  }
 }
 
 void RaftConsensus::on_raft_closed(struct raft* r) {
   auto* self = static_cast<RaftConsensus*>(r->data != nullptr ? r->data : nullptr);
   if (self == nullptr) return;
   raft_uv_close(&self->io_);
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->async_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&self->async_), nullptr);
+  self->raft_state_ = RaftState::kDown;
+  if (self->closing_) {
+    self->close_handles();
+    return;
   }
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->timer_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&self->timer_), nullptr);
-  }
+  // A restart: requests Raft did not end end as unknown; maybe_reopen
+  // starts Raft again.
+  auto left = std::move(self->outstanding_);
+  self->outstanding_.clear();
+  for (auto& [req, fail] : left) fail();
 }
 
 void RaftConsensus::stop() {

@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "consensus.h"
 #include "ordo/sys/address.h"
 #include "raft_handshake.h"
+#include "removed_notice.h"
 #include "snapshot_server.h"
 #include "state_machine.h"
 
@@ -89,6 +92,10 @@ Status validate_options(const ReplicaOptions& o) {
                                     " bytes: at least " + std::to_string(kMinSecretBytes) +
                                     " are needed");
   }
+  if (o.snapshot_threshold_bytes == 0) {
+    return Status::invalid_argument("snapshot_threshold_bytes is 0");
+  }
+  if (o.max_unapplied_bytes == 0) return Status::invalid_argument("max_unapplied_bytes is 0");
   if (!o.bootstrap.empty()) {
     bool self = false;
     for (const Member& m : o.bootstrap) {
@@ -151,8 +158,10 @@ class ReplicaImpl {
   ReplicaImpl(const ReplicaOptions& options) : options_(options), ids_(options.id % 1024) {}
   ~ReplicaImpl() {
     if (consensus_) consensus_->stop();
-    consensus_.reset();
+    // The server's removal notices reach the consensus: it goes first.
     server_.reset();
+    consensus_raw_.store(nullptr);
+    consensus_.reset();
   }
 
   Status open() {
@@ -177,9 +186,14 @@ class ReplicaImpl {
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
     ORDO_ASSIGN_OR_RETURN(sys::HostPort snap_at, sys::parse_address(snap));
     ReplicaStateMachine* machine = machine_.get();
-    ORDO_ASSIGN_OR_RETURN(
-        server_, SnapshotServer::start(snap_at, machine_->copies_dir(),
-                                       [machine](int fd) { return machine->make_copy(fd); }));
+    ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(
+                                       snap_at, machine_->copies_dir(),
+                                       [machine](int fd) { return machine->make_copy(fd); },
+                                       [this](const RemovedNotice& notice) {
+                                         Consensus* c = consensus_raw_.load();
+                                         if (notice.id == options_.id && c != nullptr)
+                                           c->mark_removed(notice.index);
+                                       }));
 
     ConsensusOptions c;
     c.id = options_.id;
@@ -196,7 +210,11 @@ class ReplicaImpl {
     c.on_adopt_cluster_id = [dir](const ClusterId& id) {
       return write_cluster_file(dir, ClusterFile{id, ""});
     };
+    c.snapshot_threshold_bytes = options_.snapshot_threshold_bytes;
+    c.snapshot_trailing_bytes = options_.snapshot_trailing_bytes;
+    c.max_unapplied_bytes = options_.max_unapplied_bytes;
     ORDO_ASSIGN_OR_RETURN(consensus_, start_raft_consensus(c, *machine_));
+    consensus_raw_.store(consensus_.get());
     return Status::ok();
   }
 
@@ -231,9 +249,14 @@ class ReplicaImpl {
     return Status::ok();
   }
 
+  static Status removed() {
+    return Status::io_error("removed from the cluster: this replica serves no reads or writes", 0);
+  }
+
   WriteResult write(const WriteBatch& batch, std::chrono::milliseconds timeout) {
     Status valid = validate_batch(batch);
     if (!valid.is_ok()) return failed(valid);
+    if (consensus_->status().role == Role::kRemoved) return failed(removed());
     auto handoff = std::make_shared<Handoff<WriteResult>>();
     consensus_->propose(batch.encode(), [handoff](WriteResult r) { handoff->set(std::move(r)); });
     std::optional<WriteResult> r = handoff->wait(timeout);
@@ -247,6 +270,8 @@ class ReplicaImpl {
   }
 
   Result<ReadView> read(ReadMode mode, std::chrono::milliseconds timeout) {
+    // Its state stops at its removal: stale for good.
+    if (consensus_->status().role == Role::kRemoved) return removed();
     if (mode == ReadMode::kLinearizable) {
       ConsensusStatus st = consensus_->status();
       if (st.role != Role::kLeader) {
@@ -269,7 +294,12 @@ class ReplicaImpl {
     auto handoff = std::make_shared<Handoff<Status>>();
     auto done = [handoff](Status s) { handoff->set(std::move(s)); };
     if (add) {
-      consensus_->add_member(member, done);
+      // Catching up gets three quarters of the time; the rest is for
+      // committing the entries (and removing a member that did not).
+      const auto catch_up = std::clamp<std::chrono::milliseconds>(
+          timeout * 3 / 4, std::chrono::milliseconds(2 * options_.heartbeat_timeout_ms),
+          std::chrono::hours(1));
+      consensus_->add_member(member, static_cast<uint32_t>(catch_up.count()), done);
     } else {
       consensus_->remove_member(member.id, done);
     }
@@ -286,7 +316,26 @@ class ReplicaImpl {
 
   Status remove_member(uint64_t id, std::chrono::milliseconds timeout) {
     if (id == 0) return Status::invalid_argument("member id 0: ids start at 1");
-    return change(false, Member{id, {}, true}, timeout);
+    std::string address;
+    for (const Member& m : consensus_->status().members) {
+      if (m.id == id) address = m.address;
+    }
+    ORDO_RETURN_IF_ERROR(change(false, Member{id, {}, true}, timeout));
+    // libraft sends the removed member nothing more: tell it, so that it
+    // stops serving its state. Best effort: a member that is down learns
+    // nothing (stop it).
+    Result<std::string> snap = snapshot_address(address);
+    Result<sys::HostPort> to =
+        snap.is_ok() ? sys::parse_address(*snap) : Result<sys::HostPort>(snap.status());
+    if (id != options_.id && to.is_ok()) {
+      RemovedNotice notice{id, consensus_->status().configuration_index};
+      Status s = send_removed_notice(*to, notice, std::chrono::seconds(1));
+      if (!s.is_ok()) {
+        std::fprintf(stderr, "ordo replica %llu: %s\n",
+                     static_cast<unsigned long long>(options_.id), s.to_string().c_str());
+      }
+    }
+    return Status::ok();
   }
 
   ReplicaStatus status() const {
@@ -304,6 +353,13 @@ class ReplicaImpl {
     s.snapshots_taken = machine_->snapshots_taken();
     s.snapshots_installed = machine_->snapshots_installed();
     s.apply_error = machine_->apply_error();
+    s.disk_error = c.disk_error;
+    s.disk_errors = c.disk_errors;
+    s.raft_restarts = c.raft_restarts;
+    s.raft_log_entries = c.log_entries;
+    s.raft_log_bytes = c.log_bytes;
+    s.unapplied_bytes = c.unapplied_bytes;
+    s.proposals_refused = c.proposals_refused;
     s.members = std::move(c.members);
     s.cluster_id = c.cluster_id.hex();
     s.raft_refused_connections = c.refused_connections;
@@ -349,6 +405,7 @@ class ReplicaImpl {
   std::unique_ptr<ReplicaStateMachine> machine_;
   std::unique_ptr<SnapshotServer> server_;
   std::unique_ptr<Consensus> consensus_;
+  std::atomic<Consensus*> consensus_raw_{nullptr};  // for the server's thread
 };
 
 // ---- ReadView ----

@@ -66,14 +66,19 @@ Result<Digest> digest_fd(int fd, std::vector<char>& buf) {
 
 Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(const sys::HostPort& at,
                                                               std::string copies_dir,
-                                                              CopyMaker make_copy) {
+                                                              CopyMaker make_copy,
+                                                              RemovedHandler on_removed) {
   ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 16, sys::Blocking::kYes));
   return std::unique_ptr<SnapshotServer>(
-      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy)));
+      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy), std::move(on_removed)));
 }
 
-SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy)
-    : listen_fd_(listen_fd), copies_dir_(std::move(copies_dir)), make_copy_(std::move(make_copy)) {
+SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
+                               RemovedHandler on_removed)
+    : listen_fd_(listen_fd),
+      copies_dir_(std::move(copies_dir)),
+      make_copy_(std::move(make_copy)),
+      on_removed_(std::move(on_removed)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -145,6 +150,11 @@ void SnapshotServer::serve(int fd) {
     codec::put_u64_be(header, kNoCopy);
     (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
   };
+  if (request->starts_with(kRemovedNotice)) {
+    Result<RemovedNotice> notice = parse_removed_notice(*request);
+    if (notice.is_ok() && on_removed_) on_removed_(*notice);
+    return;
+  }
   if (*request != kCopyRequest) return refuse(Status::ok());
 
   Result<int> file = anonymous_file(copies_dir_);

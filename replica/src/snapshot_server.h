@@ -4,7 +4,8 @@
 // the database (a consistent snapshot of its last commit), then answers the
 // copy's size, its XXH3-64 and the applied index it holds, each 8 big-endian
 // bytes, and then its bytes. A request it does not know, or a copy it could
-// not make, is answered with kNoCopy alone.
+// not make, is answered with kNoCopy alone. A removal notice line
+// (removed_notice.h) is handed to the RemovedHandler and not answered.
 //
 // Each copy is a file of its own in the copies directory, unlinked as soon as
 // it is made (the open descriptor keeps it until sent), so a crash leaves no
@@ -23,6 +24,7 @@
 
 #include "ordo/status.h"
 #include "ordo/sys/address.h"
+#include "removed_notice.h"
 
 namespace ordo::replica {
 
@@ -33,6 +35,8 @@ inline constexpr uint64_t kNoCopy = ~uint64_t{0};
 // file `fd` and returns the applied index the copy holds. Called on the
 // connection's thread, possibly on several at once.
 using CopyMaker = std::function<Result<uint64_t>(int fd)>;
+// Gets each removal notice received; called on a connection's thread.
+using RemovedHandler = std::function<void(const RemovedNotice&)>;
 
 class SnapshotServer {
  public:
@@ -42,14 +46,16 @@ class SnapshotServer {
   // are closed at accept); the request line must arrive whole within 5 s,
   // and each later send may wait 10 s.
   static Result<std::unique_ptr<SnapshotServer>> start(const sys::HostPort& at,
-                                                       std::string copies_dir, CopyMaker make_copy);
+                                                       std::string copies_dir, CopyMaker make_copy,
+                                                       RemovedHandler on_removed = {});
   ~SnapshotServer();  // stops accepting and joins the thread
 
   // Copies sent whole since start (from any thread).
   uint64_t copies_served() const { return copies_served_.load(); }
 
  private:
-  SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy);
+  SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
+                 RemovedHandler on_removed);
   void run();
   void serve(int fd);
   void reap_workers();  // joins the threads of finished connections
@@ -62,6 +68,7 @@ class SnapshotServer {
   int listen_fd_;
   std::string copies_dir_;
   CopyMaker make_copy_;
+  RemovedHandler on_removed_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> copies_served_{0};
   std::thread thread_;

@@ -147,7 +147,10 @@ ApplyOutcome ReplicaStateMachine::apply(uint64_t index, ByteView entry) {
   std::lock_guard lock(apply_error_mu_);
   if (outcome.retry) {
     apply_error_ = "entry " + std::to_string(index) + ": " + outcome.status.to_string();
-  } else {
+  } else if (!apply_error_.empty()) {
+    // The failure's own line comes from the Raft side (at most one a second).
+    std::fprintf(stderr, "ordo replica %s: applies resumed at entry %llu\n", db_path_.c_str(),
+                 static_cast<unsigned long long>(index));
     apply_error_.clear();
   }
   return outcome;

@@ -212,5 +212,51 @@ TEST_F(NodeCliTest, ScanPagesPastTheServersCap) {
   EXPECT_EQ(few.out, "k000100\tv\nk000101\tv\nk000102\tv\n");
 }
 
+TEST_F(NodeCliTest, ScanAndGetEscapeKeysAndValues) {
+  // A batch line's value is the rest of the line: a tab stays in it. The
+  // key with a newline comes from printf through sh.
+  CliRun batch = run("batch --node " + node_, "put plain value one\nput tab a\tb\n");
+  ASSERT_EQ(batch.code, 0) << batch.err;
+  CliRun put = run("put --node " + node_ +
+                   " \"$(printf 'line\\nkey')\" \"$(printf 'back\\\\slash\\001\\377')\"");
+  ASSERT_EQ(put.code, 0) << put.err;
+
+  CliRun scan = run("scan --node " + node_);
+  ASSERT_EQ(scan.code, 0) << scan.err;
+  EXPECT_EQ(scan.out, "line\\nkey\tback\\\\slash\\x01\\xff\nplain\tvalue one\ntab\ta\\tb\n");
+
+  CliRun hex = run("scan --hex --node " + node_ + " --from plain --limit 1");
+  ASSERT_EQ(hex.code, 0) << hex.err;
+  EXPECT_EQ(hex.out, "706c61696e\t76616c7565206f6e65\n");
+
+  CliRun get = run("get --node " + node_ + " tab");
+  EXPECT_EQ(get.code, 0) << get.err;
+  EXPECT_EQ(get.out, "a\\tb\n");
+  CliRun raw = run("get --raw --node " + node_ + " tab");
+  EXPECT_EQ(raw.code, 0) << raw.err;
+  EXPECT_EQ(raw.out, "a\tb\n");
+}
+
+TEST_F(NodeCliTest, AddOfAnUnreachableIdHonoursTheTimeoutAndIsUndone) {
+  // Nothing listens on the new member's ports.
+  Result<uint16_t> port = sys::pick_free_port_run(3);
+  ASSERT_TRUE(port.is_ok()) << port.status().to_string();
+  const std::string address = "127.0.0.1:" + std::to_string(*port);
+  const auto start = std::chrono::steady_clock::now();
+  CliRun add = run("add --node " + node_ + " --timeout-ms 3000 --id 7 --address " + address);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(add.code, 2);
+  EXPECT_NE(add.err.find("member 7 did not catch up in"), std::string::npos) << add.err;
+  EXPECT_NE(add.err.find("not added"), std::string::npos) << add.err;
+  EXPECT_LT(took, 10s);  // the server's own limit would be 20 s
+  CliRun status = run("status --node " + node_);
+  ASSERT_EQ(status.code, 0) << status.err;
+  EXPECT_EQ(status.out.find("7="), std::string::npos) << status.out;
+  for (const char* counter : {"disk_errors: 0", "raft_log_bytes: ", "unapplied_bytes: ",
+                              "proposals_refused: 0", "raft_restarts: 0"}) {
+    EXPECT_NE(status.out.find(counter), std::string::npos) << counter << " in " << status.out;
+  }
+}
+
 }  // namespace
 }  // namespace ordo::node

@@ -57,6 +57,7 @@ std::vector<Request> sample_requests() {
   r.op = Op::kAddMember;
   r.id = 300;
   r.address = "127.0.0.1:7031";
+  r.timeout_ms = 3000;
   out.push_back(r);
   r = {};
   r.op = Op::kRemoveMember;
@@ -79,6 +80,7 @@ TEST(NodeProtocolTest, EveryRequestRoundTrips) {
     EXPECT_EQ(d->limit, r.limit);
     EXPECT_EQ(d->id, r.id);
     EXPECT_EQ(d->address, r.address);
+    EXPECT_EQ(d->timeout_ms, r.timeout_ms);
   }
 }
 

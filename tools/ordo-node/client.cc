@@ -271,6 +271,7 @@ Reply Client::add_member(uint64_t id, std::string_view address) {
   r.op = Op::kAddMember;
   r.id = id;
   r.address = address;
+  r.timeout_ms = static_cast<uint32_t>(impl_->timeout.count());
   return impl_->call(r, true);
 }
 
@@ -278,6 +279,7 @@ Reply Client::remove_member(uint64_t id) {
   Request r;
   r.op = Op::kRemoveMember;
   r.id = id;
+  r.timeout_ms = static_cast<uint32_t>(impl_->timeout.count());
   return impl_->call(r, true);
 }
 

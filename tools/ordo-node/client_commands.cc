@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "client.h"
+#include "escape.h"
 #include "request_handler.h"
 
 namespace ordo::node {
@@ -37,6 +38,11 @@ int finish(const Reply& r) {
 }
 
 void print_raw(std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size(), stdout); }
+
+// A key or value for a line of get's or scan's output.
+void print_field(std::string_view bytes, const ClientArgs& a) {
+  print_raw(a.hex ? hex_bytes(bytes) : escape_bytes(bytes));
+}
 
 // One stdin line of `batch` into `batch`; false with `error` set when bad.
 bool parse_batch_line(const std::string& line, const std::string& tree, replica::WriteBatch& batch,
@@ -93,18 +99,22 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
   get->add_option("KEY", a.key)->required();
   get->add_option("--tree", a.tree, "tree name");
   get->add_flag("--linearizable", a.linearizable, "read through the leader after a barrier");
+  get->add_flag("--hex", a.hex, "print the value as hex");
+  get->add_flag("--raw", a.raw, "print the value's bytes unescaped");
 
   auto* del = app.add_subcommand("del", "delete KEY (through the leader)");
   common(del);
   del->add_option("KEY", a.key)->required();
   del->add_option("--tree", a.tree, "tree name");
 
-  auto* scan = app.add_subcommand("scan", "print KEY<TAB>VALUE lines in key order");
+  auto* scan = app.add_subcommand(
+      "scan", "print KEY<TAB>VALUE lines in key order (\\t \\n \\\\ \\xHH escaped)");
   common(scan);
   scan->add_option("--tree", a.tree, "tree name");
   scan->add_option("--from", a.from, "first key (inclusive)");
   scan->add_option("--limit", a.limit, "most entries (0: the server's cap)");
   scan->add_flag("--linearizable", a.linearizable, "read through the leader after a barrier");
+  scan->add_flag("--hex", a.hex, "print keys and values as hex");
 
   auto* batch = app.add_subcommand("batch", "one write of the stdin lines 'put K V' / 'del K'");
   common(batch);
@@ -152,7 +162,11 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
   } else if (name == "get") {
     r = client.get(a.tree, a.key, mode);
     if (r.ok()) {
-      print_raw(r.value);
+      if (a.raw) {
+        print_raw(r.value);
+      } else {
+        print_field(r.value, a);
+      }
       print_raw("\n");
     }
   } else if (name == "scan") {
@@ -164,9 +178,9 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
       r = client.scan(a.tree, from, static_cast<uint32_t>(left), mode);
       if (!r.ok()) break;
       for (const auto& [k, v] : r.entries) {
-        print_raw(k);
+        print_field(k, a);
         print_raw("\t");
-        print_raw(v);
+        print_field(v, a);
         print_raw("\n");
       }
       if (left != 0) left -= std::min<uint64_t>(left, r.entries.size());

@@ -1,7 +1,8 @@
 // The client subcommands of the ordo-node binary: put, get, del, scan,
 // batch, status, add, remove (docs/NODE.md). Each prints its result to
 // stdout and returns the exit code: 0 ok, 1 not found, 2 failed or unknown
-// (the message on stderr).
+// (the message on stderr). get and scan print keys and values escaped
+// (escape.h), or as hex (--hex); get --raw prints the value's bytes.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@ struct ClientArgs {
   std::string from;
   uint32_t limit = 0;
   bool linearizable = false;
+  bool hex = false;  // get, scan: keys and values as hex
+  bool raw = false;  // get: the value's bytes as they are
   uint64_t id = 0;
   std::string address;
   uint32_t timeout_ms = 0;  // 0: 5000, and 30000 for add/remove

@@ -31,6 +31,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--snapshot-trailing", so.snapshot_trailing, "entries kept behind a snapshot")
       ->capture_default_str();
+  app.add_option("--snapshot-threshold-bytes", so.snapshot_threshold_bytes,
+                 "also snapshot after this many bytes of entries")
+      ->capture_default_str();
+  app.add_option("--snapshot-trailing-bytes", so.snapshot_trailing_bytes,
+                 "at most this many bytes of entries kept behind a snapshot")
+      ->capture_default_str();
+  app.add_option("--max-unapplied-bytes", so.max_unapplied_bytes,
+                 "the leader refuses writes while this many proposed bytes are unapplied")
+      ->capture_default_str();
   app.add_option("--election-timeout-ms", so.election_timeout_ms)->capture_default_str();
   app.add_option("--heartbeat-timeout-ms", so.heartbeat_timeout_ms)->capture_default_str();
   uint32_t request_timeout_ms = 5000;

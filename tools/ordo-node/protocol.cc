@@ -160,9 +160,11 @@ std::string encode_request(const Request& r) {
     case Op::kAddMember:
       put_varint(out, r.id);
       put_bytes(out, r.address);
+      put_varint(out, r.timeout_ms);
       break;
     case Op::kRemoveMember:
       put_varint(out, r.id);
+      put_varint(out, r.timeout_ms);
       break;
     case Op::kHello:
       put_bytes(out, r.cluster_id);
@@ -170,6 +172,15 @@ std::string encode_request(const Request& r) {
   }
   return out;
 }
+
+namespace {
+// A membership request's timeout in ms (0: the server's own).
+uint32_t timeout_ms(Reader& in) {
+  uint64_t ms = in.varint("timeout_ms");
+  if (ms > UINT32_MAX) in.fail("timeout_ms", "over 2^32 - 1");
+  return static_cast<uint32_t>(ms);
+}
+}  // namespace
 
 Result<Request> decode_request(std::string_view body) {
   Reader in(body);
@@ -219,9 +230,11 @@ Result<Request> decode_request(std::string_view body) {
     case Op::kAddMember:
       r.id = in.varint("member id");
       r.address = in.bytes("address");
+      r.timeout_ms = timeout_ms(in);
       break;
     case Op::kRemoveMember:
       r.id = in.varint("member id");
+      r.timeout_ms = timeout_ms(in);
       break;
     case Op::kHello:
       r.cluster_id = in.bytes("cluster id");

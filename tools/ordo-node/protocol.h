@@ -39,8 +39,8 @@ enum class Op : uint8_t {
   kGet = 5,           // mode byte, tree, key
   kScan = 6,          // mode byte, tree, key (the first key), limit
   kStatus = 7,        // no fields
-  kAddMember = 8,     // id, address (the new member's client address)
-  kRemoveMember = 9,  // id
+  kAddMember = 8,     // id, address (the new member's client address), timeout_ms
+  kRemoveMember = 9,  // id, timeout_ms
   kHello = 10,        // cluster_id: the cluster the client expects ("" = any)
 };
 const char* op_name(Op op);  // "put", "del", ...
@@ -59,6 +59,9 @@ struct Request {
   // node's cluster id as value, or failed "wrong cluster: ..."; after a
   // failed hello the node refuses every request on the connection.
   std::string cluster_id;
+  // add/remove member: the client's wait; the server answers within it.
+  // 0: the server's own limit.
+  uint32_t timeout_ms = 0;
 };
 
 // Reply codes on the wire. The client turns kNotLeader into a redirect.

@@ -219,6 +219,13 @@ WireReply RequestHandler::status() {
   add("snapshots_taken", std::to_string(st.snapshots_taken));
   add("snapshots_installed", std::to_string(st.snapshots_installed));
   add("apply_error", st.apply_error);
+  add("disk_error", st.disk_error);
+  add("disk_errors", std::to_string(st.disk_errors));
+  add("raft_restarts", std::to_string(st.raft_restarts));
+  add("raft_log_entries", std::to_string(st.raft_log_entries));
+  add("raft_log_bytes", std::to_string(st.raft_log_bytes));
+  add("unapplied_bytes", std::to_string(st.unapplied_bytes));
+  add("proposals_refused", std::to_string(st.proposals_refused));
   std::string members;
   for (const auto& m : st.members) {
     if (!members.empty()) members += ",";
@@ -237,6 +244,11 @@ WireReply RequestHandler::membership(const Request& req) {
   if (st.role != replica::Role::kLeader) {
     return not_leader(st.leader_id, st.leader_address, "membership changes go to the leader");
   }
+  // Within the client's wait (less a margin for the reply), else the
+  // server's own limit.
+  const std::chrono::milliseconds wait = req.timeout_ms != 0
+                                             ? std::chrono::milliseconds(req.timeout_ms) * 9 / 10
+                                             : options_.request_timeout * 4;
   Status s;
   if (req.op == Op::kAddMember) {
     std::string raft = raft_address_of(req.address);
@@ -244,9 +256,9 @@ WireReply RequestHandler::membership(const Request& req) {
       return failed("add: need an id > 0 and a client address IPv4:port (got id " +
                     std::to_string(req.id) + ", address '" + req.address + "')");
     }
-    s = replica_.add_member({req.id, raft, true}, options_.request_timeout * 4);
+    s = replica_.add_member({req.id, raft, true}, wait);
   } else {
-    s = replica_.remove_member(req.id, options_.request_timeout * 4);
+    s = replica_.remove_member(req.id, wait);
   }
   WireReply r;
   if (s.is_ok()) {

@@ -184,6 +184,9 @@ int run_server(const ServerOptions& o) {
   ro.election_timeout_ms = o.election_timeout_ms;
   ro.snapshot_threshold = o.snapshot_threshold;
   ro.snapshot_trailing = o.snapshot_trailing;
+  ro.snapshot_threshold_bytes = o.snapshot_threshold_bytes;
+  ro.snapshot_trailing_bytes = o.snapshot_trailing_bytes;
+  ro.max_unapplied_bytes = o.max_unapplied_bytes;
   auto opened = replica::Replica::open(ro);
   if (!opened.is_ok()) {
     ::close(listen_fd);

@@ -27,6 +27,9 @@ struct ServerOptions {
   std::string cluster_secret;  // the contents of --cluster-secret-file ("" = none)
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
+  uint64_t snapshot_threshold_bytes = 64ull << 20;  // ReplicaOptions: the Raft log's budget
+  uint64_t snapshot_trailing_bytes = 16ull << 20;
+  uint64_t max_unapplied_bytes = 64ull << 20;  // writes refused past it (leader)
   uint32_t election_timeout_ms = 1000;
   uint32_t heartbeat_timeout_ms = 100;
   std::chrono::milliseconds request_timeout{5000};  // a write's or a barrier's wait

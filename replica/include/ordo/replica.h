@@ -120,8 +120,11 @@ struct Member {
   bool voter = true;
 };
 
-enum class Role : uint8_t { kUnavailable, kFollower, kCandidate, kLeader };
-const char* role_name(Role role);  // "unavailable", "follower", "candidate", "leader"
+// kRemoved: the newest configuration this replica knows no longer holds it
+// (it was a member before); it refuses reads and writes.
+enum class Role : uint8_t { kUnavailable, kFollower, kCandidate, kLeader, kRemoved };
+// "unavailable", "follower", "candidate", "leader", "removed"
+const char* role_name(Role role);
 
 struct ReplicaStatus {
   uint64_t id = 0;
@@ -141,13 +144,24 @@ struct ReplicaStatus {
   // catches up once the cause is gone; a write handle that a failed commit
   // poisoned is reopened.
   std::string apply_error;
-  std::vector<Member> members;  // the newest configuration this replica knows
   // The cluster's id as 32 hex digits; 32 zeros while a joining replica has
   // not been contacted by a leader yet.
   std::string cluster_id;
   // Connections to or from the Raft port ended before reaching Raft: a bad
   // handshake, another cluster id, a wrong secret, the deadline (since open).
   uint64_t raft_refused_connections = 0;
+  // "" while the Raft log's disk writes succeed; else the last failure
+  // (e.g. "append: ... no space left on device"). Raft then restarts
+  // itself from its files about once a second (role "unavailable" in
+  // between) until a write succeeds; no process restart is needed.
+  std::string disk_error;
+  uint64_t disk_errors = 0;        // failed Raft disk writes since open
+  uint64_t raft_restarts = 0;      // in-process Raft restarts after one
+  uint64_t raft_log_entries = 0;   // entries in Raft's in-memory log
+  uint64_t raft_log_bytes = 0;     // their payload bytes
+  uint64_t unapplied_bytes = 0;    // proposed by this leader, not yet applied
+  uint64_t proposals_refused = 0;  // writes refused over max_unapplied_bytes
+  std::vector<Member> members;     // the newest configuration this replica knows
 };
 
 struct ReplicaOptions {
@@ -181,6 +195,16 @@ struct ReplicaOptions {
   // the log behind it for followers that are only a little behind.
   uint32_t snapshot_threshold = 8192;
   uint32_t snapshot_trailing = 4096;
+  // Memory budget of the Raft log (held in memory from the last snapshot
+  // on): snapshot also once this many entry bytes were applied since the
+  // last one, and keep at most snapshot_trailing_bytes of entries (at least
+  // one entry) behind a snapshot. A follower further behind gets a snapshot.
+  uint64_t snapshot_threshold_bytes = 64ull << 20;
+  uint64_t snapshot_trailing_bytes = 16ull << 20;
+  // The leader refuses a write (kFailed, Full "too much unapplied data")
+  // while the entries it proposed and has not applied yet hold this many
+  // bytes (e.g. no quorum acknowledges them).
+  uint64_t max_unapplied_bytes = 64ull << 20;
 
   // Options of the ordo file. sync_commits is ignored (set to false): the
   // Raft log is the durable record, and each snapshot fdatasyncs the file
@@ -277,8 +301,12 @@ class Replica {
   Result<ReadView> read(ReadMode mode, std::chrono::milliseconds timeout);
 
   // Membership, on the leader (else Busy). add_member adds the member as a
-  // voter once it has caught up; remove_member removes it (removing the
-  // leader itself makes another member leader).
+  // voter once it has caught up; one that does not catch up within 3/4 of
+  // `timeout` (unreachable, too slow) is removed again: Busy("member N did
+  // not catch up in T ms; not added"), and the id can be added again.
+  // remove_member removes it (removing the leader itself makes another
+  // member leader) and sends the removed member a notice, after which it
+  // refuses reads and writes (role kRemoved).
   // Errors: Busy (not the leader, or another change in progress),
   // InvalidArgument (a known id / an unknown id), IOError("timed out").
   Status add_member(const Member& member, std::chrono::milliseconds timeout);

@@ -1,0 +1,185 @@
+// Replicas in one process facing faults of their own machine: a full disk
+// under the Raft log, a write backlog over its budget, the Raft log's byte
+// budget, a replica removed from the cluster.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <thread>
+
+#include "cluster.h"
+#include "ordo/base/errno_status.h"
+#include "tmpfs_mount.h"
+
+namespace ordo::replica {
+namespace {
+
+using namespace testing_cluster;
+
+// Polls `done` every 20 ms until it holds or `timeout` passed.
+template <typename F>
+bool eventually(F done, std::chrono::milliseconds timeout = kWait) {
+  for (auto until = Clock::now() + timeout; Clock::now() < until;) {
+    if (done()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return done();
+}
+
+// libraft preallocates its log segments (8 MiB each, one ahead): on a
+// 20 MiB file system the third segment does not fit, so the follower's
+// Raft log write fails once about 8 MiB are written.
+TEST(ReplicaFaults, FollowerWithAFullRaftDiskRestartsRaftAndCatchesUp) {
+  Cluster c(3);
+  ordo::testing::TmpfsMount small(c.options(3).dir + "/raft", "20m");
+  if (!small.mounted() && small.error() == EPERM) {
+    GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root)";
+  }
+  ASSERT_TRUE(small.mounted()) << base::errno_text(small.error());
+  c.open_all();
+  ASSERT_NE(c.wait_leader(), 0u);
+
+  const std::string value(512 << 10, 'v');
+  uint64_t last = 0;
+  for (int i = 0; i < 40; ++i) {
+    WriteResult w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+    last = w.index;
+  }
+  std::string error;
+  ASSERT_TRUE(eventually([&] {
+    error = c.at(3).status().disk_error;
+    return !error.empty();
+  })) << "replica 3 applied "
+      << c.at(3).status().applied_index << " of " << last;
+  std::printf("disk_error: %s\n", error.c_str());
+  ReplicaStatus st = c.at(3).status();
+  EXPECT_GE(st.disk_errors, 1u);
+  EXPECT_LT(st.applied_index, last);
+
+  ASSERT_TRUE(small.resize("512m")) << base::errno_text(errno);
+  // No more writes: the restarts alone bring it to the end.
+  ASSERT_TRUE(c.wait_applied(3, last, 15s))
+      << "replica 3 applied " << c.at(3).status().applied_index << " of " << last << "; disk_error "
+      << c.at(3).status().disk_error;
+  ASSERT_TRUE(eventually([&] { return c.at(3).status().disk_error.empty(); }))
+      << c.at(3).status().disk_error;
+  st = c.at(3).status();
+  EXPECT_GE(st.raft_restarts, 1u);
+  EXPECT_NE(st.role, Role::kUnavailable);
+  // It takes new entries again.
+  WriteResult w = c.put("", "after", "1");
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  ASSERT_TRUE(c.wait_applied(3, w.index));
+  const uint64_t leader = c.wait_leader();
+  EXPECT_EQ(contents_of(c.at(3)), contents_of(c.at(leader)));
+}
+
+TEST(ReplicaFaults, SnapshotsByBytesBoundTheRaftLog) {
+  constexpr uint64_t kThreshold = 1 << 20;
+  constexpr uint64_t kTrailing = 256 << 10;
+  Cluster c(3, [](ReplicaOptions& o) {
+    o.snapshot_threshold_bytes = kThreshold;
+    o.snapshot_trailing_bytes = kTrailing;
+  });
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  const std::string value(100 << 10, 'v');
+  uint64_t last = 0;
+  for (int i = 0; i < 60; ++i) {
+    WriteResult w = c.put("", "k" + std::to_string(i), value);
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+    last = w.index;
+  }
+  for (uint64_t id : {1, 2, 3}) {
+    ASSERT_TRUE(c.wait_applied(id, last));
+    ReplicaStatus st = c.at(id).status();
+    // 6 MB written, a snapshot every 1 MiB: the entry count (8192) alone
+    // would have taken none.
+    EXPECT_GE(st.snapshots_taken, 4u) << "replica " << id;
+    // What follows the last snapshot (under the threshold, plus the entry
+    // that crossed it) and the trailing budget (plus one entry).
+    const uint64_t entry = value.size() + 64;
+    EXPECT_LE(st.raft_log_bytes, kThreshold + kTrailing + 2 * entry) << "replica " << id;
+    EXPECT_GT(st.raft_log_entries, 0u) << "replica " << id;
+  }
+}
+
+TEST(ReplicaFaults, TheLeaderRefusesWritesOverTheUnappliedBudget) {
+  Cluster c(3, [](ReplicaOptions& o) { o.max_unapplied_bytes = 1 << 20; });
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  ASSERT_EQ(c.put("", "first", "1").outcome, Outcome::kApplied);
+  // No majority: nothing commits, the proposals pile up.
+  for (uint64_t id : {1, 2, 3}) {
+    if (id != leader) c.close(id);
+  }
+  const std::string value(300 << 10, 'v');
+  WriteResult refused;
+  refused.outcome = Outcome::kUnknown;
+  for (int i = 0; i < 10 && refused.outcome != Outcome::kFailed; ++i) {
+    WriteBatch b;
+    b.put("", "k" + std::to_string(i), value);
+    refused = c.at(leader).write(b, 50ms);
+  }
+  ASSERT_EQ(refused.outcome, Outcome::kFailed) << refused.status.to_string();
+  EXPECT_NE(refused.status.message().find("too much unapplied data"), std::string::npos)
+      << refused.status.to_string();
+  // status() is refreshed every 20 ms.
+  ASSERT_TRUE(eventually([&] { return c.at(leader).status().proposals_refused >= 1; }));
+  ReplicaStatus st = c.at(leader).status();
+  EXPECT_GT(st.unapplied_bytes, 0u);
+  EXPECT_LE(st.unapplied_bytes, (1u << 20) + value.size() + 64);
+}
+
+TEST(ReplicaFaults, ARemovedMemberRefusesReadsAndWrites) {
+  Cluster c(3);
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  WriteResult w = c.put("", "k", "1");
+  ASSERT_EQ(w.outcome, Outcome::kApplied);
+  const uint64_t gone = leader == 3 ? 2 : 3;
+  ASSERT_TRUE(c.wait_applied(gone, w.index));
+  Status s = c.at(leader).remove_member(gone, 20s);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  ASSERT_TRUE(eventually([&] { return c.at(gone).status().role == Role::kRemoved; }))
+      << "role " << role_name(c.at(gone).status().role);
+  Result<ReadView> view = c.at(gone).read(ReadMode::kLocal, 1s);
+  ASSERT_FALSE(view.is_ok());
+  EXPECT_NE(view.status().message().find("removed from the cluster"), std::string::npos)
+      << view.status().to_string();
+  WriteBatch b;
+  b.put("", "k", "2");
+  WriteResult refused = c.at(gone).write(b, 1s);
+  EXPECT_EQ(refused.outcome, Outcome::kFailed);
+  EXPECT_NE(refused.status.message().find("removed from the cluster"), std::string::npos)
+      << refused.status.to_string();
+}
+
+TEST(ReplicaFaults, AnAddThatDoesNotCatchUpIsUndoneAndCanBeRetried) {
+  Cluster c(3);
+  c.open_all();
+  const uint64_t leader = c.wait_leader();
+  ASSERT_NE(leader, 0u);
+  ASSERT_EQ(c.put("", "k", "1").outcome, Outcome::kApplied);
+  const uint64_t id = c.add_slot(4);
+  // Nobody listens there yet.
+  Status s = c.at(leader).add_member(Member{id, c.options(id).address, true}, 2s);
+  ASSERT_TRUE(s.is_busy()) << s.to_string();
+  EXPECT_NE(s.message().find("member 4 did not catch up in 1500 ms; not added"), std::string::npos)
+      << s.to_string();
+  ASSERT_TRUE(eventually([&] { return c.at(leader).status().members.size() == 3; }))
+      << c.at(leader).status().members.size() << " members";
+  c.open(id);
+  s = c.at(leader).add_member(Member{id, c.options(id).address, true}, 20s);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  WriteResult w = c.put("", "k", "2");
+  ASSERT_EQ(w.outcome, Outcome::kApplied);
+  EXPECT_TRUE(c.wait_applied(id, w.index));
+}
+
+}  // namespace
+}  // namespace ordo::replica
