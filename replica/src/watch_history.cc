@@ -19,7 +19,8 @@ void WatchHistory::reset(uint64_t applied_index) {
 
 void WatchHistory::record(uint64_t index, const WriteBatch* batch) {
   Entry entry{index, {}, 0};
-  if (batch != nullptr) {
+  // With no history kept, nothing is copied.
+  if (batch != nullptr && capacity_bytes_ > 0) {
     for (const WriteBatch::Op& op : batch->ops()) {
       switch (op.kind) {
         case WriteBatch::OpKind::kCheckValue:

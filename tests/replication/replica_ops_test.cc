@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cluster.h"
+#include "watch_history.h"
 
 namespace ordo::replica {
 namespace {
@@ -215,6 +216,61 @@ TEST(ReplicaOps, WatchBehindTheHistoryIsCompacted) {
   ASSERT_FALSE(rest->changes.empty());
   EXPECT_EQ(rest->changes.back().index, last);
   EXPECT_EQ(rest->changes.back().key, "key39");
+}
+
+TEST(WatchHistory, PositionsFiltersResetAndClose) {
+  WatchHistory h(1 << 20);
+  h.reset(10);
+  WriteBatch b;
+  b.put("a", "k1", "v");
+  b.check_absent("a", "zz");
+  b.put("b", "k2", "v");
+  b.put("a", "k3", "v");
+  h.record(11, &b);
+  h.record(12, nullptr);  // a failed batch: no changes
+  // Guards make no change; offsets count every tree's changes.
+  Result<WatchResult> r = h.read(nullptr, 11, 0, 2, 1 << 20, 0ms);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->changes.size(), 2u);
+  EXPECT_EQ(r->changes[1].key, "k2");
+  EXPECT_EQ(r->next_index, 11u);
+  EXPECT_EQ(r->next_offset, 2u);
+  const std::string a = "a";
+  r = h.read(&a, 11, 1, 10, 1 << 20, 0ms);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->changes.size(), 1u);
+  EXPECT_EQ(r->changes[0].key, "k3");
+  EXPECT_EQ(r->next_index, 13u);
+  EXPECT_EQ(r->next_offset, 0u);
+  // Older than the history: compacted, naming where it starts.
+  Result<WatchResult> old = h.read(nullptr, 10, 0, 10, 1 << 20, 0ms);
+  EXPECT_TRUE(old.status().is_not_found());
+  EXPECT_EQ(old.status().message(), "compacted: oldest index 11");
+  // A reset (an install) forgets everything before.
+  h.reset(20);
+  EXPECT_EQ(h.read(nullptr, 13, 0, 10, 1 << 20, 0ms).status().message(),
+            "compacted: oldest index 21");
+  // close() ends a wait at once.
+  std::thread closer([&] {
+    std::this_thread::sleep_for(100ms);
+    h.close();
+  });
+  Result<WatchResult> waited = h.read(nullptr, 0, 0, 10, 1 << 20, 30s);
+  closer.join();
+  EXPECT_TRUE(waited.status().is_io_error()) << waited.status().to_string();
+}
+
+TEST(WatchHistory, ZeroBytesKeepsNothing) {
+  WatchHistory h(0);
+  h.reset(0);
+  WriteBatch b;
+  b.put("", "k", "v");
+  h.record(1, &b);
+  EXPECT_EQ(h.read(nullptr, 1, 0, 10, 1 << 20, 0ms).status().message(),
+            "compacted: oldest index 2");
+  Result<WatchResult> next = h.read(nullptr, 2, 0, 10, 1 << 20, 0ms);
+  ASSERT_TRUE(next.is_ok());
+  EXPECT_TRUE(next->changes.empty());
 }
 
 }  // namespace

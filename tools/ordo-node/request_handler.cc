@@ -106,7 +106,17 @@ WireReply RequestHandler::write(const replica::WriteBatch& batch) {
       r.code = ReplyCode::kOk;
       r.index = w.index;
       // The previous values: (key, value) per put and del in op order, and
-      // one '1' (found) or '0' (absent) byte each in value.
+      // one '1' (found) or '0' (absent) byte each in value; left out when
+      // they would not fit a reply (the write is done all the same).
+      {
+        size_t prev_bytes = 0;
+        for (const replica::PrevValue& p : w.prev) prev_bytes += p.key.size() + p.value.size();
+        if (prev_bytes > kMaxScanBytes) {
+          r.message = "previous values of " + std::to_string(prev_bytes) +
+                      " bytes not returned (over " + std::to_string(kMaxScanBytes) + ")";
+          return r;
+        }
+      }
       for (replica::PrevValue& p : w.prev) {
         r.value.push_back(p.found ? '1' : '0');
         r.entries.emplace_back(std::move(p.key), std::move(p.value));
