@@ -28,6 +28,9 @@ struct ApplyOutcome {
   // deterministic failure every replica meets alike.
   bool retry = false;
   Status status;
+  // With status ok and a batch that asked (WriteBatch::return_prev): the
+  // values before its puts and dels, for the proposer (WriteResult::prev).
+  std::vector<PrevValue> prev = {};
 };
 
 class StateMachine {

@@ -291,6 +291,7 @@ class RaftConsensus final : public Consensus {
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
+  std::vector<PrevValue> last_apply_prev_;  // as last_apply_status_: the entry's prev values
   // Committed entries a follower could not apply (IOError, Full), in log
   // order: Raft counts them applied, the timer applies them every
   // kApplyRetryMs, snapshots wait until none is left. Not bounded: Raft's
@@ -733,6 +734,7 @@ void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*
     r.index = raw->index;
     r.status = self->last_apply_status_;
     r.outcome = r.status.is_ok() ? Outcome::kApplied : Outcome::kFailed;
+    r.prev = std::move(self->last_apply_prev_);
   } else if (status == RAFT_SHUTDOWN && !self->closing_) {
     r = unknown("Raft restarting after a disk error: " + self->disk_error_);
   } else if (status == RAFT_SHUTDOWN) {
@@ -963,9 +965,11 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
     if (raft_state(&self->raft_) == RAFT_LEADER) return RAFT_IOERR;
     self->deferred_.push_back(Deferred{index, bytes.str()});
     self->last_apply_status_ = Status::ok();
+    self->last_apply_prev_.clear();
     return 0;
   }
   self->last_apply_status_ = std::move(outcome.status);
+  self->last_apply_prev_ = std::move(outcome.prev);
   return 0;
 }
 

@@ -157,6 +157,7 @@ class ReplicaImpl {
  public:
   ReplicaImpl(const ReplicaOptions& options) : options_(options), ids_(options.id % 1024) {}
   ~ReplicaImpl() {
+    if (machine_) machine_->history().close();
     if (consensus_) consensus_->stop();
     // The server's removal notices reach the consensus: it goes first.
     server_.reset();
@@ -181,6 +182,7 @@ class ReplicaImpl {
     StateMachineOptions sm_options;
     sm_options.dir = options_.dir;
     sm_options.db_options = options_.db_options;
+    sm_options.watch_history_bytes = options_.watch_history_bytes;
     ORDO_ASSIGN_OR_RETURN(machine_, ReplicaStateMachine::open(sm_options));
 
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
@@ -399,6 +401,11 @@ class ReplicaImpl {
 
   Id64 next_id64() { return ids_.next(); }
 
+  Result<WatchResult> watch(const std::string* tree, uint64_t from_index, uint32_t from_offset,
+                            size_t max_changes, size_t max_bytes, std::chrono::milliseconds wait) {
+    return machine_->history().read(tree, from_index, from_offset, max_changes, max_bytes, wait);
+  }
+
  private:
   const ReplicaOptions options_;
   Id64Generator ids_;
@@ -456,6 +463,11 @@ Status Replica::remove_member(uint64_t id, std::chrono::milliseconds timeout) {
   return impl_->remove_member(id, timeout);
 }
 ReplicaStatus Replica::status() const { return impl_->status(); }
+Result<WatchResult> Replica::watch(const std::string* tree, uint64_t from_index,
+                                   uint32_t from_offset, size_t max_changes, size_t max_bytes,
+                                   std::chrono::milliseconds wait) {
+  return impl_->watch(tree, from_index, from_offset, max_changes, max_bytes, wait);
+}
 Status Replica::wait_ready(std::chrono::milliseconds timeout) { return impl_->wait_ready(timeout); }
 
 }  // namespace ordo::replica

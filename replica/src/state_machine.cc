@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "applied_index.h"
 #include "copy_verify.h"
@@ -33,13 +34,99 @@ Result<Tree> tree_for_write(WriteTxn& txn, const std::string& name) {
   return txn.create_tree(name);
 }
 
-Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
+// The tree named `name` for reading, or nullopt when it does not exist.
+Result<std::optional<Tree>> tree_for_read(WriteTxn& txn, const std::string& name) {
+  ORDO_ASSERT(name != kSystemTree);  // check_guards and apply_ops stop at it.
+  if (name.empty()) return std::optional<Tree>(txn.default_tree());
+  Result<Tree> tree = txn.open_tree(name);
+  if (tree.is_ok()) return std::optional<Tree>(*tree);
+  if (tree.status().is_not_found()) return std::optional<Tree>();
+  return tree.status();
+}
+
+// The value of `key` in tree `name`, or nullopt when the key or tree is missing.
+Result<std::optional<std::string>> read_value(WriteTxn& txn, const std::string& name,
+                                              const std::string& key) {
+  ORDO_ASSIGN_OR_RETURN(std::optional<Tree> tree, tree_for_read(txn, name));
+  if (!tree) return std::optional<std::string>();
+  ORDO_ASSERT(name.empty() || tree->name() == name);
+  Result<ByteView> value = txn.get(*tree, key);
+  if (value.is_ok()) return std::optional<std::string>(value->str());
+  if (value.status().is_not_found()) return std::optional<std::string>();
+  return value.status();
+}
+
+// Printable form of a key for messages: bytes outside ASCII 32..126 as \xNN.
+std::string printable(const std::string& bytes) {
+  std::string out;
+  for (char ch : bytes) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 32 && c < 127 && c != '\\') {
+      out.push_back(ch);
+    } else {
+      static const char* kHex = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  ORDO_ASSERT(out.size() >= bytes.size());  // Each byte becomes one or four.
+  return out;
+}
+
+// Evaluates every guard of `batch` on the state before it: ok, or
+// InvalidArgument "compare failed: ..." naming the first that fails.
+Status check_guards(WriteTxn& txn, const WriteBatch& batch) {
+  for (size_t i = 0; i < batch.ops().size(); ++i) {
+    const WriteBatch::Op& op = batch.ops()[i];
+    const char* what = nullptr;
+    switch (op.kind) {
+      case WriteBatch::OpKind::kCheckValue:
+        what = "check_value";
+        break;
+      case WriteBatch::OpKind::kCheckAbsent:
+        what = "check_absent";
+        break;
+      case WriteBatch::OpKind::kCheckPresent:
+        what = "check_present";
+        break;
+      default:
+        continue;
+    }
+    if (op.tree == kSystemTree) break;  // apply_ops refuses the batch
+    ORDO_ASSIGN_OR_RETURN(std::optional<std::string> value, read_value(txn, op.tree, op.key));
+    bool holds = false;
+    std::string saw = value ? "a value of " + std::to_string(value->size()) + " bytes" : "absent";
+    if (op.kind == WriteBatch::OpKind::kCheckValue) {
+      holds = value && *value == op.value;
+    } else if (op.kind == WriteBatch::OpKind::kCheckAbsent) {
+      holds = !value;
+    } else {
+      holds = value.has_value();
+    }
+    ORDO_ASSERT(op.kind == WriteBatch::OpKind::kCheckValue || op.value.empty());
+    if (!holds) {
+      return Status::invalid_argument("compare failed: op " + std::to_string(i) + " " + what +
+                                      " tree '" + printable(op.tree) + "' key '" +
+                                      printable(op.key) + "' (found " + saw + ")");
+    }
+  }
+  return Status::ok();
+}
+
+Status apply_ops(WriteTxn& txn, const WriteBatch& batch, std::vector<PrevValue>* prev) {
   for (const WriteBatch::Op& op : batch.ops()) {
-    // WriteBatch::decode let through only the four kinds the switch handles.
-    ORDO_ASSERT(op.kind >= WriteBatch::OpKind::kPut && op.kind <= WriteBatch::OpKind::kDropTree);
+    // WriteBatch::decode let through only the kinds the switch handles.
+    ORDO_ASSERT(op.kind >= WriteBatch::OpKind::kPut &&
+                op.kind <= WriteBatch::OpKind::kCheckPresent);
     if (op.tree == kSystemTree) {
       return Status::invalid_argument("the batch names the system tree " +
                                       std::string(kSystemTree));
+    }
+    if (prev != nullptr &&
+        (op.kind == WriteBatch::OpKind::kPut || op.kind == WriteBatch::OpKind::kDel)) {
+      ORDO_ASSIGN_OR_RETURN(std::optional<std::string> value, read_value(txn, op.tree, op.key));
+      prev->push_back(PrevValue{op.tree, op.key, value.has_value(), value.value_or("")});
     }
     switch (op.kind) {
       case WriteBatch::OpKind::kPut: {
@@ -48,14 +135,16 @@ Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
         break;
       }
       case WriteBatch::OpKind::kDel: {
-        Result<Tree> tree =
-            op.tree.empty() ? Result<Tree>(txn.default_tree()) : txn.open_tree(op.tree);
-        if (!tree.is_ok()) {
-          if (tree.status().is_not_found()) break;
-          return tree.status();
-        }
+        ORDO_ASSIGN_OR_RETURN(std::optional<Tree> tree, tree_for_read(txn, op.tree));
+        if (!tree) break;
         Status s = txn.del(*tree, op.key);
         if (!s.is_ok() && !s.is_not_found()) return s;
+        break;
+      }
+      case WriteBatch::OpKind::kDelRange: {
+        ORDO_ASSIGN_OR_RETURN(std::optional<Tree> tree, tree_for_read(txn, op.tree));
+        if (!tree) break;
+        ORDO_RETURN_IF_ERROR(txn.del_range(*tree, op.key, op.value).status());
         break;
       }
       case WriteBatch::OpKind::kCreateTree: {
@@ -67,6 +156,10 @@ Status apply_ops(WriteTxn& txn, const WriteBatch& batch) {
         if (!s.is_ok() && !s.is_not_found()) return s;
         break;
       }
+      case WriteBatch::OpKind::kCheckValue:
+      case WriteBatch::OpKind::kCheckAbsent:
+      case WriteBatch::OpKind::kCheckPresent:
+        break;  // evaluated before any op (check_guards)
     }
   }
   return Status::ok();
@@ -88,7 +181,9 @@ Result<std::unique_ptr<ReplicaStateMachine>> ReplicaStateMachine::open(
 }
 
 ReplicaStateMachine::ReplicaStateMachine(StateMachineOptions options)
-    : options_(std::move(options)), db_path_(options_.dir + "/" + std::string(kDatabaseFile)) {
+    : options_(std::move(options)),
+      db_path_(options_.dir + "/" + std::string(kDatabaseFile)),
+      history_(options_.watch_history_bytes) {
   options_.db_options.sync_commits = false;
   options_.db_options.read_only = false;
   options_.db_options.create_if_missing = true;
@@ -115,6 +210,9 @@ Status ReplicaStateMachine::open_database() {
   max_value_bytes_.store(db_->max_value_bytes());
   ORDO_ASSIGN_OR_RETURN(ReadTxn txn, db_->begin_read());
   ORDO_ASSIGN_OR_RETURN(uint64_t applied, read_applied_index(txn));
+  // A reopen after an IOError keeps the history (the file holds what it
+  // recorded); an open or an install starts it at the file's index.
+  if (applied != applied_index_.load() || applied == 0) history_.reset(applied);
   applied_index_.store(applied);
   ORDO_ASSERT(db_ != nullptr && sync_fd_ >= 0);
   return Status::ok();
@@ -177,12 +275,16 @@ ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
     txn = db_->begin_write();
   }
   if (!txn.is_ok()) return ApplyOutcome{true, txn.status()};
+  std::vector<PrevValue> prev;
   if (batch.is_ok()) {
-    outcome = apply_ops(*txn, *batch);
+    // Guards read the state before the batch, which every replica holds alike.
+    outcome = check_guards(*txn, *batch);
+    if (outcome.is_ok()) outcome = apply_ops(*txn, *batch, batch->return_prev() ? &prev : nullptr);
     if (!outcome.is_ok()) {
       if (is_environment_error(outcome)) return ApplyOutcome{true, outcome};
       // Deterministic failure: drop the batch's changes, record the index only.
       txn->abort();
+      prev.clear();
       txn = db_->begin_write();
       if (!txn.is_ok()) return ApplyOutcome{true, txn.status()};
     }
@@ -193,7 +295,8 @@ ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
   // Entries apply in log order, each once: the applied index only rises.
   ORDO_ASSERT(index > applied_index_.load());
   applied_index_.store(index);
-  return ApplyOutcome{false, outcome};
+  history_.record(index, outcome.is_ok() ? &*batch : nullptr);
+  return ApplyOutcome{false, outcome, std::move(prev)};
 }
 
 Result<std::string> ReplicaStateMachine::snapshot() {

@@ -15,6 +15,7 @@
 #include "consensus.h"
 #include "ordo/database.h"
 #include "snapshot_record.h"
+#include "watch_history.h"
 
 namespace ordo::replica {
 
@@ -22,6 +23,7 @@ struct StateMachineOptions {
   std::string dir;     // the replica's data directory
   Options db_options;  // sync_commits is forced off
   std::chrono::milliseconds fetch_timeout{10000};
+  size_t watch_history_bytes = size_t{64} << 20;  // ReplicaOptions::watch_history_bytes
 };
 
 // Thread-safety: apply, snapshot, restore and finish_install run on the Raft
@@ -66,6 +68,9 @@ class ReplicaStateMachine final : public StateMachine {
 
   std::string copies_dir() const;
 
+  // The committed changes (Replica::watch).
+  WatchHistory& history() { return history_; }
+
  private:
   explicit ReplicaStateMachine(StateMachineOptions options);
   Status open_database();
@@ -97,6 +102,7 @@ class ReplicaStateMachine final : public StateMachine {
   // Set at each open of the file (an install reopens it); read by writers.
   std::atomic<uint32_t> max_key_bytes_{0};
   std::atomic<uint64_t> max_value_bytes_{0};
+  WatchHistory history_;
 };
 
 }  // namespace ordo::replica

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <thread>
 
 #include "protocol.h"
@@ -230,6 +231,48 @@ Reply Client::batch(const replica::WriteBatch& batch) {
   r.op = Op::kBatch;
   r.batch = batch.encode();
   return impl_->call(r, true);
+}
+
+Reply Client::del_range(std::string_view tree, std::string_view first, std::string_view end) {
+  Request r;
+  r.op = Op::kDelRange;
+  r.tree = tree;
+  r.key = first;
+  r.end = end;
+  return impl_->call(r, true);
+}
+
+Reply Client::watch(const std::string* tree, uint64_t from_index, uint32_t from_offset,
+                    uint32_t limit, uint32_t wait_ms) {
+  Request r;
+  r.op = Op::kWatch;
+  r.all_trees = tree == nullptr;
+  if (tree != nullptr) r.tree = *tree;
+  r.from_index = from_index;
+  r.from_offset = from_offset;
+  r.limit = limit;
+  r.wait_ms = wait_ms;
+  // The server holds the request up to wait_ms before it answers.
+  const std::chrono::milliseconds saved = impl_->timeout;
+  impl_->timeout = saved + std::chrono::milliseconds(wait_ms);
+  Reply reply = impl_->call(r, false);
+  impl_->timeout = saved;
+  return reply;
+}
+
+bool is_compare_failed(const Reply& reply) {
+  return reply.code == Reply::Code::kFailed && reply.message.rfind("compare failed", 0) == 0;
+}
+
+uint64_t compacted_oldest(const Reply& reply) {
+  constexpr std::string_view kPrefix = "compacted: oldest index ";
+  if (reply.code != Reply::Code::kFailed || reply.message.rfind(kPrefix, 0) != 0) return 0;
+  uint64_t oldest = 0;
+  const char* begin = reply.message.data() + kPrefix.size();
+  const char* end = reply.message.data() + reply.message.size();
+  auto [at, ec] = std::from_chars(begin, end, oldest);
+  if (ec != std::errc() || at != end) return 0;
+  return oldest;
 }
 
 Reply Client::put_new_id(std::string_view tree, std::string_view value) {

@@ -47,6 +47,12 @@ struct Reply {
 
 const char* reply_code_name(Reply::Code code);  // "ok", "not-found", "failed", "unknown"
 
+// Whether `reply` is a batch refused by a failed guard.
+bool is_compare_failed(const Reply& reply);
+// The oldest index of a watch refused as "compacted: oldest index N"; 0
+// for any other reply.
+uint64_t compacted_oldest(const Reply& reply);
+
 class Client {
  public:
   // `nodes`: client addresses to try, in order, until one answers.
@@ -59,7 +65,14 @@ class Client {
   // Writes ("" = the default tree). Each is one log entry.
   Reply put(std::string_view tree, std::string_view key, std::string_view value);
   Reply del(std::string_view tree, std::string_view key);
+  // A batch with guards that fail is kFailed with a message starting
+  // "compare failed" (is_compare_failed), naming the guard. With
+  // set_return_prev: on kOk, entries hold (key, previous value) for each
+  // put and del in op order, and value one byte each: '1' the key held the
+  // value, '0' it was absent.
   Reply batch(const replica::WriteBatch& batch);
+  // Deletes the keys first <= k < end of `tree`, in key order.
+  Reply del_range(std::string_view tree, std::string_view first, std::string_view end);
   // Puts `value` under a key the leader mints before proposing: an Id64's 8
   // big-endian bytes, returned in Reply::value.
   Reply put_new_id(std::string_view tree, std::string_view value);
@@ -68,6 +81,17 @@ class Client {
   // (linearizable).
   Reply get(std::string_view tree, std::string_view key, replica::ReadMode mode);
   Reply scan(std::string_view tree, std::string_view from, uint32_t limit, replica::ReadMode mode);
+
+  // The changes the node connected to applied from position (from_index,
+  // from_offset) on (Replica::watch; from_index 0: the next change), in
+  // `tree` only (nullptr: every tree), at most `limit` (0: the server's cap).
+  // Waits up to wait_ms (the server cuts it to 10 s) for a first change; the
+  // request's timeout is the client's plus wait_ms. kOk: parse the reply
+  // with parse_watch_reply (protocol.h); its next position is where to go
+  // on. kFailed "compacted: oldest index N" (compacted_oldest) when the
+  // node's history no longer holds the position.
+  Reply watch(const std::string* tree, uint64_t from_index, uint32_t from_offset, uint32_t limit,
+              uint32_t wait_ms);
 
   // The status of the node connected to, as text lines "name: value".
   Reply status();

@@ -25,6 +25,10 @@ std::vector<std::string> split_nodes(const std::string& text) {
 
 // Prints the failure of `r` and returns its exit code.
 int finish(const Reply& r) {
+  if (is_compare_failed(r)) {
+    fmt::print(stderr, "failed: {}\n", r.message);
+    return 3;
+  }
   switch (r.code) {
     case Reply::Code::kOk:
       return 0;
@@ -42,6 +46,59 @@ void print_raw(std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size
 // A key or value for a line of get's or scan's output.
 void print_field(std::string_view bytes, const ClientArgs& a) {
   print_raw(a.hex ? hex_bytes(bytes) : escape_bytes(bytes));
+}
+
+// "prev: VALUE" or "prev: absent" for each previous value of a write reply.
+void print_prev(const Reply& r, const ClientArgs& a) {
+  for (size_t i = 0; i < r.entries.size(); ++i) {
+    if (i < r.value.size() && r.value[i] == '1') {
+      print_raw("prev: ");
+      print_field(r.entries[i].second, a);
+      print_raw("\n");
+    } else {
+      print_raw("prev: absent\n");
+    }
+  }
+}
+
+// Prints changes until killed (or max_changes), resuming after each reply.
+Reply run_watch(Client& client, const ClientArgs& a) {
+  const std::string* tree = a.watch_tree ? &*a.watch_tree : nullptr;
+  uint64_t index = a.from_index;
+  uint32_t offset = 0;
+  uint64_t printed = 0;
+  for (;;) {
+    Reply r = client.watch(tree, index, offset, 0, a.wait_ms);
+    if (!r.ok()) {
+      if (uint64_t oldest = compacted_oldest(r); oldest != 0) {
+        r.message += " (read the state afresh, then watch --from " + std::to_string(oldest) + ")";
+      }
+      return r;
+    }
+    auto result = parse_watch_reply(r.index, r.value, r.entries);
+    if (!result.is_ok()) {
+      r.code = Reply::Code::kFailed;
+      r.message = result.status().message();
+      return r;
+    }
+    for (const replica::Change& c : result->changes) {
+      fmt::print("{}\t{}\t", c.index, change_kind_name(c.kind));
+      std::fflush(stdout);
+      print_field(c.tree, a);
+      print_raw("\t");
+      print_field(c.key, a);
+      print_raw("\t");
+      print_field(c.value, a);
+      print_raw("\n");
+      if (a.max_changes != 0 && ++printed >= a.max_changes) {
+        std::fflush(stdout);
+        return r;
+      }
+    }
+    std::fflush(stdout);
+    index = result->next_index;
+    offset = result->next_offset;
+  }
 }
 
 // One stdin line of `batch` into `batch`; false with `error` set when bad.
@@ -65,17 +122,46 @@ bool parse_batch_line(const std::string& line, const std::string& tree, replica:
     batch.put(tree, key, value);
     return true;
   }
-  if (verb == "del") {
-    std::string extra;
-    if (in >> extra) {
-      error = "del takes one key";
+  if (verb == "check") {
+    std::string value;
+    if (in.get() == std::char_traits<char>::eof()) {
+      error = "'check " + key + "' needs a value (check K V; the value is the rest of the line)";
       return false;
     }
-    batch.del(tree, key);
+    std::getline(in, value);
+    batch.check_value(tree, key, value);
     return true;
   }
-  error = "unknown verb '" + verb + "' (put K V | del K)";
-  return false;
+  std::string second, extra;
+  in >> second;
+  if (in >> extra) {
+    error = "too many words after '" + verb + "'";
+    return false;
+  }
+  if (verb == "delrange") {
+    if (second.empty()) {
+      error = "'delrange " + key + "' needs an end key (delrange FIRST END)";
+      return false;
+    }
+    batch.del_range(tree, key, second);
+    return true;
+  }
+  if (!second.empty()) {
+    error = verb + " takes one key";
+    return false;
+  }
+  if (verb == "del") {
+    batch.del(tree, key);
+  } else if (verb == "absent") {
+    batch.check_absent(tree, key);
+  } else if (verb == "present") {
+    batch.check_present(tree, key);
+  } else {
+    error = "unknown verb '" + verb +
+            "' (put K V | del K | delrange A B | check K V | absent K | present K)";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -93,6 +179,9 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
   put->add_option("KEY", a.key)->required();
   put->add_option("VALUE", a.value)->required();
   put->add_option("--tree", a.tree, "tree name (default: the default tree)");
+  put->add_flag("--if-absent", a.if_absent, "only if KEY is absent (else exit 3)");
+  put->add_option("--if-value", a.if_value, "only if KEY holds this value (else exit 3)");
+  put->add_flag("--prev", a.prev, "print the value KEY held before ('prev: absent' if none)");
 
   auto* get = app.add_subcommand("get", "print the value of KEY");
   common(get);
@@ -106,6 +195,23 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
   common(del);
   del->add_option("KEY", a.key)->required();
   del->add_option("--tree", a.tree, "tree name");
+  del->add_flag("--prev", a.prev, "print the value KEY held before ('prev: absent' if none)");
+
+  auto* delrange = app.add_subcommand("delrange", "delete the keys FIRST <= k < END");
+  common(delrange);
+  delrange->add_option("FIRST", a.key)->required();
+  delrange->add_option("END", a.end)->required();
+  delrange->add_option("--tree", a.tree, "tree name");
+
+  auto* watch = app.add_subcommand(
+      "watch", "print committed changes INDEX<TAB>KIND<TAB>TREE<TAB>KEY<TAB>VALUE until killed");
+  common(watch);
+  watch->add_option("--tree", a.watch_tree, "one tree (\"\" the default tree); default every tree");
+  watch->add_option("--from", a.from_index, "first log index (default: the next change)");
+  watch->add_option("--wait-ms", a.wait_ms, "long poll per request (server cap 10000)")
+      ->capture_default_str();
+  watch->add_option("--max-changes", a.max_changes, "exit 0 after this many changes");
+  watch->add_flag("--hex", a.hex, "print trees, keys and values as hex");
 
   auto* scan = app.add_subcommand(
       "scan", "print KEY<TAB>VALUE lines in key order (\\t \\n \\\\ \\xHH escaped)");
@@ -116,7 +222,10 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
   scan->add_flag("--linearizable", a.linearizable, "read through the leader after a barrier");
   scan->add_flag("--hex", a.hex, "print keys and values as hex");
 
-  auto* batch = app.add_subcommand("batch", "one write of the stdin lines 'put K V' / 'del K'");
+  auto* batch = app.add_subcommand(
+      "batch",
+      "one write of the stdin lines 'put K V', 'del K', 'delrange A B', guards 'check K V', "
+      "'absent K', 'present K'");
   common(batch);
   batch->add_option("--tree", a.tree, "tree name for every line");
 
@@ -153,12 +262,34 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
   replica::ReadMode mode =
       a.linearizable ? replica::ReadMode::kLinearizable : replica::ReadMode::kLocal;
   Reply r;
-  if (name == "put") {
+  if (name == "put" && !a.if_absent && !a.if_value && !a.prev) {
     r = client.put(a.tree, a.key, a.value);
     if (r.ok()) fmt::print("ok index {}\n", r.index);
+  } else if (name == "put" || (name == "del" && a.prev)) {
+    // Guards and previous values travel in a batch.
+    replica::WriteBatch batch;
+    if (a.if_absent) batch.check_absent(a.tree, a.key);
+    if (a.if_value) batch.check_value(a.tree, a.key, *a.if_value);
+    if (name == "put") {
+      batch.put(a.tree, a.key, a.value);
+    } else {
+      batch.del(a.tree, a.key);
+    }
+    batch.set_return_prev(a.prev);
+    r = client.batch(batch);
+    if (r.ok()) {
+      fmt::print("ok index {}\n", r.index);
+      std::fflush(stdout);
+      if (a.prev) print_prev(r, a);
+    }
   } else if (name == "del") {
     r = client.del(a.tree, a.key);
     if (r.ok()) fmt::print("ok index {}\n", r.index);
+  } else if (name == "delrange") {
+    r = client.del_range(a.tree, a.key, a.end);
+    if (r.ok()) fmt::print("ok index {}\n", r.index);
+  } else if (name == "watch") {
+    r = run_watch(client, a);
   } else if (name == "get") {
     r = client.get(a.tree, a.key, mode);
     if (r.ok()) {
@@ -197,7 +328,7 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
       }
     }
     if (batch.empty()) {
-      fmt::print(stderr, "failed: no 'put K V' or 'del K' line on stdin\n");
+      fmt::print(stderr, "failed: no 'put K V', 'del K' or other op line on stdin\n");
       return 2;
     }
     r = client.batch(batch);

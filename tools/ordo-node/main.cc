@@ -1,5 +1,5 @@
 // ordo-node: with --id/--data/--listen a server (server.h); with a
-// subcommand (put, get, del, scan, batch, status, add, remove) a client
+// subcommand (put, get, del, delrange, scan, batch, watch, status, add, remove) a client
 // (client_commands.h). docs/NODE.md.
 #include <fmt/core.h>
 
@@ -50,6 +50,12 @@ int main(int argc, char** argv) {
   app.add_option("--idle-timeout-ms", idle_timeout_ms, "close a client connection idle this long")
       ->capture_default_str();
   app.add_option("--max-connections", so.max_connections, "client connections served at once")
+      ->capture_default_str();
+
+  app.add_option("--metrics-listen", so.metrics_listen,
+                 "IPv4:port for HTTP GET /metrics (Prometheus text); default none");
+  app.add_option("--watch-history-bytes", so.watch_history_bytes,
+                 "bytes of recent changes kept in memory for watch")
       ->capture_default_str();
 
   ClientArgs client_args;

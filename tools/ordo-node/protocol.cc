@@ -1,6 +1,7 @@
 #include "protocol.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 namespace ordo::node {
@@ -63,6 +64,13 @@ class Reader {
     return s;
   }
   size_t remaining() const { return in_.size(); }
+  // Every byte left.
+  std::string bytes_rest() {
+    if (!error_.empty()) return {};
+    std::string s(in_);
+    in_ = {};
+    return s;
+  }
   void fail(const char* field, const std::string& why) {
     if (error_.empty()) error_ = std::string(field) + ": " + why;
   }
@@ -104,6 +112,10 @@ const char* op_name(Op op) {
       return "remove";
     case Op::kHello:
       return "hello";
+    case Op::kDelRange:
+      return "del_range";
+    case Op::kWatch:
+      return "watch";
   }
   return "unknown-op";
 }
@@ -168,6 +180,19 @@ std::string encode_request(const Request& r) {
       break;
     case Op::kHello:
       put_bytes(out, r.cluster_id);
+      break;
+    case Op::kDelRange:
+      put_bytes(out, r.tree);
+      put_bytes(out, r.key);
+      put_bytes(out, r.end);
+      break;
+    case Op::kWatch:
+      out.push_back(static_cast<char>(r.all_trees ? 1 : 0));
+      put_bytes(out, r.tree);
+      put_varint(out, r.from_index);
+      put_varint(out, r.from_offset);
+      put_varint(out, r.limit);
+      put_varint(out, r.wait_ms);
       break;
   }
   return out;
@@ -239,12 +264,103 @@ Result<Request> decode_request(std::string_view body) {
     case Op::kHello:
       r.cluster_id = in.bytes("cluster id");
       break;
+    case Op::kDelRange:
+      r.tree = in.bytes("tree");
+      r.key = in.bytes("first key");
+      r.end = in.bytes("end key");
+      break;
+    case Op::kWatch: {
+      uint8_t flags = in.byte("watch flags");
+      if (flags > 1) in.fail("watch flags", "unknown flags " + std::to_string(flags));
+      r.all_trees = (flags & 1) != 0;
+      r.tree = in.bytes("tree");
+      r.from_index = in.varint("from index");
+      uint64_t offset = in.varint("from offset");
+      uint64_t limit = in.varint("limit");
+      uint64_t wait = in.varint("wait ms");
+      if (offset > UINT32_MAX) in.fail("from offset", "over 2^32 - 1");
+      if (limit > UINT32_MAX) in.fail("limit", "over 2^32 - 1");
+      if (wait > UINT32_MAX) in.fail("wait ms", "over 2^32 - 1");
+      r.from_offset = static_cast<uint32_t>(offset);
+      r.limit = static_cast<uint32_t>(limit);
+      r.wait_ms = static_cast<uint32_t>(wait);
+      break;
+    }
     default:
       if (body.empty()) break;  // "op: missing" already
       return Status::invalid_argument("malformed request: unknown op " + std::to_string(op));
   }
   ORDO_RETURN_IF_ERROR(in.finish("request"));
   return r;
+}
+
+const char* change_kind_name(replica::WriteBatch::OpKind kind) {
+  using Kind = replica::WriteBatch::OpKind;
+  switch (kind) {
+    case Kind::kPut:
+      return "put";
+    case Kind::kDel:
+      return "del";
+    case Kind::kDelRange:
+      return "delrange";
+    case Kind::kCreateTree:
+      return "create";
+    case Kind::kDropTree:
+      return "drop";
+    case Kind::kCheckValue:
+    case Kind::kCheckAbsent:
+    case Kind::kCheckPresent:
+      return "check";
+  }
+  return "op?";
+}
+
+WireReply watch_reply(const replica::WatchResult& result) {
+  WireReply r;
+  r.code = ReplyCode::kOk;
+  r.index = result.next_index;
+  r.value = std::to_string(result.next_offset);
+  r.entries.reserve(result.changes.size());
+  for (const replica::Change& c : result.changes) {
+    std::string head;
+    put_varint(head, c.index);
+    head.push_back(static_cast<char>(c.kind));
+    put_bytes(head, c.tree);
+    head += c.key;
+    r.entries.emplace_back(std::move(head), c.value);
+  }
+  return r;
+}
+
+Result<replica::WatchResult> parse_watch_reply(
+    uint64_t index, std::string_view value,
+    const std::vector<std::pair<std::string, std::string>>& entries) {
+  replica::WatchResult out;
+  out.next_index = index;
+  uint32_t offset = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), offset);
+  if (ec != std::errc() || end != value.data() + value.size()) {
+    return Status::invalid_argument("malformed watch reply: next offset '" + std::string(value) +
+                                    "' is not a number");
+  }
+  out.next_offset = offset;
+  out.changes.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    Reader in(entries[i].first);
+    replica::Change c;
+    c.index = in.varint("change index");
+    uint8_t kind = in.byte("change kind");
+    if (kind < 1 || kind > static_cast<uint8_t>(replica::WriteBatch::OpKind::kDelRange)) {
+      in.fail("change kind", "unknown kind " + std::to_string(kind));
+    }
+    c.kind = static_cast<replica::WriteBatch::OpKind>(kind);
+    c.tree = in.bytes("change tree");
+    c.key = in.bytes_rest();
+    c.value = entries[i].second;
+    ORDO_RETURN_IF_ERROR(in.finish("watch reply").with_context("change " + std::to_string(i)));
+    out.changes.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::string encode_reply(const WireReply& r) {

@@ -42,6 +42,9 @@ enum class Op : uint8_t {
   kAddMember = 8,     // id, address (the new member's client address), timeout_ms
   kRemoveMember = 9,  // id, timeout_ms
   kHello = 10,        // cluster_id: the cluster the client expects ("" = any)
+  kDelRange = 11,     // tree, key (the first key), end (excluded)
+  kWatch = 12,        // flags byte (bit 0: every tree), tree, from index, from
+                      // offset, limit, wait ms: see watch_reply
 };
 const char* op_name(Op op);  // "put", "del", ...
 
@@ -62,6 +65,13 @@ struct Request {
   // add/remove member: the client's wait; the server answers within it.
   // 0: the server's own limit.
   uint32_t timeout_ms = 0;
+  std::string end;  // del_range: the end of the range (excluded)
+  // watch: every tree (else `tree` only); the position to start at
+  // (Replica::watch; from_index 0: the next change); the longest wait.
+  bool all_trees = false;
+  uint64_t from_index = 0;
+  uint32_t from_offset = 0;
+  uint32_t wait_ms = 0;
 };
 
 // Reply codes on the wire. The client turns kNotLeader into a redirect.
@@ -83,6 +93,19 @@ struct WireReply {
   std::string leader;
   std::vector<std::pair<std::string, std::string>> entries;
 };
+
+// A watch reply (code kOk): index = the next position's index, value = its
+// offset in decimal, one entry per change: key = varint index, the op kind
+// byte (WriteBatch::OpKind), the tree (varint length, bytes), then the
+// key's bytes; value = the change's value (del_range: the end key).
+WireReply watch_reply(const replica::WatchResult& result);
+// The WatchResult of a watch reply's fields; InvalidArgument naming the
+// problem for fields watch_reply did not make.
+Result<replica::WatchResult> parse_watch_reply(
+    uint64_t index, std::string_view value,
+    const std::vector<std::pair<std::string, std::string>>& entries);
+// "put", "del", "delrange", "create", "drop", "check" (guards), "op?".
+const char* change_kind_name(replica::WriteBatch::OpKind kind);
 
 // Bodies (without the length prefix). encode_* never fail.
 std::string encode_request(const Request& request);

@@ -1,8 +1,10 @@
 #include "request_handler.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "client.h"
+#include "metrics.h"
 
 namespace ordo::node {
 namespace {
@@ -29,6 +31,17 @@ RequestHandler::RequestHandler(replica::Replica& replica, const ServerOptions& o
     : replica_(replica), options_(options) {}
 
 WireReply RequestHandler::handle(const Request& r) {
+  const auto start = std::chrono::steady_clock::now();
+  WireReply reply = handle_op(r);
+  node_metrics().record_request(r.op, reply.code, std::chrono::steady_clock::now() - start);
+  return reply;
+}
+
+std::vector<std::pair<std::string, std::string>> RequestHandler::status_entries() {
+  return status().entries;
+}
+
+WireReply RequestHandler::handle_op(const Request& r) {
   replica::WriteBatch batch;
   switch (r.op) {
     case Op::kPut:
@@ -65,6 +78,11 @@ WireReply RequestHandler::handle(const Request& r) {
     case Op::kAddMember:
     case Op::kRemoveMember:
       return membership(r);
+    case Op::kDelRange:
+      batch.del_range(r.tree, r.key, r.end);
+      return write(batch);
+    case Op::kWatch:
+      return watch(r);
   }
   return failed("unknown op");
 }
@@ -90,11 +108,34 @@ WireReply RequestHandler::write(const replica::WriteBatch& batch) {
     case replica::Outcome::kApplied:
       r.code = ReplyCode::kOk;
       r.index = w.index;
+      // The previous values: (key, value) per put and del in op order, and
+      // one '1' (found) or '0' (absent) byte each in value; left out when
+      // they would not fit a reply (the write is done all the same).
+      {
+        size_t prev_bytes = 0;
+        for (const replica::PrevValue& p : w.prev) prev_bytes += p.key.size() + p.value.size();
+        if (prev_bytes > kMaxScanBytes) {
+          r.message = "previous values of " + std::to_string(prev_bytes) +
+                      " bytes not returned (over " + std::to_string(kMaxScanBytes) + ")";
+          return r;
+        }
+      }
+      for (replica::PrevValue& p : w.prev) {
+        r.value.push_back(p.found ? '1' : '0');
+        r.entries.emplace_back(std::move(p.key), std::move(p.value));
+      }
       return r;
     case replica::Outcome::kFailed:
       if (w.status.is_busy()) return not_leader(w.leader_id, w.leader_address, w.status.message());
       r.code = ReplyCode::kFailed;
-      r.message = w.status.to_string();
+      // A failed guard's message starts "compare failed" (client.h).
+      if (replica::is_compare_failed(w.status)) {
+        node_metrics().record_compare_failed();
+        r.message = w.status.message();
+      } else {
+        node_metrics().record_apply_failed();
+        r.message = w.status.to_string();
+      }
       return r;
     case replica::Outcome::kUnknown:
       r.code = ReplyCode::kUnknown;
@@ -102,6 +143,24 @@ WireReply RequestHandler::write(const replica::WriteBatch& batch) {
       return r;
   }
   return failed("unknown outcome");
+}
+
+WireReply RequestHandler::watch(const Request& req) {
+  if (!req.all_trees && req.tree == replica::kSystemTree) {
+    return failed("watch: the tree '" + std::string(replica::kSystemTree) +
+                  "' is the replica's own");
+  }
+  const size_t limit = req.limit == 0 ? kMaxScanEntries : std::min(req.limit, kMaxScanEntries);
+  const auto wait = std::chrono::milliseconds(std::min(req.wait_ms, kMaxWatchWaitMs));
+  Result<replica::WatchResult> result =
+      replica_.watch(req.all_trees ? nullptr : &req.tree, req.from_index, req.from_offset, limit,
+                     kMaxScanBytes, wait);
+  // "compacted: oldest index N" as it is: the client reads N from it.
+  if (!result.is_ok()) {
+    return failed(result.status().is_not_found() ? result.status().message()
+                                                 : result.status().to_string());
+  }
+  return watch_reply(*result);
 }
 
 WireReply RequestHandler::read_refused(const Status& why) {

@@ -19,14 +19,21 @@ inline constexpr size_t kMaxScanBytes = 32u << 20;
 // that reaches kMaxScanBytes) before the request's limit has message
 // kScanMore and the next key in value: the rest starts there.
 inline constexpr std::string_view kScanMore = "more";
+// The longest a watch waits for a first change (a longer wait is cut to it).
+inline constexpr uint32_t kMaxWatchWaitMs = 10000;
 
 class RequestHandler {
  public:
   RequestHandler(replica::Replica& replica, const ServerOptions& options);
+  // The reply to `request`; counts it in node_metrics() (metrics.h).
   WireReply handle(const Request& request);
+  // The status reply's entries (name, value), for the metrics exporter.
+  std::vector<std::pair<std::string, std::string>> status_entries();
 
  private:
+  WireReply handle_op(const Request& request);
   WireReply write(const replica::WriteBatch& batch);
+  WireReply watch(const Request& request);
   WireReply get(const Request& request);
   WireReply scan(const Request& request);
   // The reply to a read view Replica::read refused: not-leader for Busy.

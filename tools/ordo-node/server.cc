@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client.h"
+#include "metrics.h"
 #include "ordo/sys/address.h"
 #include "ordo/sys/node_ports.h"
 #include "ordo/sys/socket.h"
@@ -142,6 +143,12 @@ Status check_server_options(const ServerOptions& o) {
   }
   if (o.idle_timeout.count() <= 0) return Status::invalid_argument("--idle-timeout-ms must be > 0");
   if (o.max_connections == 0) return Status::invalid_argument("--max-connections must be > 0");
+  if (!o.metrics_listen.empty()) {
+    auto metrics_at = sys::parse_address(o.metrics_listen);
+    if (!metrics_at.is_ok()) {
+      return Status::invalid_argument("--metrics-listen: " + metrics_at.status().message());
+    }
+  }
   if (o.heartbeat_timeout_ms == 0 || o.election_timeout_ms < 2 * o.heartbeat_timeout_ms) {
     return Status::invalid_argument(
         "--election-timeout-ms must be at least twice --heartbeat-timeout-ms (> 0)");
@@ -187,6 +194,7 @@ int run_server(const ServerOptions& o) {
   ro.snapshot_threshold_bytes = o.snapshot_threshold_bytes;
   ro.snapshot_trailing_bytes = o.snapshot_trailing_bytes;
   ro.max_unapplied_bytes = o.max_unapplied_bytes;
+  ro.watch_history_bytes = o.watch_history_bytes;
   auto opened = replica::Replica::open(ro);
   if (!opened.is_ok()) {
     ::close(listen_fd);
@@ -196,6 +204,18 @@ int run_server(const ServerOptions& o) {
   }
   std::unique_ptr<replica::Replica> rep = std::move(*opened);
   RequestHandler handler(*rep, o);
+  std::unique_ptr<MetricsServer> metrics;
+  if (!o.metrics_listen.empty()) {
+    auto started = MetricsServer::start(
+        o.metrics_listen, [&handler] { return node_metrics().render(handler.status_entries()); });
+    if (!started.is_ok()) {
+      ::close(listen_fd);
+      std::fprintf(stderr, "ordo-node: --metrics-listen: %s\n",
+                   started.status().to_string().c_str());
+      return 1;
+    }
+    metrics = std::move(*started);
+  }
 
   std::printf("ordo-node %llu listening on %s\n", static_cast<unsigned long long>(o.id),
               o.listen.c_str());
@@ -239,6 +259,7 @@ int run_server(const ServerOptions& o) {
   }
   ::close(listen_fd);
   for (auto& c : conns) c.thread.join();
+  metrics.reset();
   rep.reset();
   std::fprintf(stderr, "ordo-node %llu: stopped\n", static_cast<unsigned long long>(o.id));
   return 0;

@@ -35,6 +35,8 @@ struct ServerOptions {
   std::chrono::milliseconds request_timeout{5000};  // a write's or a barrier's wait
   uint32_t max_connections = 256;  // more are answered "too many connections" and closed
   std::chrono::milliseconds idle_timeout{60000};  // a connection idle this long is closed
+  std::string metrics_listen;  // "IPv4:port" of the HTTP /metrics listener (metrics.h); "": none
+  size_t watch_history_bytes = size_t{64} << 20;  // ReplicaOptions::watch_history_bytes
 };
 
 // "1=127.0.0.1:7001,2=127.0.0.1:7011" -> peers. InvalidArgument naming the

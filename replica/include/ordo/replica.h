@@ -57,40 +57,90 @@ inline constexpr std::string_view kCopiesDir = "copies";  // copies in transit (
 // A replicated change: applied whole on every replica, or not at all.
 // A tree is named by its name; "" is the default tree. put() into a named
 // tree that does not exist creates it. Not thread-safe (a value type).
+//
+// Guards (check_value, check_absent, check_present) make a batch
+// conditional: at apply time every guard is evaluated first, against the
+// state before the batch (the same on every replica: applies are in log
+// order), and if any fails the batch changes nothing and its result is
+// InvalidArgument "compare failed: ..." naming the op, tree and key
+// (is_compare_failed). Guards only read. A guard on a missing tree sees
+// every key of it absent.
 class WriteBatch {
  public:
-  enum class OpKind : uint8_t { kPut = 1, kDel = 2, kCreateTree = 3, kDropTree = 4 };
+  enum class OpKind : uint8_t {
+    kPut = 1,
+    kDel = 2,
+    kCreateTree = 3,
+    kDropTree = 4,
+    kDelRange = 5,      // key: the first key, value: the end (excluded)
+    kCheckValue = 6,    // key, value: the value the key must hold
+    kCheckAbsent = 7,   // key: must be absent
+    kCheckPresent = 8,  // key: must be present (any value)
+  };
   struct Op {
     OpKind kind;
     std::string tree;
-    std::string key;    // kPut, kDel
-    std::string value;  // kPut
+    std::string key;    // kPut, kDel, kDelRange (first), kCheck*
+    std::string value;  // kPut, kDelRange (end), kCheckValue (expected)
   };
 
   void put(std::string_view tree, ByteView key, ByteView value);
   void del(std::string_view tree, ByteView key);  // a missing key is no error
   void create_tree(std::string_view tree);        // an existing tree is no error
   void drop_tree(std::string_view tree);          // a missing tree is no error
+  // Deletes every key k of `tree` with first <= k < end in key order
+  // (nothing when first >= end; a missing tree is no error), with the
+  // engine's WriteTxn::del_range.
+  void del_range(std::string_view tree, ByteView first, ByteView end);
+  // Guards (see above): `key` holds exactly `expected`; `key` is absent;
+  // `key` is present.
+  void check_value(std::string_view tree, ByteView key, ByteView expected);
+  void check_absent(std::string_view tree, ByteView key);
+  void check_present(std::string_view tree, ByteView key);
+
+  // Asks for the previous values: the apply result (WriteResult::prev) then
+  // holds, for each put and del of the batch in op order, the value its key
+  // held just before that op (found false for a missing key or tree).
+  void set_return_prev(bool on);
+  bool return_prev() const { return return_prev_; }
 
   const std::vector<Op>& ops() const { return ops_; }
   bool empty() const { return ops_.empty(); }
   // Bytes of encode()'s output.
-  size_t encoded_bytes() const { return encoded_bytes_; }
+  size_t encoded_bytes() const { return encoded_bytes_ + (needs_v2() ? 1 : 0); }
 
-  // The log entry's bytes: version byte 1, op count (varint), then per op its
-  // kind byte and varint-length-prefixed tree, key and value as its kind has
-  // (kPut: tree, key, value; kDel: tree, key; kCreateTree, kDropTree: tree).
-  // Varints are LEB128, shortest form.
+  // The log entry's bytes. Version 1 (written when the batch has only the
+  // first four op kinds and no flag, so replicas of earlier releases apply
+  // it): version byte 1, op count (varint), then per op its kind byte and
+  // varint-length-prefixed tree, key and value as its kind has (kPut: tree,
+  // key, value; kDel: tree, key; kCreateTree, kDropTree: tree). Version 2:
+  // version byte 2, a flags byte (bit 0: return_prev), then as version 1,
+  // with kDelRange and kCheckValue (tree, key, value) and kCheckAbsent and
+  // kCheckPresent (tree, key). Varints are LEB128, shortest form.
   std::string encode() const;
   // InvalidArgument naming the problem for bytes encode() did not make
-  // (a truncated or over-long entry, an unknown version or op kind, a
-  // varint not in its shortest form). Never reads past `bytes`; safe on
-  // bytes from the network.
+  // (a truncated or over-long entry, an unknown version, flag or op kind, a
+  // varint not in its shortest form, a version 2 entry version 1 could
+  // hold). Never reads past `bytes`; safe on bytes from the network.
   static Result<WriteBatch> decode(ByteView bytes);
 
  private:
+  bool needs_v2() const { return return_prev_ || v2_ops_ > 0; }
   std::vector<Op> ops_;
-  size_t encoded_bytes_ = 2;  // version byte + an empty count
+  size_t encoded_bytes_ = 2;  // version byte + an empty count (+ flags byte in version 2)
+  size_t v2_ops_ = 0;         // ops of kinds version 1 does not have
+  bool return_prev_ = false;
+};
+
+// Whether `status` is a batch's failed guard ("compare failed").
+bool is_compare_failed(const Status& status);
+
+// The value a key held before a put or del of a batch with return_prev.
+struct PrevValue {
+  std::string tree;
+  std::string key;
+  bool found = false;
+  std::string value;  // when found
 };
 
 // Where a write stands when Replica::write returns.
@@ -110,6 +160,29 @@ struct WriteResult {
   uint64_t index = 0;          // the entry's log index when kApplied
   uint64_t leader_id = 0;      // on "not the leader": the leader this replica knows, 0 if none
   std::string leader_address;  // its Raft address ("" if none)
+  // When kApplied and the batch asked (WriteBatch::set_return_prev): one per
+  // put and del, in op order.
+  std::vector<PrevValue> prev;
+};
+
+// One change a committed batch made, as Replica::watch returns it.
+struct Change {
+  uint64_t index = 0;                                  // the log entry whose batch made it
+  WriteBatch::OpKind kind = WriteBatch::OpKind::kPut;  // kPut, kDel, kDelRange,
+                                                       // kCreateTree or kDropTree
+  std::string tree;
+  std::string key;    // kPut, kDel; kDelRange: the first key
+  std::string value;  // kPut; kDelRange: the end key (excluded)
+};
+
+// Where a watch stands: the changes at or past its start, and where the
+// next watch resumes. A batch's changes are numbered from 0 in op order
+// (guards and failed batches make none); a position is (index, offset):
+// the change `offset` of entry `index`, or the first change of a later one.
+struct WatchResult {
+  std::vector<Change> changes;  // in index order, then op order
+  uint64_t next_index = 0;
+  uint32_t next_offset = 0;
 };
 
 // One member of the cluster.
@@ -205,6 +278,11 @@ struct ReplicaOptions {
   // while the entries it proposed and has not applied yet hold this many
   // bytes (e.g. no quorum acknowledges them).
   uint64_t max_unapplied_bytes = 64ull << 20;
+
+  // Bytes of the newest committed changes kept in memory for watch (keys,
+  // values and names, plus 64 per change); the oldest whole entries go
+  // first. 0 keeps none (every watch is then "compacted").
+  size_t watch_history_bytes = size_t{64} << 20;
 
   // Options of the ordo file. sync_commits is ignored (set to false): the
   // Raft log is the durable record, and each snapshot fdatasyncs the file
@@ -313,6 +391,22 @@ class Replica {
   Status remove_member(uint64_t id, std::chrono::milliseconds timeout);
 
   ReplicaStatus status() const;
+
+  // The changes this replica applied at or after position (from_index,
+  // from_offset), oldest first, in `tree` only (nullptr: every tree). Waits
+  // up to `wait` for a first change when there is none yet, then returns
+  // none (not an error). from_index 0: from the next entry applied (the
+  // changes after the call). At most `max_changes` changes (> 0) and,
+  // unless the first change alone is larger, `max_bytes` of tree, key and
+  // value bytes; next_index/next_offset say where to go on.
+  // The history is in memory (ReplicaOptions::watch_history_bytes): it
+  // starts at the entries applied after open, and restarts after a
+  // snapshot install. Errors: NotFound("compacted: oldest index N") when
+  // the history no longer holds the position (N: the oldest position it
+  // holds; a client reads the state afresh, then watches from N or later);
+  // IOError("replica closing").
+  Result<WatchResult> watch(const std::string* tree, uint64_t from_index, uint32_t from_offset,
+                            size_t max_changes, size_t max_bytes, std::chrono::milliseconds wait);
 
   // Waits until a leader is known and this replica applied every entry up to
   // the leader's commit index at the time of the call (or `timeout`: IOError).
