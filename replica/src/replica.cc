@@ -13,6 +13,7 @@
 
 #include "consensus.h"
 #include "ordo/sys/address.h"
+#include "ordo/sys/tls.h"
 #include "snapshot_server.h"
 #include "state_machine.h"
 
@@ -147,7 +148,20 @@ class ReplicaImpl {
     if (ec) return Status::io_error("create " + options_.dir + ": " + ec.message(), ec.value());
     ORDO_RETURN_IF_ERROR(claim_dir(options_.dir, options_.id));
 
+    // The snapshot port's TLS: the same files serve and fetch.
+    std::shared_ptr<const sys::TlsContext> serve_tls;
     StateMachineOptions sm_options;
+    const ReplicaOptions::SnapshotTls& t = options_.snapshot_tls;
+    if (!t.cert_file.empty() || !t.key_file.empty() || !t.ca_file.empty()) {
+      sys::TlsConfig config;
+      config.cert_file = t.cert_file;
+      config.key_file = t.key_file;
+      config.ca_file = t.ca_file;
+      config.allowed_peer_names = t.allowed_peer_names;
+      ORDO_ASSIGN_OR_RETURN(serve_tls, sys::TlsContext::create(config, sys::TlsRole::kServer));
+      ORDO_ASSIGN_OR_RETURN(sm_options.fetch_tls,
+                            sys::TlsContext::create(config, sys::TlsRole::kClient));
+    }
     sm_options.dir = options_.dir;
     sm_options.db_options = options_.db_options;
     ORDO_ASSIGN_OR_RETURN(machine_, ReplicaStateMachine::open(sm_options));
@@ -155,9 +169,10 @@ class ReplicaImpl {
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
     ORDO_ASSIGN_OR_RETURN(sys::HostPort snap_at, sys::parse_address(snap));
     ReplicaStateMachine* machine = machine_.get();
-    ORDO_ASSIGN_OR_RETURN(
-        server_, SnapshotServer::start(snap_at, machine_->copies_dir(),
-                                       [machine](int fd) { return machine->make_copy(fd); }));
+    ORDO_ASSIGN_OR_RETURN(server_,
+                          SnapshotServer::start(
+                              snap_at, machine_->copies_dir(),
+                              [machine](int fd) { return machine->make_copy(fd); }, serve_tls));
 
     ConsensusOptions c;
     c.id = options_.id;

@@ -14,6 +14,7 @@
 
 #include "consensus.h"
 #include "ordo/database.h"
+#include "ordo/sys/tls.h"
 #include "snapshot_record.h"
 
 namespace ordo::replica {
@@ -22,6 +23,7 @@ struct StateMachineOptions {
   std::string dir;     // the replica's data directory
   Options db_options;  // sync_commits is forced off
   std::chrono::milliseconds fetch_timeout{10000};
+  std::shared_ptr<const sys::TlsContext> fetch_tls;  // client context; null: plaintext
 };
 
 // Thread-safety: apply, snapshot, restore and finish_install run on the Raft

@@ -23,6 +23,9 @@ struct ClientArgs {
   uint64_t id = 0;
   std::string address;
   uint32_t timeout_ms = 0;  // 0: 5000, and 30000 for add/remove
+  std::string tls_ca;       // TLS: the CA of the nodes' certificates ("" = plaintext)
+  std::string tls_cert;     // TLS: this client's certificate and key
+  std::string tls_key;
 };
 
 // Adds the subcommands to `app`; each stores into `args`.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ordo/status.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::node {
 
@@ -29,6 +30,14 @@ struct ServerOptions {
   std::chrono::milliseconds request_timeout{5000};  // a write's or a barrier's wait
   uint32_t max_connections = 256;  // more are answered "too many connections" and closed
   std::chrono::milliseconds idle_timeout{60000};  // a connection idle this long is closed
+  // TLS of the client port and the snapshot port (docs/NODE.md): the
+  // node's certificate and key and the CA that signs nodes' and clients'
+  // certificates; allowed_peer_names: the client certificate names the
+  // client port accepts (empty: any the CA signed). Not enabled(): plaintext.
+  sys::TlsConfig tls;
+  // The certificate names the snapshot port accepts from other nodes and
+  // requires of them (empty: any the CA signed).
+  std::vector<std::string> tls_allowed_nodes;
 };
 
 // "1=127.0.0.1:7001,2=127.0.0.1:7011" -> peers. InvalidArgument naming the
