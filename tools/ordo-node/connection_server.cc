@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <mutex>
@@ -95,6 +96,7 @@ struct ConnectionServer::Impl {
   std::vector<Conn*> returned;  // guarded by mu: served, back to the poller
   bool stopping = false;        // guarded by mu
   std::vector<std::thread> workers;
+  std::atomic<int64_t> last_report_ms{INT64_MIN / 2};  // steady clock, of report()
 
   // --- workers ---
 
@@ -122,6 +124,17 @@ struct ConnectionServer::Impl {
     }
   }
 
+  // One line on stderr for a refused client, at most one a second (a
+  // client retrying would repeat it); the counters have every refusal.
+  void report(const std::string& peer, const std::string& why) {
+    const int64_t now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+            .count();
+    int64_t last = last_report_ms.load();
+    if (now_ms - last < 1000 || !last_report_ms.compare_exchange_strong(last, now_ms)) return;
+    std::fprintf(stderr, "ordo-node: client %s: %s\n", peer.c_str(), why.c_str());
+  }
+
   void handshake(Conn& c) {
     ORDO_ASSERT(tls != nullptr);
     // A client that does not begin with a TLS handshake record is not
@@ -135,8 +148,7 @@ struct ConnectionServer::Impl {
     if (n == 1 && first != sys::kTlsHandshakeRecord) {
       counters.tls_plaintext_refused.fetch_add(1);
       counters.tls_handshake_failures.fetch_add(1);
-      std::fprintf(stderr, "ordo-node: client %s: not TLS (a plaintext client?), closed\n",
-                   c.peer.c_str());
+      report(c.peer, "not TLS (a plaintext client?), closed");
       c.stream.close();
       return;
     }
@@ -144,8 +156,7 @@ struct ConnectionServer::Impl {
     if (!s.is_ok()) {
       counters.tls_handshake_failures.fetch_add(1);
       if (s.status().errno_value() == EACCES) counters.tls_peers_refused.fetch_add(1);
-      std::fprintf(stderr, "ordo-node: client %s: %s\n", c.peer.c_str(),
-                   s.status().message().c_str());
+      report(c.peer, s.status().message());
       return;  // the descriptor is closed
     }
     c.stream = std::move(*s);
