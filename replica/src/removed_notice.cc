@@ -10,13 +10,21 @@
 namespace ordo::replica {
 
 Status send_removed_notice(const sys::HostPort& to, const RemovedNotice& notice,
-                           std::chrono::milliseconds timeout) {
-  ORDO_ASSIGN_OR_RETURN(int sock, sys::connect_to(to, sys::deadline_in(timeout)));
+                           std::chrono::milliseconds timeout, const sys::TlsContext* tls) {
+  const sys::Deadline deadline = sys::deadline_in(timeout);
+  ORDO_ASSIGN_OR_RETURN(int sock, sys::connect_to(to, deadline));
+  sys::Stream stream(sock);
+  if (tls != nullptr) {
+    Result<sys::Stream> secured = tls->handshake(stream.release(), deadline);
+    if (!secured.is_ok()) {
+      return secured.status().with_context("removal notice to " + sys::format_address(to));
+    }
+    stream = std::move(*secured);
+  }
   const std::string line = std::string(kRemovedNotice) + " " + std::to_string(notice.id) + " " +
                            std::to_string(notice.index) + "\n";
-  Status s = sys::send_all(sock, line, sys::deadline_in(timeout));
-  ::close(sock);
-  return s.with_context("removal notice to " + sys::format_address(to));
+  return stream.send_all(line, deadline)
+      .with_context("removal notice to " + sys::format_address(to));
 }
 
 Result<RemovedNotice> parse_removed_notice(std::string_view line) {

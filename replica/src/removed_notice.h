@@ -15,6 +15,7 @@
 
 #include "ordo/status.h"
 #include "ordo/sys/address.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::replica {
 
@@ -25,10 +26,11 @@ struct RemovedNotice {
   uint64_t index = 0;  // at or past the log index of its removal
 };
 
-// Sends `notice` to the snapshot server at `to` within `timeout`. IOError
-// when it cannot be delivered (the member is down: it then learns nothing).
+// Sends `notice` to the snapshot server at `to` within `timeout`, over TLS
+// with `tls` (a client context; null: plaintext). IOError when it cannot be
+// delivered (the member is down: it then learns nothing).
 Status send_removed_notice(const sys::HostPort& to, const RemovedNotice& notice,
-                           std::chrono::milliseconds timeout);
+                           std::chrono::milliseconds timeout, const sys::TlsContext* tls);
 
 // The notice in a request line; InvalidArgument for a line that is not one.
 Result<RemovedNotice> parse_removed_notice(std::string_view line);

@@ -17,6 +17,7 @@
 #include "cluster_identity.h"
 #include "consensus.h"
 #include "ordo/sys/address.h"
+#include "ordo/sys/tls.h"
 #include "raft_handshake.h"
 #include "removed_notice.h"
 #include "snapshot_server.h"
@@ -179,7 +180,21 @@ class ReplicaImpl {
                        static_cast<unsigned long long>(options_.id), line.c_str());
         }));
 
+    // The snapshot port's TLS: the same files serve and fetch.
+    std::shared_ptr<const sys::TlsContext> serve_tls;
     StateMachineOptions sm_options;
+    const ReplicaOptions::SnapshotTls& t = options_.snapshot_tls;
+    if (!t.cert_file.empty() || !t.key_file.empty() || !t.ca_file.empty()) {
+      sys::TlsConfig config;
+      config.cert_file = t.cert_file;
+      config.key_file = t.key_file;
+      config.ca_file = t.ca_file;
+      config.allowed_peer_names = t.allowed_peer_names;
+      ORDO_ASSIGN_OR_RETURN(serve_tls, sys::TlsContext::create(config, sys::TlsRole::kServer));
+      ORDO_ASSIGN_OR_RETURN(sm_options.fetch_tls,
+                            sys::TlsContext::create(config, sys::TlsRole::kClient));
+    }
+    fetch_tls_ = sm_options.fetch_tls;
     sm_options.dir = options_.dir;
     sm_options.db_options = options_.db_options;
     sm_options.watch_history_bytes = options_.watch_history_bytes;
@@ -188,14 +203,15 @@ class ReplicaImpl {
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
     ORDO_ASSIGN_OR_RETURN(sys::HostPort snap_at, sys::parse_address(snap));
     ReplicaStateMachine* machine = machine_.get();
-    ORDO_ASSIGN_OR_RETURN(server_, SnapshotServer::start(
-                                       snap_at, machine_->copies_dir(),
-                                       [machine](int fd) { return machine->make_copy(fd); },
-                                       [this](const RemovedNotice& notice) {
-                                         Consensus* c = consensus_raw_.load();
-                                         if (notice.id == options_.id && c != nullptr)
-                                           c->mark_removed(notice.index);
-                                       }));
+    ORDO_ASSIGN_OR_RETURN(server_,
+                          SnapshotServer::start(
+                              snap_at, machine_->copies_dir(),
+                              [machine](int fd) { return machine->make_copy(fd); }, serve_tls,
+                              [this](const RemovedNotice& notice) {
+                                Consensus* c = consensus_raw_.load();
+                                if (notice.id == options_.id && c != nullptr)
+                                  c->mark_removed(notice.index);
+                              }));
 
     ConsensusOptions c;
     c.id = options_.id;
@@ -331,7 +347,7 @@ class ReplicaImpl {
         snap.is_ok() ? sys::parse_address(*snap) : Result<sys::HostPort>(snap.status());
     if (id != options_.id && to.is_ok()) {
       RemovedNotice notice{id, consensus_->status().configuration_index};
-      Status s = send_removed_notice(*to, notice, std::chrono::seconds(1));
+      Status s = send_removed_notice(*to, notice, std::chrono::seconds(1), fetch_tls_.get());
       if (!s.is_ok()) {
         std::fprintf(stderr, "ordo replica %llu: %s\n",
                      static_cast<unsigned long long>(options_.id), s.to_string().c_str());
@@ -411,6 +427,8 @@ class ReplicaImpl {
   Id64Generator ids_;
   std::unique_ptr<ReplicaStateMachine> machine_;
   std::unique_ptr<SnapshotServer> server_;
+  // The snapshot port's client TLS context (null: plaintext), also for removal notices.
+  std::shared_ptr<const sys::TlsContext> fetch_tls_;
   std::unique_ptr<Consensus> consensus_;
   std::atomic<Consensus*> consensus_raw_{nullptr};  // for the server's thread
 };

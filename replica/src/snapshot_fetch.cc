@@ -8,6 +8,7 @@
 
 #include "codec.h"
 #include "ordo/sys/socket.h"
+#include "ordo/sys/stream.h"
 #include "snapshot_server.h"
 
 namespace ordo::replica {
@@ -15,11 +16,11 @@ namespace ordo::replica {
 namespace {
 
 // Each receive of up to 1 MiB gets `timeout`.
-Status receive_into(int sock, int file, uint64_t size, std::chrono::milliseconds timeout) {
+Status receive_into(sys::Stream& sock, int file, uint64_t size, std::chrono::milliseconds timeout) {
   std::vector<char> buf(1 << 20);
   while (size > 0) {
     size_t want = buf.size() < size ? buf.size() : static_cast<size_t>(size);
-    ORDO_RETURN_IF_ERROR(sys::recv_exact(sock, buf.data(), want, sys::deadline_in(timeout)));
+    ORDO_RETURN_IF_ERROR(sock.recv_exact(buf.data(), want, sys::deadline_in(timeout)));
     const char* p = buf.data();
     size_t left = want;
     while (left > 0) {
@@ -40,27 +41,33 @@ Status receive_into(int sock, int file, uint64_t size, std::chrono::milliseconds
 }  // namespace
 
 Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& dest,
-                               std::chrono::milliseconds timeout) {
+                               std::chrono::milliseconds timeout, const sys::TlsContext* tls) {
   const std::string server = sys::format_address(from);
-  ORDO_ASSIGN_OR_RETURN(int sock, sys::connect_to(from, sys::deadline_in(timeout)));
+  ORDO_ASSIGN_OR_RETURN(int fd, sys::connect_to(from, sys::deadline_in(timeout)));
+  sys::Stream sock(fd);
+  if (tls != nullptr) {
+    Result<sys::Stream> secured = tls->handshake(sock.release(), sys::deadline_in(timeout));
+    if (!secured.is_ok()) return secured.status().with_context("fetch a copy from " + server);
+    sock = std::move(*secured);
+  }
   const std::string request = std::string(kCopyRequest) + "\n";
-  Status s = sys::send_all(sock, request, sys::deadline_in(timeout));
+  Status s = sock.send_all(request, sys::deadline_in(timeout));
   char first[8];
-  if (s.is_ok()) s = sys::recv_exact(sock, first, sizeof first, sys::deadline_in(timeout));
+  if (s.is_ok()) s = sock.recv_exact(first, sizeof first, sys::deadline_in(timeout));
   if (!s.is_ok()) {
-    ::close(sock);
+    sock.close();
     return s.with_context("fetch a copy from " + server);
   }
   FetchedCopy copy;
   copy.size_bytes = codec::load_u64_be(std::string_view(first, sizeof first));
   if (copy.size_bytes == kNoCopy) {
-    ::close(sock);
+    sock.close();
     return Status::not_found("snapshot server " + server + " made no copy");
   }
   char rest[16];
-  s = sys::recv_exact(sock, rest, sizeof rest, sys::deadline_in(timeout));
+  s = sock.recv_exact(rest, sizeof rest, sys::deadline_in(timeout));
   if (!s.is_ok()) {
-    ::close(sock);
+    sock.close();
     return s.with_context("fetch a copy from " + server);
   }
   copy.xxh3 = codec::load_u64_be(std::string_view(rest, 8));
@@ -68,11 +75,11 @@ Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& des
   int file = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file < 0) {
     int err = errno;
-    ::close(sock);
+    sock.close();
     return Status::io_error("create " + dest, err);
   }
   s = receive_into(sock, file, copy.size_bytes, timeout);
-  ::close(sock);
+  sock.close();
   ::close(file);
   if (!s.is_ok()) {
     ::unlink(dest.c_str());

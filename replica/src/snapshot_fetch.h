@@ -7,6 +7,7 @@
 
 #include "ordo/status.h"
 #include "ordo/sys/address.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::replica {
 
@@ -22,8 +23,11 @@ struct FetchedCopy {
 // MiB of the copy get at most `timeout` each.
 // Returns NotFound when the server made no copy, IOError for connection or
 // file failures (dest is removed then). Does not verify the bytes against
-// the size and digest returned: see copy_verify.h.
+// the size and digest returned: see copy_verify.h. `tls`: a client context
+// (the connection is TLS, the server's certificate verified; its handshake
+// gets `timeout` too), or null for plaintext.
 Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& dest,
-                               std::chrono::milliseconds timeout);
+                               std::chrono::milliseconds timeout,
+                               const sys::TlsContext* tls = nullptr);
 
 }  // namespace ordo::replica

@@ -15,6 +15,7 @@
 
 #include "codec.h"
 #include "ordo/sys/socket.h"
+#include "ordo/sys/stream.h"
 
 namespace ordo::replica {
 
@@ -64,21 +65,22 @@ Result<Digest> digest_fd(int fd, std::vector<char>& buf) {
 
 }  // namespace
 
-Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(const sys::HostPort& at,
-                                                              std::string copies_dir,
-                                                              CopyMaker make_copy,
-                                                              RemovedHandler on_removed) {
+Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(
+    const sys::HostPort& at, std::string copies_dir, CopyMaker make_copy,
+    std::shared_ptr<const sys::TlsContext> tls, RemovedHandler on_removed) {
   ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 16, sys::Blocking::kYes));
-  return std::unique_ptr<SnapshotServer>(
-      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy), std::move(on_removed)));
+  return std::unique_ptr<SnapshotServer>(new SnapshotServer(
+      fd, std::move(copies_dir), std::move(make_copy), std::move(tls), std::move(on_removed)));
 }
 
 SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
+                               std::shared_ptr<const sys::TlsContext> tls,
                                RemovedHandler on_removed)
     : listen_fd_(listen_fd),
       copies_dir_(std::move(copies_dir)),
       make_copy_(std::move(make_copy)),
-      on_removed_(std::move(on_removed)) {
+      on_removed_(std::move(on_removed)),
+      tls_(std::move(tls)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -141,14 +143,28 @@ void SnapshotServer::run() {
 }
 
 void SnapshotServer::serve(int fd) {
-  Result<std::string> request = sys::read_line(fd, 64, sys::deadline_in(kRequestDeadline));
+  // The stream has a descriptor of its own (a dup): the caller closes `fd`,
+  // and the destructor's shutdown(2) of `fd` ends this transfer too.
+  const int own = ::dup(fd);
+  if (own < 0) return;
+  sys::Stream stream(own);
+  if (tls_ != nullptr) {
+    Result<sys::Stream> secured =
+        tls_->handshake(stream.release(), sys::deadline_in(kRequestDeadline));
+    if (!secured.is_ok()) {
+      std::fprintf(stderr, "ordo snapshot server: %s\n", secured.status().to_string().c_str());
+      return;
+    }
+    stream = std::move(*secured);
+  }
+  Result<std::string> request = stream.read_line(64, sys::deadline_in(kRequestDeadline));
   if (!request.is_ok()) return;
   auto refuse = [&](const Status& why) {
     if (!why.is_ok())
       std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
     std::string header;
     codec::put_u64_be(header, kNoCopy);
-    (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
+    (void)stream.send_all(header, sys::deadline_in(kIoTimeout));
   };
   if (request->starts_with(kRemovedNotice)) {
     Result<RemovedNotice> notice = parse_removed_notice(*request);
@@ -172,14 +188,14 @@ void SnapshotServer::serve(int fd) {
   codec::put_u64_be(header, digest->size);
   codec::put_u64_be(header, digest->xxh3);
   codec::put_u64_be(header, *applied);
-  s = sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
+  s = stream.send_all(header, sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {
     ssize_t n = ::pread(*file, buf.data(), buf.size(), static_cast<off_t>(sent));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the client sees a short copy and rejects it
-    s = sys::send_all(fd, std::string_view(buf.data(), static_cast<size_t>(n)),
-                      sys::deadline_in(kIoTimeout));
+    s = stream.send_all(std::string_view(buf.data(), static_cast<size_t>(n)),
+                        sys::deadline_in(kIoTimeout));
     sent += static_cast<uint64_t>(n);
   }
   ::close(*file);

@@ -360,7 +360,7 @@ Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_
   ORDO_ASSIGN_OR_RETURN(sys::HostPort hp, sys::parse_address(from));
   // One install at a time (Raft thread): a fixed name.
   const std::string path = copies_dir() + "/install.ordo";
-  Result<FetchedCopy> copy = fetch_copy(hp, path, options_.fetch_timeout);
+  Result<FetchedCopy> copy = fetch_copy(hp, path, options_.fetch_timeout, options_.fetch_tls.get());
   Status s = copy.status();
   if (s.is_ok() && copy->applied_index < min_index) {
     s = Status::busy("the copy holds applied index " + std::to_string(copy->applied_index) +

@@ -14,6 +14,7 @@
 
 #include "consensus.h"
 #include "ordo/database.h"
+#include "ordo/sys/tls.h"
 #include "snapshot_record.h"
 #include "watch_history.h"
 
@@ -23,7 +24,8 @@ struct StateMachineOptions {
   std::string dir;     // the replica's data directory
   Options db_options;  // sync_commits is forced off
   std::chrono::milliseconds fetch_timeout{10000};
-  size_t watch_history_bytes = size_t{64} << 20;  // ReplicaOptions::watch_history_bytes
+  size_t watch_history_bytes = size_t{64} << 20;     // ReplicaOptions::watch_history_bytes
+  std::shared_ptr<const sys::TlsContext> fetch_tls;  // client context; null: plaintext
 };
 
 // Thread-safety: apply, snapshot, restore and finish_install run on the Raft

@@ -21,11 +21,13 @@
 #include "ordo/replica.h"
 #include "ordo/sys/address.h"
 #include "ordo/sys/node_ports.h"
+#include "ordo/sys/tls.h"
 #include "snapshot_fetch.h"
 #include "snapshot_record.h"
 #include "snapshot_server.h"
 #include "state_machine.h"
 #include "temp_dir.h"
+#include "tls_test_certs.h"
 
 namespace ordo::replica {
 namespace {
@@ -115,17 +117,20 @@ struct ServedMachine {
   std::unique_ptr<SnapshotServer> server;
   std::string raft_address;
 };
-ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {}) {
+ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {},
+                    std::shared_ptr<const sys::TlsContext> tls = nullptr) {
   const uint16_t port = testing_cluster::free_raft_port();
   ServedMachine out;
   out.raft_address = "127.0.0.1:" + std::to_string(port);
   auto server = SnapshotServer::start(
       sys::HostPort{"127.0.0.1", static_cast<uint16_t>(port + sys::kSnapshotAfterRaft)},
-      sm.copies_dir(), [&sm, tamper](int fd) -> Result<uint64_t> {
+      sm.copies_dir(),
+      [&sm, tamper](int fd) -> Result<uint64_t> {
         Result<uint64_t> applied = sm.make_copy(fd);
         if (applied.is_ok() && tamper) tamper(fd);
         return applied;
-      });
+      },
+      std::move(tls));
   EXPECT_TRUE(server.is_ok()) << server.status().to_string();
   if (server.is_ok()) out.server = std::move(*server);
   return out;
@@ -180,6 +185,41 @@ TEST(CopyVerify, DamagedCopyIsRejected) {
   EXPECT_TRUE(verify_copy(path, digest->size_bytes, digest->xxh3).is_corruption());
   EXPECT_FALSE(check_copy(path).is_ok());
   EXPECT_TRUE(verify_copy(tmp.file("missing"), 1, 1).is_not_found());
+}
+
+// Both ends with TLS: the copy arrives whole; a fetcher without TLS, or
+// with a certificate another CA signed, gets none.
+TEST(SnapshotServer, ServesCopiesOverTlsToVerifiedPeersOnly) {
+  TempDir tmp;
+  ASSERT_TRUE(ordo::test::make_test_certs(tmp.path()).is_ok());
+  auto context = [&](const std::string& who, sys::TlsRole role) {
+    sys::TlsConfig c;
+    c.cert_file = tmp.file(who + ".pem");
+    c.key_file = tmp.file(who + ".key");
+    c.ca_file = tmp.file("ca.pem");
+    Result<std::shared_ptr<sys::TlsContext>> ctx = sys::TlsContext::create(c, role);
+    EXPECT_TRUE(ctx.is_ok()) << ctx.status().to_string();
+    return ctx.is_ok() ? *ctx : nullptr;
+  };
+  auto sm = filled_machine(tmp.path(), 7);
+  ServedMachine served = serve(*sm, {}, context("node", sys::TlsRole::kServer));
+  ASSERT_NE(served.server, nullptr);
+  const sys::HostPort at = *sys::parse_address(*snapshot_address(served.raft_address));
+  const auto timeout = std::chrono::milliseconds(5000);
+
+  auto fetcher = context("node", sys::TlsRole::kClient);
+  Result<FetchedCopy> copy = fetch_copy(at, tmp.file("fetched"), timeout, fetcher.get());
+  ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
+  EXPECT_EQ(copy->applied_index, 7u);
+  EXPECT_TRUE(verify_copy(tmp.file("fetched"), copy->size_bytes, copy->xxh3).is_ok());
+
+  Result<FetchedCopy> plain = fetch_copy(at, tmp.file("plain"), timeout);
+  EXPECT_FALSE(plain.is_ok());
+  auto stranger = context("stranger", sys::TlsRole::kClient);
+  Result<FetchedCopy> refused = fetch_copy(at, tmp.file("refused"), timeout, stranger.get());
+  EXPECT_FALSE(refused.is_ok());
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("refused")));
+  EXPECT_TRUE(eventually([&] { return served.server->copies_served() == 1u; }));
 }
 
 TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {

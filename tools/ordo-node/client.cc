@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <map>
 #include <thread>
 
 #include "protocol.h"
@@ -18,8 +20,8 @@ namespace {
 constexpr int kMaxHops = 5;
 constexpr auto kRetryPause = std::chrono::milliseconds(100);
 constexpr auto kUnreachableGrace = std::chrono::milliseconds(1000);
-// How long a new connection may take to connect and answer a status probe.
-constexpr auto kProbeTimeout = std::chrono::milliseconds(1000);
+// The most a new connection's probe may take on a later pass over the nodes.
+constexpr auto kMaxProbeTimeout = std::chrono::milliseconds(1000);
 
 Reply failed(std::string message) {
   Reply r;
@@ -52,40 +54,71 @@ Reply from_wire(WireReply w, const std::string& node) {
   return r;
 }
 
+ClientOptions with_timeout(std::chrono::milliseconds timeout) {
+  ClientOptions o;
+  o.timeout = timeout;
+  return o;
+}
+
 }  // namespace
 
 struct Client::Impl {
   std::vector<std::string> nodes;
-  std::chrono::milliseconds timeout;
+  ClientOptions options;
   std::string current;  // the node connected to (or to connect to first)
-  int fd = -1;
+  sys::Stream conn;     // to `current` when open
   // The cluster every node must belong to: given, or learned from the
   // first node that answers ("" until then).
   std::string cluster_id;
+  // Nodes that timed out, until when they are tried after the others.
+  std::map<std::string, std::chrono::steady_clock::time_point> suspects;
 
-  void disconnect() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
+  void disconnect() { conn.close(); }
+
+  bool suspect(const std::string& node) const {
+    auto it = suspects.find(node);
+    return it != suspects.end() && std::chrono::steady_clock::now() < it->second;
+  }
+  void note_failure(const std::string& node, const Status& why) {
+    if (why.errno_value() == ETIMEDOUT) {
+      suspects[node] = std::chrono::steady_clock::now() + options.suspect_for;
+    }
   }
 
   // Connects to `node` unless already connected to it with a live
-  // connection. A new connection must answer a hello within kProbeTimeout:
-  // a node that is stopped (the kernel accepts for it), refuses ("too many
+  // connection. A new connection must answer a hello within `probe`: a
+  // node that is stopped (the kernel accepts for it), refuses ("too many
   // connections") or belongs to another cluster is skipped before any
-  // request is sent.
-  Status connect(const std::string& node, Deadline deadline) {
-    if (fd >= 0 && node == current && !sys::peer_closed(fd)) return Status::ok();
+  // request is sent. A timeout makes the node suspect.
+  Status connect(const std::string& node, Deadline deadline, std::chrono::milliseconds probe) {
+    if (conn.is_open() && node == current && !conn.peer_closed()) return Status::ok();
     disconnect();
     current = node;
-    const Deadline probe_deadline =
-        std::min(deadline, std::chrono::steady_clock::now() + kProbeTimeout);
-    ORDO_ASSIGN_OR_RETURN(fd, sys::connect_to(node, probe_deadline));
-    Request probe;
-    probe.op = Op::kHello;
-    probe.cluster_id = cluster_id;
+    const Deadline probe_deadline = std::min(deadline, std::chrono::steady_clock::now() + probe);
+    Result<int> fd = sys::connect_to(node, probe_deadline);
+    if (!fd.is_ok()) {
+      note_failure(node, fd.status());
+      return fd.status();
+    }
+    conn = sys::Stream(*fd);
+    if (options.tls != nullptr) {
+      Result<sys::Stream> secured = options.tls->handshake(conn.release(), probe_deadline);
+      if (!secured.is_ok()) {
+        note_failure(node, secured.status());
+        return Status::io_error(node + ": " + secured.status().message(),
+                                secured.status().errno_value());
+      }
+      conn = std::move(*secured);
+    }
+    Request probe_request;
+    probe_request.op = Op::kHello;
+    probe_request.cluster_id = cluster_id;
     bool sent = false;
-    auto reply = exchange(encode_request(probe), probe_deadline, sent);
-    if (!reply.is_ok()) return Status::io_error(node + ": " + reply.status().message(), 0);
+    auto reply = exchange(encode_request(probe_request), probe_deadline, sent);
+    if (!reply.is_ok()) {
+      note_failure(node, reply.status());
+      return Status::io_error(node + ": " + reply.status().message(), reply.status().errno_value());
+    }
     if (reply->code != ReplyCode::kOk) {
       disconnect();
       return Status::busy(node + ": " + reply->message);
@@ -94,16 +127,20 @@ struct Client::Impl {
     if (cluster_id.empty() && reply->value.find_first_not_of('0') != std::string::npos) {
       cluster_id = reply->value;
     }
+    suspects.erase(node);
     return Status::ok();
   }
 
-  // The order to try nodes in: the current one first, then the list.
+  // The order to try nodes in: the current one (the leader once a write
+  // found it) first, then the list; suspects after the others.
   std::vector<std::string> candidates() const {
     std::vector<std::string> out;
     if (!current.empty()) out.push_back(current);
     for (const auto& n : nodes) {
       if (n != current) out.push_back(n);
     }
+    std::stable_partition(out.begin(), out.end(),
+                          [this](const std::string& n) { return !suspect(n); });
     return out;
   }
 
@@ -111,7 +148,7 @@ struct Client::Impl {
   // left (then a failure is "unknown" for writes).
   Result<WireReply> exchange(const std::string& body, Deadline deadline, bool& sent) {
     sent = false;
-    Status s = write_frame(fd, body, deadline);
+    Status s = write_frame(conn, body, deadline);
     if (!s.is_ok()) {
       // Bytes may have left before the failure.
       sent = true;
@@ -119,7 +156,7 @@ struct Client::Impl {
       return s;
     }
     sent = true;
-    auto reply_body = read_frame(fd, deadline);
+    auto reply_body = read_frame(conn, deadline);
     if (!reply_body.is_ok()) {
       disconnect();
       return reply_body.status();
@@ -138,11 +175,12 @@ struct Client::Impl {
       return failed("request of " + std::to_string(body.size()) + " bytes is over the frame limit");
     }
     const auto start = std::chrono::steady_clock::now();
-    const Deadline deadline = start + timeout;
+    const Deadline deadline = start + options.timeout;
     std::vector<std::string> order = candidates();
     size_t next = 0;
-    int hops = 0;           // redirects followed in this pass over the nodes
-    bool answered = false;  // some node answered since the call began
+    int hops = 0;                        // redirects followed in this pass over the nodes
+    auto probe = options.probe_timeout;  // doubles on each later pass
+    bool answered = false;               // some node answered since the call began
     std::string last_error = "no node given";
     std::string target;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -156,13 +194,15 @@ struct Client::Impl {
             break;
           }
           std::this_thread::sleep_for(kRetryPause);
+          order = candidates();
           next = 0;
           hops = 0;
+          probe = std::min<std::chrono::milliseconds>(2 * probe, kMaxProbeTimeout);
           continue;
         }
         target = order[next++];
       }
-      Status c = connect(target, deadline);
+      Status c = connect(target, deadline, probe);
       if (c.is_invalid_argument()) return failed(c.message());  // not an address: no retry helps
       if (!c.is_ok()) {
         last_error = c.message();
@@ -172,6 +212,7 @@ struct Client::Impl {
       bool sent = false;
       auto reply = exchange(body, deadline, sent);
       if (!reply.is_ok()) {
+        note_failure(target, reply.status());
         if (is_write && sent) {
           Reply r;
           r.code = Reply::Code::kUnknown;
@@ -200,7 +241,10 @@ struct Client::Impl {
 };
 
 Client::Client(std::vector<std::string> nodes, std::chrono::milliseconds timeout)
-    : impl_(new Impl{std::move(nodes), timeout, {}, -1, {}}) {
+    : Client(std::move(nodes), with_timeout(timeout)) {}
+
+Client::Client(std::vector<std::string> nodes, ClientOptions options)
+    : impl_(new Impl{std::move(nodes), std::move(options), {}, {}, {}, {}}) {
   if (!impl_->nodes.empty()) impl_->current = impl_->nodes.front();
 }
 

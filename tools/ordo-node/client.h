@@ -2,13 +2,19 @@
 // request/response frames (protocol.h). Writes follow "not the leader"
 // replies to the leader; reads go to the node connected to.
 //
-// A request tries the node in use, then the others in order. A node that
-// refuses the connection is skipped, and so is one whose new connection
-// does not answer a status probe within 1 s (a stopped node) or answers it
-// with a refusal ("too many connections"); when all refuse, they are tried again
-// for one second (they may be starting), then the reply is kFailed. While no
-// leader is known (an election), every node is asked again each 100 ms until
-// the timeout, then kFailed. Redirects are followed up to 5 times per pass.
+// A request tries the node in use (the leader, once a write found it; its
+// connection is kept), then the others in order. A node that refuses the
+// connection is skipped, and so is one whose new connection does not
+// answer a status probe within the probe timeout (200 ms; doubled on each
+// later pass over the nodes, at most 1 s) or answers it with a refusal
+// ("too many connections"). A node that timed out (a stopped node: the
+// kernel accepts for it, nothing answers) is suspect for a while and tried
+// after the others. When all refuse, they are tried again for one second
+// (they may be starting), then the reply is kFailed. While no leader is
+// known (an election), every node is asked again each 100 ms until the
+// timeout, then kFailed. Redirects are followed up to 5 times per pass.
+// With a TLS context every connection is TLS 1.3 (the node's certificate
+// verified against the CA; the client's presented when it has one).
 //
 // Addresses are client addresses "IPv4:port" (the port given to
 // `ordo-node --listen`). Thread-safety: one thread at a time per Client;
@@ -17,11 +23,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ordo/replica.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::node {
 
@@ -52,12 +60,22 @@ bool is_compare_failed(const Reply& reply);
 // The oldest index of a watch refused as "compacted: oldest index N"; 0
 // for any other reply.
 uint64_t compacted_oldest(const Reply& reply);
+struct ClientOptions {
+  std::chrono::milliseconds timeout{5000};  // per request, connect included
+  // A new connection's connect, TLS handshake and status probe on the first
+  // pass over the nodes (later passes double it, up to 1 s).
+  std::chrono::milliseconds probe_timeout{200};
+  // How long a node that timed out is tried after the others.
+  std::chrono::milliseconds suspect_for{5000};
+  std::shared_ptr<const sys::TlsContext> tls;  // a client context; null: plaintext
+};
 
 class Client {
  public:
   // `nodes`: client addresses to try, in order, until one answers.
   // `timeout`: per request, connect included.
   Client(std::vector<std::string> nodes, std::chrono::milliseconds timeout);
+  Client(std::vector<std::string> nodes, ClientOptions options);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

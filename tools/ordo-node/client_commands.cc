@@ -173,6 +173,9 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
                     "per request, connect included (default 5000; add/remove 30000)");
     sub->add_option("--cluster-id", a.cluster_id,
                     "only nodes of this cluster (32 hex digits, `status` shows it) answer");
+    sub->add_option("--tls-ca", a.tls_ca, "TLS: the CA of the nodes' certificates (PEM)");
+    sub->add_option("--tls-cert", a.tls_cert, "TLS: this client's certificate (PEM)");
+    sub->add_option("--tls-key", a.tls_key, "TLS: the key of --tls-cert (PEM)");
   };
   auto* put = app.add_subcommand("put", "put KEY VALUE (through the leader)");
   common(put);
@@ -250,7 +253,21 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
   }
   uint32_t timeout_ms =
       a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
-  Client client(nodes, std::chrono::milliseconds(timeout_ms));
+  ClientOptions options;
+  options.timeout = std::chrono::milliseconds(timeout_ms);
+  if (!a.tls_ca.empty() || !a.tls_cert.empty() || !a.tls_key.empty()) {
+    sys::TlsConfig tls;
+    tls.ca_file = a.tls_ca;
+    tls.cert_file = a.tls_cert;
+    tls.key_file = a.tls_key;
+    auto context = sys::TlsContext::create(tls, sys::TlsRole::kClient);
+    if (!context.is_ok()) {
+      fmt::print(stderr, "failed: {}\n", context.status().to_string());
+      return 2;
+    }
+    options.tls = std::move(*context);
+  }
+  Client client(nodes, options);
   if (!a.cluster_id.empty()) {
     if (a.cluster_id.size() != 32 ||
         a.cluster_id.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {

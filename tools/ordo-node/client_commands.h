@@ -29,7 +29,6 @@ struct ClientArgs {
   std::string address;
   uint32_t timeout_ms = 0;                // 0: 5000, and 30000 for add/remove
   std::string cluster_id;                 // "" = the cluster of the first node that answers
-  uint32_t timeout_ms = 0;                // 0: 5000, and 30000 for add/remove
   std::string end;                        // delrange: the end key (excluded)
   bool if_absent = false;                 // put: only if KEY is absent
   std::optional<std::string> if_value;    // put: only if KEY holds this value
@@ -38,6 +37,9 @@ struct ClientArgs {
   uint64_t from_index = 0;                // watch: first index (0: the next change)
   uint32_t wait_ms = 2000;                // watch: the long poll's wait
   uint64_t max_changes = 0;               // watch: exit after this many (0: never)
+  std::string tls_ca;                     // TLS: the CA of the nodes' certificates ("" = plaintext)
+  std::string tls_cert;                   // TLS: this client's certificate and key
+  std::string tls_key;
 };
 
 // Adds the subcommands to `app`; each stores into `args`.

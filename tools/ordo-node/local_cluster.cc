@@ -122,12 +122,19 @@ Status LocalCluster::spawn(Node& n) {
   return Status::ok();
 }
 
+ClientOptions LocalCluster::client_options(std::chrono::milliseconds timeout) const {
+  ClientOptions o;
+  o.timeout = timeout;
+  o.tls = options_.client_tls;
+  return o;
+}
+
 // Waits until node `n` answers status; IOError naming it (with its log's
 // tail) when it exits or the start timeout passes.
 Status LocalCluster::wait_answers(Node& n) {
   const auto timeout = options_.start_timeout;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  Client client({n.address()}, std::chrono::milliseconds(500));
+  Client client({n.address()}, client_options(std::chrono::milliseconds(500)));
   while (std::chrono::steady_clock::now() < deadline) {
     ORDO_ASSIGN_OR_RETURN(std::optional<sys::ChildExit> ended, n.process.try_wait());
     if (ended.has_value()) {
@@ -183,7 +190,7 @@ int LocalCluster::leader(std::chrono::milliseconds timeout) {
   do {
     for (auto& n : nodes_) {
       if (!n->process.running() || n->stopped) continue;
-      Client client({n->address()}, std::chrono::milliseconds(300));
+      Client client({n->address()}, client_options(std::chrono::milliseconds(300)));
       Reply r = client.status();
       if (r.ok() && status_field(r.value, "role") == "leader") return n->index;
     }
@@ -241,7 +248,7 @@ Result<int> LocalCluster::add_node() {
   Node& n = *nodes_.back();
   ORDO_RETURN_IF_ERROR(spawn(n));
   ORDO_RETURN_IF_ERROR(wait_answers(n));
-  Client client(others, options_.start_timeout * 3);
+  Client client(others, client_options(options_.start_timeout * 3));
   Reply r = client.add_member(static_cast<uint64_t>(n.index), n.address());
   if (!r.ok()) {
     return Status::io_error("adding node " + std::to_string(n.index) + ": " +
@@ -257,7 +264,7 @@ Status LocalCluster::remove_node(int i) {
   for (const auto& n : nodes_) {
     if (n->index != i && n->process.running()) others.push_back(n->address());
   }
-  Client client(others, options_.start_timeout);
+  Client client(others, client_options(options_.start_timeout));
   Reply r = client.remove_member(static_cast<uint64_t>(i));
   if (!r.ok()) {
     return Status::io_error(

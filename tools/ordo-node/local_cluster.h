@@ -22,8 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "client.h"
 #include "ordo/status.h"
 #include "ordo/sys/child_process.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::node {
 
@@ -34,6 +36,9 @@ struct LocalClusterOptions {
   uint16_t base_port = 0;  // 0: pick free ports; node i listens on base_port + 10 * (i - 1)
   std::vector<std::string> extra_args;  // passed to every node (e.g. --snapshot-threshold 4096)
   std::chrono::milliseconds start_timeout{10000};
+  // The client context of the harness's own requests to nodes started with
+  // TLS (--tls-* in extra_args); null: plaintext.
+  std::shared_ptr<const sys::TlsContext> client_tls;
 };
 
 class LocalCluster {
@@ -79,6 +84,8 @@ class LocalCluster {
   Result<std::unique_ptr<Node>> make_node(int index) const;
   Status spawn(Node& n);
   Status wait_answers(Node& n);
+  // The harness's client options: `timeout`, and client_tls.
+  ClientOptions client_options(std::chrono::milliseconds timeout) const;
   LocalClusterOptions options_;
   std::vector<std::unique_ptr<Node>> nodes_;
 };

@@ -4,10 +4,29 @@
 #include <fmt/core.h>
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "client_commands.h"
 #include "server.h"
+
+namespace {
+
+// "a,b" -> {"a", "b"}; empty items are dropped.
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> names;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > at) names.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return names;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace ordo::node;
@@ -57,6 +76,15 @@ int main(int argc, char** argv) {
   app.add_option("--watch-history-bytes", so.watch_history_bytes,
                  "bytes of recent changes kept in memory for watch")
       ->capture_default_str();
+  std::string tls_allowed_clients;
+  std::string tls_allowed_nodes;
+  app.add_option("--tls-cert", so.tls.cert_file, "TLS: this node's certificate (PEM)");
+  app.add_option("--tls-key", so.tls.key_file, "TLS: the key of --tls-cert (PEM)");
+  app.add_option("--tls-ca", so.tls.ca_file, "TLS: the CA of nodes' and clients' certificates");
+  app.add_option("--tls-allowed-clients", tls_allowed_clients,
+                 "TLS: client certificate names (CN or DNS SAN) allowed, NAME,... (default any)");
+  app.add_option("--tls-allowed-nodes", tls_allowed_nodes,
+                 "TLS: node certificate names allowed on the snapshot port (default any)");
 
   ClientArgs client_args;
   add_client_commands(app, client_args);
@@ -102,6 +130,8 @@ int main(int argc, char** argv) {
     }
     so.cluster_secret = std::move(*secret);
   }
+  so.tls.allowed_peer_names = split_names(tls_allowed_clients);
+  so.tls_allowed_nodes = split_names(tls_allowed_nodes);
   so.request_timeout = std::chrono::milliseconds(request_timeout_ms);
   so.idle_timeout = std::chrono::milliseconds(idle_timeout_ms);
   return run_server(so);

@@ -416,16 +416,30 @@ std::string frame(std::string_view body) {
 }
 
 Status write_frame(int fd, std::string_view body, Deadline deadline) {
+  sys::Stream stream(fd);
+  Status s = write_frame(stream, body, deadline);
+  (void)stream.release();
+  return s;
+}
+
+Result<std::string> read_frame(int fd, Deadline deadline) {
+  sys::Stream stream(fd);
+  Result<std::string> body = read_frame(stream, deadline);
+  (void)stream.release();
+  return body;
+}
+
+Status write_frame(sys::Stream& stream, std::string_view body, Deadline deadline) {
   if (body.size() > kMaxFrameBody) {
     return Status::invalid_argument("frame of " + std::to_string(body.size()) +
                                     " bytes is over the limit of " + std::to_string(kMaxFrameBody));
   }
-  return sys::send_all(fd, frame(body), deadline);
+  return stream.send_all(frame(body), deadline);
 }
 
-Result<std::string> read_frame(int fd, Deadline deadline) {
+Result<std::string> read_frame(sys::Stream& stream, Deadline deadline) {
   unsigned char head[4];
-  ORDO_RETURN_IF_ERROR(sys::recv_exact(fd, reinterpret_cast<char*>(head), 4, deadline));
+  ORDO_RETURN_IF_ERROR(stream.recv_exact(reinterpret_cast<char*>(head), 4, deadline));
   uint32_t n = static_cast<uint32_t>(head[0]) | (static_cast<uint32_t>(head[1]) << 8) |
                (static_cast<uint32_t>(head[2]) << 16) | (static_cast<uint32_t>(head[3]) << 24);
   if (n > kMaxFrameBody) {
@@ -440,7 +454,7 @@ Result<std::string> read_frame(int fd, Deadline deadline) {
     size_t have = body.size();
     size_t take = std::min<size_t>(kStep, n - have);
     body.resize(have + take);
-    Status s = sys::recv_exact(fd, body.data() + have, take, deadline);
+    Status s = stream.recv_exact(body.data() + have, take, deadline);
     if (!s.is_ok()) {
       if (s.message() == "connection closed")
         return Status::io_error("connection closed mid-frame", 0);

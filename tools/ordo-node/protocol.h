@@ -23,6 +23,7 @@
 #include "ordo/replica.h"
 #include "ordo/status.h"
 #include "ordo/sys/socket.h"
+#include "ordo/sys/stream.h"
 
 namespace ordo::node {
 
@@ -126,5 +127,8 @@ std::string frame(std::string_view body);
 // bytes arrive (1 MiB steps): a declared length alone allocates at most 1 MiB.
 Status write_frame(int fd, std::string_view body, Deadline deadline);
 Result<std::string> read_frame(int fd, Deadline deadline);
+// The same over a plain or TLS stream.
+Status write_frame(sys::Stream& stream, std::string_view body, Deadline deadline);
+Result<std::string> read_frame(sys::Stream& stream, Deadline deadline);
 
 }  // namespace ordo::node

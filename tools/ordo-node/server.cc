@@ -1,24 +1,21 @@
 #include "server.h"
 
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <thread>
 
 #include "client.h"
+#include "connection_server.h"
 #include "metrics.h"
 #include "ordo/sys/address.h"
 #include "ordo/sys/node_ports.h"
 #include "ordo/sys/socket.h"
+#include "ordo/sys/tls.h"
 #include "protocol.h"
 #include "request_handler.h"
 
@@ -31,56 +28,6 @@ extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
 // A client port P leaves room for the Raft and snapshot ports above it.
 constexpr int kHighestClientPort = 65535 - sys::kSnapshotPortOffset;
-
-// How often blocked threads look at g_stop.
-constexpr auto kStopPoll = std::chrono::milliseconds(200);
-void serve_connection(int fd, RequestHandler& handler, std::chrono::milliseconds idle_limit) {
-  auto idle_since = std::chrono::steady_clock::now();
-  // Set by a hello that named another cluster: the connection's requests are refused.
-  std::string wrong_cluster;
-  while (!g_stop.load()) {
-    pollfd p{fd, POLLIN, 0};
-    int n = ::poll(&p, 1, static_cast<int>(kStopPoll.count()));
-    if (n == 0) {
-      if (std::chrono::steady_clock::now() - idle_since > idle_limit) break;
-      continue;
-    }
-    if (n < 0) continue;  // EINTR
-    // A request has begun: it gets the request timeout plus slack to arrive.
-    Deadline deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    auto body = read_frame(fd, deadline);
-    if (!body.is_ok()) {
-      if (body.status().is_invalid_argument()) {
-        WireReply r;
-        r.code = ReplyCode::kFailed;
-        r.message = body.status().message();
-        (void)write_frame(fd, encode_reply(r), deadline);
-      }
-      break;
-    }
-    WireReply reply;
-    auto request = decode_request(*body);
-    if (!request.is_ok()) {
-      reply.code = ReplyCode::kFailed;
-      reply.message = request.status().message();
-    } else if (!wrong_cluster.empty() && request->op != Op::kHello) {
-      reply.code = ReplyCode::kFailed;
-      reply.message = wrong_cluster;
-    } else {
-      reply = handler.handle(*request);
-      if (request->op == Op::kHello) {
-        wrong_cluster = reply.code == ReplyCode::kOk ? std::string() : reply.message;
-      }
-    }
-    if (!write_frame(fd, encode_reply(reply),
-                     std::chrono::steady_clock::now() + std::chrono::seconds(30))
-             .is_ok()) {
-      break;
-    }
-    idle_since = std::chrono::steady_clock::now();
-  }
-  ::close(fd);
-}
 
 }  // namespace
 
@@ -141,6 +88,14 @@ Status check_server_options(const ServerOptions& o) {
                                       o.listen);
     }
   }
+  if (!o.tls.enabled() && (!o.tls.allowed_peer_names.empty() || !o.tls_allowed_nodes.empty())) {
+    return Status::invalid_argument(
+        "--tls-allowed-clients and --tls-allowed-nodes need TLS (--tls-cert, --tls-key, --tls-ca)");
+  }
+  if (o.tls.enabled() &&
+      (o.tls.cert_file.empty() || o.tls.key_file.empty() || o.tls.ca_file.empty())) {
+    return Status::invalid_argument("TLS needs all of --tls-cert, --tls-key and --tls-ca");
+  }
   if (o.idle_timeout.count() <= 0) return Status::invalid_argument("--idle-timeout-ms must be > 0");
   if (o.max_connections == 0) return Status::invalid_argument("--max-connections must be > 0");
   if (!o.metrics_listen.empty()) {
@@ -169,6 +124,17 @@ int run_server(const ServerOptions& o) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  // TLS files are read before anything is opened: a bad file stops the start.
+  std::shared_ptr<sys::TlsContext> tls;
+  if (o.tls.enabled()) {
+    auto context = sys::TlsContext::create(o.tls, sys::TlsRole::kServer);
+    if (!context.is_ok()) {
+      std::fprintf(stderr, "ordo-node: %s\n", context.status().to_string().c_str());
+      return 1;
+    }
+    tls = std::move(*context);
+  }
+
   // The client port first: a port in use fails before any Raft state is made.
   auto listener = sys::listen_on(o.listen, 128, sys::Blocking::kNo);
   if (!listener.is_ok()) {
@@ -195,6 +161,12 @@ int run_server(const ServerOptions& o) {
   ro.snapshot_trailing_bytes = o.snapshot_trailing_bytes;
   ro.max_unapplied_bytes = o.max_unapplied_bytes;
   ro.watch_history_bytes = o.watch_history_bytes;
+  if (o.tls.enabled()) {
+    ro.snapshot_tls.cert_file = o.tls.cert_file;
+    ro.snapshot_tls.key_file = o.tls.key_file;
+    ro.snapshot_tls.ca_file = o.tls.ca_file;
+    ro.snapshot_tls.allowed_peer_names = o.tls_allowed_nodes;
+  }
   auto opened = replica::Replica::open(ro);
   if (!opened.is_ok()) {
     ::close(listen_fd);
@@ -221,44 +193,19 @@ int run_server(const ServerOptions& o) {
               o.listen.c_str());
   std::fflush(stdout);
 
-  struct Conn {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::list<Conn> conns;
-  while (!g_stop.load()) {
-    pollfd p{listen_fd, POLLIN, 0};
-    int n = ::poll(&p, 1, static_cast<int>(kStopPoll.count()));
-    // Reap finished connection threads.
-    for (auto it = conns.begin(); it != conns.end();) {
-      if (it->done->load()) {
-        it->thread.join();
-        it = conns.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (n <= 0) continue;
-    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    if (conns.size() >= o.max_connections) {
-      WireReply r;
-      r.code = ReplyCode::kFailed;
-      r.message = "too many connections (" + std::to_string(o.max_connections) + ")";
-      (void)write_frame(fd, encode_reply(r),
-                        std::chrono::steady_clock::now() + std::chrono::seconds(1));
-      ::close(fd);
-      continue;
-    }
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    conns.push_back({std::thread([fd, &handler, done, idle = o.idle_timeout] {
-                       serve_connection(fd, handler, idle);
-                       done->store(true);
-                     }),
-                     done});
+  ConnectionLimits limits;
+  limits.max_connections = o.max_connections;
+  limits.idle_timeout = o.idle_timeout;
+  limits.workers = default_worker_count();
+  Status served;
+  {
+    ConnectionServer connections(listen_fd, tls, limits, handler);
+    served = connections.run(g_stop);
+  }
+  if (!served.is_ok()) {
+    std::fprintf(stderr, "ordo-node: %s\n", served.to_string().c_str());
   }
   ::close(listen_fd);
-  for (auto& c : conns) c.thread.join();
   metrics.reset();
   rep.reset();
   std::fprintf(stderr, "ordo-node %llu: stopped\n", static_cast<unsigned long long>(o.id));

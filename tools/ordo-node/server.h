@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ordo/status.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::node {
 
@@ -37,6 +38,14 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60000};  // a connection idle this long is closed
   std::string metrics_listen;  // "IPv4:port" of the HTTP /metrics listener (metrics.h); "": none
   size_t watch_history_bytes = size_t{64} << 20;  // ReplicaOptions::watch_history_bytes
+  // TLS of the client port and the snapshot port (docs/NODE.md): the
+  // node's certificate and key and the CA that signs nodes' and clients'
+  // certificates; allowed_peer_names: the client certificate names the
+  // client port accepts (empty: any the CA signed). Not enabled(): plaintext.
+  sys::TlsConfig tls;
+  // The certificate names the snapshot port accepts from other nodes and
+  // requires of them (empty: any the CA signed).
+  std::vector<std::string> tls_allowed_nodes;
 };
 
 // "1=127.0.0.1:7001,2=127.0.0.1:7011" -> peers. InvalidArgument naming the

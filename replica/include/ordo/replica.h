@@ -284,6 +284,20 @@ struct ReplicaOptions {
   // first. 0 keeps none (every watch is then "compacted").
   size_t watch_history_bytes = size_t{64} << 20;
 
+  // TLS 1.3 of the snapshot port: copies are sent and fetched encrypted.
+  // Every replica presents its certificate (PEM cert_file and key_file) and
+  // verifies the other end's against ca_file; with allowed_peer_names, the
+  // other end's certificate must also bear one of these names (subject CN
+  // or DNS alternative name). All files empty: plaintext. A file that
+  // cannot be loaded fails open() (IOError naming it).
+  struct SnapshotTls {
+    std::string cert_file;
+    std::string key_file;
+    std::string ca_file;
+    std::vector<std::string> allowed_peer_names;
+  };
+  SnapshotTls snapshot_tls;
+
   // Options of the ordo file. sync_commits is ignored (set to false): the
   // Raft log is the durable record, and each snapshot fdatasyncs the file
   // before Raft drops the entries it covers. read_only is refused
