@@ -104,6 +104,11 @@ class Search {
   }
 
   // True: linearizable; false: not; nullopt: over the step budget.
+  // After a false run(): the most operations any order linearized, and the
+  // operation whose end it could not get past then.
+  size_t deepest() const { return deepest_; }
+  size_t stuck_op() const { return stuck_op_; }
+
   std::optional<bool> run(uint64_t max_steps) {
     int state = kNothing;
     struct Frame {
@@ -133,6 +138,10 @@ class Search {
         // Every operation with a known end is linearized: the rest are
         // writes of unknown outcome, which can all take effect last.
         if (e.time_ns == kNever) return true;
+        if (stack.size() >= deepest_) {
+          deepest_ = stack.size();
+          stuck_op_ = e.op;
+        }
         if (stack.empty()) return false;
         Frame top = stack.back();
         stack.pop_back();
@@ -181,6 +190,8 @@ class Search {
   std::vector<Event> events_;
   std::vector<uint64_t> linearized_;
   std::unordered_set<std::string> memo_;
+  size_t deepest_ = 0;
+  size_t stuck_op_ = 0;
 };
 
 // Each unknown write left pending would double the states the search
@@ -341,7 +352,8 @@ KeyVerdict check_key(const std::string& key, const std::vector<Operation>& ops,
   }
   key_ops = settle_unknown_puts(std::move(key_ops));
   verdict.operations = key_ops.size();
-  std::optional<bool> result = Search(key_ops).run(options.max_steps_per_key);
+  Search search(key_ops);
+  std::optional<bool> result = search.run(options.max_steps_per_key);
   verdict.linearizable = result.value_or(false);
   verdict.gave_up = !result.has_value();
   if (!verdict.linearizable) {
@@ -350,10 +362,27 @@ KeyVerdict check_key(const std::string& key, const std::vector<Operation>& ops,
     std::stable_sort(shown.begin(), shown.end(), [](const Operation* a, const Operation* b) {
       return a->invoke_ns < b->invoke_ns;
     });
-    verdict.explanation = verdict.gave_up ? "no verdict within the step budget; "
-                                          : "no order of these operations is a register's: ";
-    verdict.explanation += std::to_string(shown.size()) + " operations\n";
-    for (const Operation* op : shown) verdict.explanation += "    " + describe(*op) + "\n";
+    if (verdict.gave_up) {
+      verdict.explanation =
+          "no verdict within the step budget; " + std::to_string(shown.size()) + " operations\n";
+    } else {
+      // The operations around the one no order gets past, in invoke order.
+      const Operation* stuck = key_ops.empty() ? nullptr : &ops[key_ops[search.stuck_op()].source];
+      verdict.explanation = "no order of its " + std::to_string(shown.size()) +
+                            " operations is a register's; at best " +
+                            std::to_string(search.deepest()) +
+                            " are linearized before this one must end: " +
+                            (stuck ? describe(*stuck) : std::string()) + "\n";
+      size_t at = std::find(shown.begin(), shown.end(), stuck) - shown.begin();
+      const size_t from = at > 30 ? at - 30 : 0;
+      const size_t to = std::min(shown.size(), at + 10);
+      if (from > 0) verdict.explanation += "    ... " + std::to_string(from) + " earlier\n";
+      for (size_t i = from; i < to; ++i) {
+        verdict.explanation += (i == at ? "  > " : "    ") + describe(*shown[i]) + "\n";
+      }
+      if (to < shown.size())
+        verdict.explanation += "    ... " + std::to_string(shown.size() - to) + " later\n";
+    }
   }
   return verdict;
 }
