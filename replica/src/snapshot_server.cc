@@ -13,7 +13,6 @@
 #include <memory>
 #include <vector>
 
-#include "codec.h"
 #include "ordo/sys/socket.h"
 
 namespace ordo::replica {
@@ -141,11 +140,9 @@ void SnapshotServer::serve(int fd) {
   auto refuse = [&](const Status& why) {
     if (!why.is_ok())
       std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
-    std::string header;
-    codec::put_u64_be(header, kNoCopy);
-    (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
+    (void)sys::send_all(fd, encode_no_copy(), sys::deadline_in(kIoTimeout));
   };
-  if (*request != kCopyRequest) return refuse(Status::ok());
+  if (!is_copy_request(*request)) return refuse(Status::ok());
 
   Result<int> file = anonymous_file(copies_dir_);
   if (!file.is_ok()) return refuse(file.status());
@@ -158,11 +155,12 @@ void SnapshotServer::serve(int fd) {
     ::close(*file);
     return refuse(digest.status());
   }
-  std::string header;
-  codec::put_u64_be(header, digest->size);
-  codec::put_u64_be(header, digest->xxh3);
-  codec::put_u64_be(header, *applied);
-  s = sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
+  if (digest->size == kNoCopy) {
+    ::close(*file);
+    return refuse(Status::io_error("a copy of 2^64 - 1 bytes", 0));
+  }
+  s = sys::send_all(fd, encode_copy_header({digest->size, digest->xxh3, *applied}),
+                    sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {
     ssize_t n = ::pread(*file, buf.data(), buf.size(), static_cast<off_t>(sent));
