@@ -396,6 +396,78 @@ std::vector<std::string> through_proxies(LinkProxies& net, int i,
           "ORDO_TEST_DIAL_VIA=" + via};
 }
 
+// The options of the tests' clusters: every node's connections to the
+// others through `links`.
+node::LocalClusterOptions cluster_options(const std::string& root, LinkProxies& links) {
+  node::LocalClusterOptions options;
+  options.binary = ORDO_NODE_BINARY;
+  options.root = root;
+  options.nodes = 3;
+  options.extra_args = {"--snapshot-threshold",  "2048", "--snapshot-trailing",    "512",
+                        "--election-timeout-ms", "600",  "--heartbeat-timeout-ms", "60",
+                        "--request-timeout-ms",  "1500"};
+  options.start_timeout = 30000ms;  // two busy cores
+  options.launch_prefix = [&links](int i, const std::vector<std::string>& addresses) {
+    return through_proxies(links, i, addresses);
+  };
+  return options;
+}
+
+std::string role_of(const std::string& address) {
+  Client c({address}, 1000ms);
+  Reply r = c.status();
+  if (!r.ok()) return "";
+  size_t at = r.value.find("role: ");
+  if (at == std::string::npos) return "";
+  return r.value.substr(at + 6, r.value.find('\n', at) - at - 6);
+}
+
+// The partition itself: a leader cut off from both others loses its
+// majority; they elect one of their own, and it commits no write of its
+// own until healed; then all converge.
+TEST(ReplicationJepsenTest, APartitionedLeaderIsReplaced) {
+  TempDir dir;
+  auto net = LinkProxies::start();
+  ASSERT_TRUE(net.is_ok()) << net.status().to_string();
+  LinkProxies& links = **net;
+  LocalCluster cluster(cluster_options(dir.path(), links));
+  ASSERT_TRUE(cluster.start().ok());
+  const int old_leader = cluster.leader(10s);
+  ASSERT_GT(old_leader, 0);
+  // Each node dialed the others through the forwarders.
+  EXPECT_GE(links.connections(), 2u);
+
+  for (int b = 1; b <= 3; ++b) {
+    if (b != old_leader) links.cut(old_leader, b);
+  }
+  int new_leader = 0;
+  const auto deadline = Clock::now() + 20s;
+  while (new_leader == 0 && Clock::now() < deadline) {
+    for (int b = 1; b <= 3; ++b) {
+      if (b != old_leader && role_of(cluster.address(b)) == "leader") new_leader = b;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_GT(new_leader, 0) << "the majority side elected no leader";
+  Client majority({cluster.address(new_leader)}, 5000ms);
+  Reply put = majority.put(kTree, "during", "the partition");
+  EXPECT_TRUE(put.ok()) << put.message;
+  // The old leader cannot commit (it stepped down, or its write times out).
+  Client minority({cluster.address(old_leader)}, 3000ms);
+  minority.connect_to(cluster.address(old_leader));
+  Reply stale = minority.get(kTree, "during", replica::ReadMode::kLocal);
+  EXPECT_EQ(stale.code, Reply::Code::kNotFound)
+      << "the cut-off node has the write: " << stale.value;
+  EXPECT_GT(links.refused(), 0u) << "no connection was refused while cut";
+
+  links.heal_all();
+  EXPECT_GT(wait_converged(cluster, 30s), 0u);
+  Client c({cluster.address(old_leader)}, 5000ms);
+  c.connect_to(cluster.address(old_leader));
+  Reply healed = c.get(kTree, "during", replica::ReadMode::kLocal);
+  EXPECT_TRUE(healed.ok() && healed.value == "the partition") << healed.message;
+}
+
 TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
   const Plan p = plan();
   const uint64_t s = seed();
@@ -405,17 +477,7 @@ TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
   ASSERT_TRUE(net.is_ok()) << net.status().to_string();
   LinkProxies& links = **net;
 
-  node::LocalClusterOptions options;
-  options.binary = ORDO_NODE_BINARY;
-  options.root = dir.path();
-  options.nodes = 3;
-  options.extra_args = {"--snapshot-threshold",  "2048", "--snapshot-trailing",    "512",
-                        "--election-timeout-ms", "600",  "--heartbeat-timeout-ms", "60",
-                        "--request-timeout-ms",  "1500"};
-  options.launch_prefix = [&links](int i, const std::vector<std::string>& addresses) {
-    return through_proxies(links, i, addresses);
-  };
-  LocalCluster cluster(options);
+  LocalCluster cluster(cluster_options(dir.path(), links));
   ASSERT_TRUE(cluster.start().ok());
 
   HistoryRecorder history;
