@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
-#include "codec.h"
 #include "ordo/sys/socket.h"
 #include "ordo/sys/stream.h"
-#include "snapshot_server.h"
+#include "snapshot_wire.h"
 
 namespace ordo::replica {
 
@@ -52,26 +52,32 @@ Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& des
   }
   const std::string request = std::string(kCopyRequest) + "\n";
   Status s = sock.send_all(request, sys::deadline_in(timeout));
-  char first[8];
+  char first[kNoCopyBytes];
   if (s.is_ok()) s = sock.recv_exact(first, sizeof first, sys::deadline_in(timeout));
   if (!s.is_ok()) {
     sock.close();
     return s.with_context("fetch a copy from " + server);
   }
-  FetchedCopy copy;
-  copy.size_bytes = codec::load_u64_be(std::string_view(first, sizeof first));
-  if (copy.size_bytes == kNoCopy) {
+  Result<CopyHeader> header = decode_copy_header(std::string_view(first, sizeof first));
+  if (header.status().is_not_found()) {
     sock.close();
     return Status::not_found("snapshot server " + server + " made no copy");
   }
-  char rest[16];
-  s = sock.recv_exact(rest, sizeof rest, sys::deadline_in(timeout));
+  char whole[kCopyHeaderBytes];
+  std::memcpy(whole, first, sizeof first);
+  s = sock.recv_exact(whole + sizeof first, sizeof whole - sizeof first, sys::deadline_in(timeout));
+  if (s.is_ok()) {
+    header = decode_copy_header(std::string_view(whole, sizeof whole));
+    s = header.status();
+  }
   if (!s.is_ok()) {
     sock.close();
     return s.with_context("fetch a copy from " + server);
   }
-  copy.xxh3 = codec::load_u64_be(std::string_view(rest, 8));
-  copy.applied_index = codec::load_u64_be(std::string_view(rest + 8, 8));
+  FetchedCopy copy;
+  copy.size_bytes = header->size_bytes;
+  copy.xxh3 = header->xxh3;
+  copy.applied_index = header->applied_index;
   int file = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file < 0) {
     int err = errno;

@@ -13,7 +13,6 @@
 #include <memory>
 #include <vector>
 
-#include "codec.h"
 #include "ordo/sys/socket.h"
 #include "ordo/sys/stream.h"
 
@@ -162,16 +161,14 @@ void SnapshotServer::serve(int fd) {
   auto refuse = [&](const Status& why) {
     if (!why.is_ok())
       std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
-    std::string header;
-    codec::put_u64_be(header, kNoCopy);
-    (void)stream.send_all(header, sys::deadline_in(kIoTimeout));
+    (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
   };
   if (request->starts_with(kRemovedNotice)) {
     Result<RemovedNotice> notice = parse_removed_notice(*request);
     if (notice.is_ok() && on_removed_) on_removed_(*notice);
     return;
   }
-  if (*request != kCopyRequest) return refuse(Status::ok());
+  if (!is_copy_request(*request)) return refuse(Status::ok());
 
   Result<int> file = anonymous_file(copies_dir_);
   if (!file.is_ok()) return refuse(file.status());
@@ -184,11 +181,12 @@ void SnapshotServer::serve(int fd) {
     ::close(*file);
     return refuse(digest.status());
   }
-  std::string header;
-  codec::put_u64_be(header, digest->size);
-  codec::put_u64_be(header, digest->xxh3);
-  codec::put_u64_be(header, *applied);
-  s = stream.send_all(header, sys::deadline_in(kIoTimeout));
+  if (digest->size == kNoCopy) {
+    ::close(*file);
+    return refuse(Status::io_error("a copy of 2^64 - 1 bytes", 0));
+  }
+  s = stream.send_all(encode_copy_header({digest->size, digest->xxh3, *applied}),
+                      sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {
     ssize_t n = ::pread(*file, buf.data(), buf.size(), static_cast<off_t>(sent));

@@ -1,5 +1,6 @@
 // Serves copies of the live database to replicas installing a snapshot.
-// Protocol on the snapshot port (Raft port + 1), one request per connection:
+// Protocol on the snapshot port (Raft port + 1), one request per connection
+// (its bytes: snapshot_wire.h):
 // the client sends kCopyRequest and '\n'; the server takes a fresh copy of
 // the database (a consistent snapshot of its last commit), then answers the
 // copy's size, its XXH3-64 and the applied index it holds, each 8 big-endian
@@ -29,11 +30,9 @@
 #include "ordo/sys/address.h"
 #include "ordo/sys/tls.h"
 #include "removed_notice.h"
+#include "snapshot_wire.h"
 
 namespace ordo::replica {
-
-inline constexpr std::string_view kCopyRequest = "ORDOCOPY 2";
-inline constexpr uint64_t kNoCopy = ~uint64_t{0};
 
 // Writes a consistent copy of the live database to the open, empty regular
 // file `fd` and returns the applied index the copy holds. Called on the

@@ -101,8 +101,11 @@ Result<LocalCluster::Node*> LocalCluster::node(int i, bool running) {
 
 // Starts node `n` with stdout and stderr appended to its log.
 Status LocalCluster::spawn(Node& n) {
-  std::vector<std::string> args = {
+  std::vector<std::string> args;
+  if (options_.launch_prefix) args = options_.launch_prefix(n.index, addresses());
+  std::vector<std::string> node_args = {
       options_.binary, "--id", std::to_string(n.index), "--data", n.dir, "--listen", n.address()};
+  args.insert(args.end(), node_args.begin(), node_args.end());
   std::string peers;
   for (int i = 1; i <= size(); ++i) {
     if (!peers.empty()) peers += ",";
@@ -225,6 +228,14 @@ Status LocalCluster::resume(int i) {
   ORDO_RETURN_IF_ERROR(n->process.send_signal(SIGCONT));
   n->stopped = false;
   return Status::ok();
+}
+
+Result<std::optional<sys::ChildExit>> LocalCluster::exited(int i) {
+  ORDO_ASSIGN_OR_RETURN(Node * n, node(i, false));
+  if (!n->process.running()) return std::optional<sys::ChildExit>();
+  ORDO_ASSIGN_OR_RETURN(std::optional<sys::ChildExit> ended, n->process.try_wait());
+  if (ended.has_value()) n->stopped = false;
+  return ended;
 }
 
 Result<sys::ChildExit> LocalCluster::terminate(int i, std::chrono::milliseconds timeout) {

@@ -18,7 +18,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,11 @@ struct LocalClusterOptions {
   // The client context of the harness's own requests to nodes started with
   // TLS (--tls-* in extra_args); null: plaintext.
   std::shared_ptr<const sys::TlsContext> client_tls;
+  // Tests: words run before the binary for node i (1-based), given every
+  // node's client address, e.g. {"/usr/bin/env", "LD_PRELOAD=...", "VAR=..."}
+  // (the program must exec the rest of its arguments, keeping its pid).
+  std::function<std::vector<std::string>(int i, const std::vector<std::string>& addresses)>
+      launch_prefix;
 };
 
 class LocalCluster {
@@ -68,6 +75,11 @@ class LocalCluster {
   Status restart(int i);  // start node i again on its data directory, wait until it answers
   Status stop(int i);     // SIGSTOP
   Status resume(int i);   // SIGCONT
+  // How node i ended when it exited since it was last started and nobody
+  // killed it (a crash, an assertion): reaps it, so it can be restarted.
+  // std::nullopt while it runs, or when it is not running because kill()
+  // or terminate() ended it.
+  Result<std::optional<sys::ChildExit>> exited(int i);
   // SIGTERM (after SIGCONT) and wait at most `timeout` for node i to exit:
   // how it ended. IOError (ETIMEDOUT) when it had not, and it is SIGKILLed.
   Result<sys::ChildExit> terminate(int i, std::chrono::milliseconds timeout);

@@ -71,6 +71,7 @@ class Reader {
     in_ = {};
     return s;
   }
+  bool ok() const { return error_.empty(); }
   void fail(const char* field, const std::string& why) {
     if (error_.empty()) error_ = std::string(field) + ": " + why;
   }
@@ -396,7 +397,8 @@ Result<WireReply> decode_reply(std::string_view body) {
     in.fail("entry count", "more entries than bytes");
   else
     r.entries.reserve(count);
-  for (uint64_t i = 0; i < count && in.remaining() > 0; ++i) {
+  // A failed read consumes nothing: stop at the first.
+  for (uint64_t i = 0; i < count && in.ok() && in.remaining() > 0; ++i) {
     std::string k = in.bytes("entry key");
     std::string v = in.bytes("entry value");
     r.entries.emplace_back(std::move(k), std::move(v));
