@@ -297,10 +297,10 @@ Reply Client::watch(const std::string* tree, uint64_t from_index, uint32_t from_
   r.limit = limit;
   r.wait_ms = wait_ms;
   // The server holds the request up to wait_ms before it answers.
-  const std::chrono::milliseconds saved = impl_->timeout;
-  impl_->timeout = saved + std::chrono::milliseconds(wait_ms);
+  const std::chrono::milliseconds saved = impl_->options.timeout;
+  impl_->options.timeout = saved + std::chrono::milliseconds(wait_ms);
   Reply reply = impl_->call(r, false);
-  impl_->timeout = saved;
+  impl_->options.timeout = saved;
   return reply;
 }
 
@@ -358,7 +358,7 @@ Reply Client::add_member(uint64_t id, std::string_view address) {
   r.op = Op::kAddMember;
   r.id = id;
   r.address = address;
-  r.timeout_ms = static_cast<uint32_t>(impl_->timeout.count());
+  r.timeout_ms = static_cast<uint32_t>(impl_->options.timeout.count());
   return impl_->call(r, true);
 }
 
@@ -366,7 +366,7 @@ Reply Client::remove_member(uint64_t id) {
   Request r;
   r.op = Op::kRemoveMember;
   r.id = id;
-  r.timeout_ms = static_cast<uint32_t>(impl_->timeout.count());
+  r.timeout_ms = static_cast<uint32_t>(impl_->options.timeout.count());
   return impl_->call(r, true);
 }
 
