@@ -36,14 +36,14 @@
 //                    DIR/compare.csv, DIR/compare.json, DIR/runs/ (each child's JSON) and
 //                    PNG plots through gnuplot (compare_command.h).
 //   ordo-bench replicated-run [--engine ordo|etcd] [--seconds S] [--warmup W]
-//                    [--clients 1,16] [--no-failover] [--etcd PATH] [--ordo-node PATH]
-//                    [--path DIR] [--keep] [--json]
+//                    [--clients 1,16] [--no-failover] [--tls] [--etcd PATH]
+//                    [--ordo-node PATH] [--path DIR] [--keep] [--json]
 //                    A fresh 3-node cluster on 127.0.0.1 (ordo-node or etcd), durable
 //                    puts of 16-byte keys and 100-byte values with 1 then 16 clients,
 //                    then the leader killed: puts/s, p50/p99 us, failover ms
 //                    (bench/ordo_bench/replicated/replicated_workload.h).
 //   ordo-bench replicated [--rounds R] [--seconds S] [--warmup W] [--out DIR] [--seed S]
-//                    [--target FIGURE>=BOUND|FIGURE<=BOUND ...]
+//                    [--tls] [--target FIGURE>=BOUND|FIGURE<=BOUND ...]
 //                    The study of ordo against etcd on compare's machinery: ABBA rounds of
 //                    replicated-run, A/A control ordo/ordo, bootstrap 95% intervals of
 //                    the ratios ordo/etcd and the verdicts of the targets given
@@ -454,6 +454,9 @@ void add_replicated_run_options(CLI::App& sub, ordo::bench::ReplicatedRunCommand
   sub.add_flag(
       "--no-failover", [&config](int64_t) { config.failover = false; },
       "Do not kill the leader at the end");
+  sub.add_flag("--tls", command.tls,
+               "Mutual TLS on the client ports of both engines (and etcd's peer port, ordo's "
+               "snapshot port), with throwaway certificates");
   sub.add_option("--etcd", command.etcd_binary, "The etcd binary")->capture_default_str();
   sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary")->capture_default_str();
   add_output_options(sub, command.output.dir, command.output.keep, command.output.json);
@@ -495,6 +498,7 @@ void add_replicated_options(CLI::App& sub, ordo::bench::ReplicatedCommand& comma
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--out", command.out, "Directory for the results")->capture_default_str();
   sub.add_option("--seed", command.seed, "Seed of the bootstrap resampling")->capture_default_str();
+  sub.add_flag("--tls", command.tls, "Both engines with mutual TLS (as replicated-run --tls)");
   sub.add_option("--etcd", command.etcd_binary, "The etcd binary (default /usr/bin/etcd)");
   sub.add_option("--ordo-node", command.node_binary, "The ordo-node binary (default: built here)");
   sub.add_option("--target", command.targets,

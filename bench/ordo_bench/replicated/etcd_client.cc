@@ -91,8 +91,9 @@ Result<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-EtcdClient::EtcdClient(std::string client_address, std::chrono::milliseconds timeout)
-    : http_(std::move(client_address), timeout) {}
+EtcdClient::EtcdClient(std::string client_address, std::chrono::milliseconds timeout,
+                       std::shared_ptr<const sys::TlsContext> tls)
+    : http_(std::move(client_address), timeout, std::move(tls)) {}
 
 Result<std::string> EtcdClient::call(std::string_view path, std::string_view body) {
   ORDO_ASSIGN_OR_RETURN(HttpResponse response, http_.post(path, body));

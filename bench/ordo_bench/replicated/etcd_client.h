@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -30,7 +31,9 @@ struct EtcdMemberStatus {
 class EtcdClient {
  public:
   // `client_address`: the member's client URL without the scheme, "127.0.0.1:P".
-  EtcdClient(std::string client_address, std::chrono::milliseconds timeout);
+  // With `tls` (a client context with a client certificate): https.
+  EtcdClient(std::string client_address, std::chrono::milliseconds timeout,
+             std::shared_ptr<const sys::TlsContext> tls = nullptr);
 
   // A durable put: answered after a majority wrote it to its WAL (fsynced).
   // IOError when the connection failed (the put may or may not be done);

@@ -59,8 +59,9 @@ std::string EtcdCluster::log_tail(size_t index) const {
 Status EtcdCluster::spawn(size_t index, const std::string& initial_cluster,
                           const std::string& token) {
   Member& m = members_[index];
-  const std::string client_url = "http://127.0.0.1:" + std::to_string(m.client_port);
-  const std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
+  const std::string scheme = options_.tls ? "https://" : "http://";
+  const std::string client_url = scheme + "127.0.0.1:" + std::to_string(m.client_port);
+  const std::string peer_url = scheme + "127.0.0.1:" + std::to_string(m.peer_port);
   const std::string dir = options_.root + "/" + m.name;
   std::vector<std::string> args = {options_.binary,
                                    "--name",
@@ -85,6 +86,13 @@ Status EtcdCluster::spawn(size_t index, const std::string& initial_cluster,
                                    "zap",
                                    "--log-outputs",
                                    "stderr"};
+  if (options_.tls) {
+    const TlsFiles& t = *options_.tls;
+    args.insert(args.end(), {"--cert-file", t.server_cert, "--key-file", t.server_key,
+                             "--trusted-ca-file", t.ca_cert, "--client-cert-auth",
+                             "--peer-cert-file", t.server_cert, "--peer-key-file", t.server_key,
+                             "--peer-trusted-ca-file", t.ca_cert, "--peer-client-cert-auth"});
+  }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   sys::SpawnOptions spawn;
   spawn.output_file = dir + ".log";
@@ -105,6 +113,13 @@ Status EtcdCluster::start() {
                                     " (Debian package etcd-server)");
   }
   if (!members_.empty()) return Status::invalid_argument("etcd cluster: already started");
+  if (options_.tls) {
+    sys::TlsConfig config;
+    config.ca_file = options_.tls->ca_cert;
+    config.cert_file = options_.tls->client_cert;
+    config.key_file = options_.tls->client_key;
+    ORDO_ASSIGN_OR_RETURN(client_tls_, sys::TlsContext::create(config, sys::TlsRole::kClient));
+  }
   std::error_code ec;
   fs::create_directories(options_.root, ec);
   if (ec) return Status::io_error("cannot create " + options_.root, ec.value());
@@ -118,8 +133,8 @@ Status EtcdCluster::start() {
     m.name = "m" + std::to_string(i + 1);
     m.client_port = ports[static_cast<size_t>(2 * i)];
     m.peer_port = ports[static_cast<size_t>(2 * i + 1)];
-    initial_cluster +=
-        (i == 0 ? "" : ",") + m.name + "=http://127.0.0.1:" + std::to_string(m.peer_port);
+    initial_cluster += (i == 0 ? "" : ",") + m.name + (options_.tls ? "=https" : "=http") +
+                       "://127.0.0.1:" + std::to_string(m.peer_port);
     members_.push_back(std::move(m));
   }
   std::random_device entropy;
@@ -140,7 +155,7 @@ Status EtcdCluster::start() {
                                     ended->how_it_ended() + "); log:\n" + log_tail(i),
                                 0);
       }
-      EtcdClient client(client_address(static_cast<int>(i + 1)), kStatusTimeout);
+      EtcdClient client(client_address(static_cast<int>(i + 1)), kStatusTimeout, client_tls_);
       Result<EtcdMemberStatus> s = client.status();
       agreed = s.is_ok() && s->leader != 0 && (leader == 0 || leader == s->leader);
       if (agreed) leader = s->leader;
@@ -161,7 +176,7 @@ int EtcdCluster::leader(milliseconds timeout) {
   for (;;) {
     for (int i = 1; i <= size(); ++i) {
       if (pid(i) == 0) continue;
-      EtcdClient client(client_address(i), kStatusTimeout);
+      EtcdClient client(client_address(i), kStatusTimeout, client_tls_);
       Result<EtcdMemberStatus> s = client.status();
       if (s.is_ok() && s->is_leader()) return i;
     }

@@ -12,11 +12,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ordo/status.h"
 #include "ordo/sys/child_process.h"
+#include "ordo/sys/tls.h"
+#include "tls_files.h"
 
 namespace ordo::bench {
 
@@ -25,6 +29,9 @@ struct EtcdClusterOptions {
   std::string root;  // data directories root/m1, root/m2, ... and logs root/m1.log, ...
   int members = 3;
   std::vector<std::string> extra_args;  // passed to every member
+  // With TLS: https on client and peer ports, client certificates required on
+  // both (etcd's --client-cert-auth and --peer-client-cert-auth).
+  std::optional<TlsFiles> tls;
   std::chrono::milliseconds start_timeout{20000};
 };
 
@@ -34,6 +41,9 @@ class EtcdCluster {
   ~EtcdCluster();  // SIGKILLs every member still running
   EtcdCluster(const EtcdCluster&) = delete;
   EtcdCluster& operator=(const EtcdCluster&) = delete;
+
+  // Sets options.tls (before start()).
+  void set_tls(TlsFiles files) { options_.tls = std::move(files); }
 
   // Starts every member as one new cluster (--initial-cluster-state new, a
   // fresh --initial-cluster-token) and waits until every member answers
@@ -55,6 +65,10 @@ class EtcdCluster {
   // none is within `timeout`.
   int leader(std::chrono::milliseconds timeout);
 
+  // The client TLS context (the client certificate of options.tls) for
+  // EtcdClient; null without TLS. Set by start().
+  std::shared_ptr<const sys::TlsContext> client_tls() const { return client_tls_; }
+
   // SIGKILL member i and reap it. InvalidArgument for a bad index or a member
   // not running.
   Status kill(int i);
@@ -70,6 +84,7 @@ class EtcdCluster {
   std::string log_tail(size_t index) const;
 
   EtcdClusterOptions options_;
+  std::shared_ptr<const sys::TlsContext> client_tls_;
   std::vector<Member> members_;
 };
 

@@ -1,7 +1,5 @@
 #include "http_client.h"
 
-#include <unistd.h>
-
 #include <charconv>
 
 #include "ordo/sys/socket.h"
@@ -20,34 +18,41 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-HttpClient::HttpClient(std::string host_port, std::chrono::milliseconds timeout)
-    : host_port_(std::move(host_port)), timeout_(timeout) {}
+HttpClient::HttpClient(std::string host_port, std::chrono::milliseconds timeout,
+                       std::shared_ptr<const sys::TlsContext> tls)
+    : host_port_(std::move(host_port)), timeout_(timeout), tls_(std::move(tls)) {}
 
 HttpClient::~HttpClient() { close(); }
 
 HttpClient::HttpClient(HttpClient&& other) noexcept
     : host_port_(std::move(other.host_port_)),
       timeout_(other.timeout_),
-      fd_(other.fd_),
-      buffer_(std::move(other.buffer_)) {
-  other.fd_ = -1;
-}
+      tls_(std::move(other.tls_)),
+      stream_(std::move(other.stream_)),
+      buffer_(std::move(other.buffer_)) {}
 
 void HttpClient::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  stream_.close();
   buffer_.clear();
 }
 
 Status HttpClient::connect_now() {
   ORDO_ASSIGN_OR_RETURN(const sys::HostPort to, sys::parse_address(host_port_));
-  ORDO_ASSIGN_OR_RETURN(fd_, sys::connect_to(to, sys::deadline_in(timeout_)));
+  const sys::Deadline deadline = sys::deadline_in(timeout_);
+  ORDO_ASSIGN_OR_RETURN(const int fd, sys::connect_to(to, deadline));
+  if (tls_ != nullptr) {
+    Result<sys::Stream> secured = tls_->handshake(fd, deadline);
+    if (!secured.is_ok()) return secured.status().with_context("connect to " + host_port_);
+    stream_ = std::move(*secured);
+  } else {
+    stream_ = sys::Stream(fd);
+  }
   buffer_.clear();
   return Status::ok();
 }
 
 Status HttpClient::send_all(std::string_view data) {
-  Status s = sys::send_all(fd_, data, sys::deadline_in(timeout_));
+  Status s = stream_.send_all(data, sys::deadline_in(timeout_));
   if (!s.is_ok()) {
     close();
     return s.with_context("send to " + host_port_);
@@ -61,7 +66,7 @@ Status HttpClient::read_more() {
     return Status::corruption("response from " + host_port_ + " larger than 16 MiB");
   }
   char chunk[8192];
-  Result<size_t> n = sys::recv_some(fd_, chunk, sizeof chunk, sys::deadline_in(timeout_));
+  Result<size_t> n = stream_.recv_some(chunk, sizeof chunk, sys::deadline_in(timeout_));
   if (!n.is_ok()) {
     close();
     return n.status().with_context("receive from " + host_port_);
@@ -90,7 +95,7 @@ Status HttpClient::read_exact(size_t n, std::string& out) {
 }
 
 Result<HttpResponse> HttpClient::post(std::string_view path, std::string_view body) {
-  if (fd_ < 0) ORDO_RETURN_IF_ERROR(connect_now());
+  if (!stream_.is_open()) ORDO_RETURN_IF_ERROR(connect_now());
   std::string request;
   request.reserve(160 + path.size() + body.size());
   request.append("POST ").append(path).append(" HTTP/1.1\r\nHost: ").append(host_port_);

@@ -1,14 +1,18 @@
 // A minimal HTTP/1.1 client for etcd's JSON gateway: one keep-alive TCP
-// connection to one IPv4 address, POST requests with a JSON body, responses
-// read by Content-Length or chunked transfer coding.
+// connection (plain, or TLS when given a client TlsContext) to one IPv4
+// address, POST requests with a JSON body, responses read by Content-Length
+// or chunked transfer coding.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "ordo/status.h"
+#include "ordo/sys/stream.h"
+#include "ordo/sys/tls.h"
 
 namespace ordo::bench {
 
@@ -22,8 +26,10 @@ class HttpClient {
  public:
   // `host_port`: "IPv4:port", e.g. "127.0.0.1:23790". `timeout` bounds the
   // connect, the sending of a request and each receive (sys/socket.h), not
-  // the whole request.
-  HttpClient(std::string host_port, std::chrono::milliseconds timeout);
+  // the whole request. With `tls` (a client context), each connection is
+  // TLS (https) and its handshake is bounded by `timeout` too.
+  HttpClient(std::string host_port, std::chrono::milliseconds timeout,
+             std::shared_ptr<const sys::TlsContext> tls = nullptr);
   ~HttpClient();
   HttpClient(HttpClient&& other) noexcept;
   HttpClient& operator=(HttpClient&&) = delete;
@@ -52,7 +58,8 @@ class HttpClient {
 
   std::string host_port_;
   std::chrono::milliseconds timeout_;
-  int fd_ = -1;
+  std::shared_ptr<const sys::TlsContext> tls_;
+  sys::Stream stream_;
   std::string buffer_;  // received, not yet consumed
 };
 

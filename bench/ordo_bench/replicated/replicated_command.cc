@@ -19,9 +19,9 @@ constexpr int kExitUsage = 2;
 
 std::unique_ptr<ReplicatedStore> make_store(const ReplicatedRunCommand& c,
                                             const std::string& root) {
-  if (c.engine == "etcd") return make_etcd_store(c.etcd_binary, root, c.nodes);
+  if (c.engine == "etcd") return make_etcd_store(c.etcd_binary, root, c.nodes, c.tls);
   if (c.node_binary.empty()) return nullptr;
-  return make_ordo_store(c.node_binary, root, c.nodes);
+  return make_ordo_store(c.node_binary, root, c.nodes, c.tls);
 }
 
 std::string text_report(const ReplicatedRunCommand& c, const json& doc) {
@@ -77,6 +77,7 @@ int run_replicated_run_command(const ReplicatedRunCommand& command) {
                       doc["workload"] = "replicated";
                       doc["engine"] = command.engine;
                       doc["nodes"] = command.nodes;
+                      doc["tls"] = command.tls;
                       doc["seconds"] = command.config.seconds;
                       doc["warmup_seconds"] = command.config.warmup_seconds;
                       doc["key_bytes"] = kReplicatedKeyBytes;
@@ -109,6 +110,7 @@ int run_replicated_command(const ReplicatedCommand& command) {
   compare.interval.seed = command.seed;
   compare.extra_args = {"--seconds", fmt::format("{}", command.seconds), "--warmup",
                         fmt::format("{}", command.warmup_seconds)};
+  if (command.tls) compare.extra_args.push_back("--tls");
   if (!command.etcd_binary.empty()) {
     compare.extra_args.insert(compare.extra_args.end(), {"--etcd", command.etcd_binary});
   }

@@ -21,6 +21,7 @@ std::string default_ordo_node_binary();
 struct ReplicatedRunCommand {
   std::string engine = "ordo";  // "ordo" or "etcd"
   int nodes = 3;
+  bool tls = false;  // mutual TLS on both engines (replicated_store.h)
   ReplicatedConfig config;
   std::string etcd_binary = default_etcd_binary();
   std::string node_binary = default_ordo_node_binary();
@@ -39,6 +40,7 @@ struct ReplicatedCommand {
   double warmup_seconds = 0.5;
   std::string out = "bench-results/replicated";
   uint64_t seed = 1;                 // of the bootstrap
+  bool tls = false;                  // every run with --tls
   std::string etcd_binary;           // empty: the default
   std::string node_binary;           // empty: the default
   std::vector<std::string> targets;  // "FIGURE>=BOUND" or "FIGURE<=BOUND" (replicated_targets.h)

@@ -43,12 +43,16 @@ class ReplicatedStore {
 
 // etcd members from `etcd_binary` (etcd's defaults: WAL fsynced per write
 // batch, heartbeat 100 ms, election timeout 1000 ms), data under `root`.
+// With `tls`: throwaway certificates in root/tls (tls_files.h), TLS with
+// client certificates on every port.
 std::unique_ptr<ReplicatedStore> make_etcd_store(std::string etcd_binary, std::string root,
-                                                 int nodes);
+                                                 int nodes, bool tls);
 
 // ordo-node processes from `node_binary`, data under `root`. Null when this
-// build has no ordo-node (ORDO_BENCH_HAVE_ORDO_NODE undefined).
+// build has no ordo-node (ORDO_BENCH_HAVE_ORDO_NODE undefined). With `tls`:
+// as etcd's, mutual TLS on the client and snapshot ports (the Raft port has
+// no TLS).
 std::unique_ptr<ReplicatedStore> make_ordo_store(std::string node_binary, std::string root,
-                                                 int nodes);
+                                                 int nodes, bool tls);
 
 }  // namespace ordo::bench
