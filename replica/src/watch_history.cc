@@ -71,15 +71,17 @@ bool WatchHistory::collect(const std::string* tree, uint64_t from_index, uint32_
   for (; it != entries_.end(); ++it) {
     size_t offset = it->index == from_index ? from_offset : 0;
     for (; offset < it->changes.size(); ++offset) {
-      if (out.changes.size() >= max_changes || (!out.changes.empty() && bytes >= max_bytes)) {
+      const Change& c = it->changes[offset];
+      ORDO_DCHECK(c.index == it->index);
+      if (tree != nullptr && c.tree != *tree) continue;
+      const size_t n = c.tree.size() + c.key.size() + c.value.size();
+      // Full: the next change is where the next read starts.
+      if (out.changes.size() >= max_changes || (!out.changes.empty() && bytes + n > max_bytes)) {
         out.next_index = it->index;
         out.next_offset = static_cast<uint32_t>(offset);
         return true;
       }
-      const Change& c = it->changes[offset];
-      ORDO_DCHECK(c.index == it->index);
-      if (tree != nullptr && c.tree != *tree) continue;
-      bytes += c.tree.size() + c.key.size() + c.value.size();
+      bytes += n;
       out.changes.push_back(c);
     }
   }

@@ -260,6 +260,30 @@ TEST(WatchHistory, PositionsFiltersResetAndClose) {
   EXPECT_TRUE(waited.status().is_io_error()) << waited.status().to_string();
 }
 
+TEST(WatchHistory, ByteLimitCutsBeforeTheChangeThatWouldPassIt) {
+  WatchHistory h(1 << 20);
+  h.reset(0);
+  WriteBatch b;
+  b.put("", "a", "12");                   // 3 bytes
+  b.put("", "b", "34");                   // 3 bytes
+  b.put("", "c", std::string(100, 'x'));  // 101 bytes
+  h.record(1, &b);
+  Result<WatchResult> r = h.read(nullptr, 1, 0, 100, 5, 0ms);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->changes.size(), 1u);
+  EXPECT_EQ(r->next_offset, 1u);
+  r = h.read(nullptr, 1, 1, 100, 6, 0ms);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->changes.size(), 1u);
+  EXPECT_EQ(r->changes[0].key, "b");
+  // A change over the limit comes alone.
+  r = h.read(nullptr, 1, 2, 100, 5, 0ms);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_EQ(r->changes.size(), 1u);
+  EXPECT_EQ(r->changes[0].key, "c");
+  EXPECT_EQ(r->next_index, 2u);
+}
+
 TEST(WatchHistory, ZeroBytesKeepsNothing) {
   WatchHistory h(0);
   h.reset(0);

@@ -182,8 +182,10 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
   put->add_option("KEY", a.key)->required();
   put->add_option("VALUE", a.value)->required();
   put->add_option("--tree", a.tree, "tree name (default: the default tree)");
-  put->add_flag("--if-absent", a.if_absent, "only if KEY is absent (else exit 3)");
-  put->add_option("--if-value", a.if_value, "only if KEY holds this value (else exit 3)");
+  auto* if_absent =
+      put->add_flag("--if-absent", a.if_absent, "only if KEY is absent (else exit 3)");
+  put->add_option("--if-value", a.if_value, "only if KEY holds this value (else exit 3)")
+      ->excludes(if_absent);
   put->add_flag("--prev", a.prev, "print the value KEY held before ('prev: absent' if none)");
 
   auto* get = app.add_subcommand("get", "print the value of KEY");
