@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <istream>
 #include <sstream>
 #include <vector>
@@ -79,6 +80,9 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
     sub->add_option("--node", a.nodes, "client addresses IPv4:port, comma-separated")->required();
     sub->add_option("--timeout-ms", a.timeout_ms,
                     "per request, connect included (default 5000; add/remove 30000)");
+    sub->add_option("--probe-timeout-ms", a.probe_timeout_ms,
+                    "a node that does not answer a new connection within this is skipped")
+        ->capture_default_str();
     sub->add_option("--tls-ca", a.tls_ca, "TLS: the CA of the nodes' certificates (PEM)");
     sub->add_option("--tls-cert", a.tls_cert, "TLS: this client's certificate (PEM)");
     sub->add_option("--tls-key", a.tls_key, "TLS: the key of --tls-cert (PEM)");
@@ -134,6 +138,7 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
       a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
   ClientOptions options;
   options.timeout = std::chrono::milliseconds(timeout_ms);
+  options.probe_timeout = std::chrono::milliseconds(std::max<uint32_t>(1, a.probe_timeout_ms));
   if (!a.tls_ca.empty() || !a.tls_cert.empty() || !a.tls_key.empty()) {
     sys::TlsConfig tls;
     tls.ca_file = a.tls_ca;

@@ -22,9 +22,10 @@ struct ClientArgs {
   bool linearizable = false;
   uint64_t id = 0;
   std::string address;
-  uint32_t timeout_ms = 0;  // 0: 5000, and 30000 for add/remove
-  std::string tls_ca;       // TLS: the CA of the nodes' certificates ("" = plaintext)
-  std::string tls_cert;     // TLS: this client's certificate and key
+  uint32_t timeout_ms = 0;          // 0: 5000, and 30000 for add/remove
+  uint32_t probe_timeout_ms = 200;  // a new connection's connect and status probe
+  std::string tls_ca;               // TLS: the CA of the nodes' certificates ("" = plaintext)
+  std::string tls_cert;             // TLS: this client's certificate and key
   std::string tls_key;
 };
 
