@@ -19,6 +19,7 @@
 #include "ordo/sys/child_process.h"
 #include "ordo/sys/socket.h"
 #include "ordo/sys/tls.h"
+#include "protocol.h"
 #include "temp_dir.h"
 #include "tls_test_certs.h"
 
@@ -132,6 +133,29 @@ TEST_F(NodeTlsTest, MutualTlsServesAndRefusesTheOthers) {
   ASSERT_TRUE(bare.is_ok());
   EXPECT_EQ(bare->exit_code, 2) << bare->out;
   EXPECT_EQ(good.get("", "cli", replica::ReadMode::kLocal).value, "yes");
+}
+
+// Two requests in one TLS record: the second waits decrypted in the TLS
+// layer, where no epoll sees it; the server answers it all the same.
+TEST_F(NodeTlsTest, RequestsBufferedInTheTlsLayerAreServed) {
+  Status started = start(1);
+  ASSERT_TRUE(started.is_ok()) << started.to_string();
+  auto tls = client_tls("client");
+  Result<int> fd = sys::connect_to(cluster_->address(1), sys::deadline_in(5s));
+  ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+  Result<sys::Stream> stream = tls->handshake(*fd, sys::deadline_in(5s));
+  ASSERT_TRUE(stream.is_ok()) << stream.status().to_string();
+  Request status;
+  status.op = Op::kStatus;
+  const std::string two = frame(encode_request(status)) + frame(encode_request(status));
+  ASSERT_TRUE(stream->send_all(two, sys::deadline_in(5s)).is_ok());
+  for (int i = 0; i < 2; ++i) {
+    Result<std::string> body = read_frame(*stream, sys::deadline_in(5s));
+    ASSERT_TRUE(body.is_ok()) << i << ": " << body.status().to_string();
+    Result<WireReply> reply = decode_reply(*body);
+    ASSERT_TRUE(reply.is_ok());
+    EXPECT_EQ(reply->code, ReplyCode::kOk);
+  }
 }
 
 TEST_F(NodeTlsTest, BadTlsFilesStopTheStart) {
