@@ -3,7 +3,8 @@
 // from the library and the command line, the refusals (a plaintext client,
 // a certificate from another CA, a name off --tls-allowed-clients) counted in
 // status, and a follower far behind catching up through a snapshot copy
-// over TLS. Also: many idle connections cost no thread each.
+// over TLS. Also: many idle connections cost no thread each, and stalled
+// requests do not starve the others.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -242,6 +243,20 @@ TEST(NodeIdleConnectionsTest, ThreeHundredIdleConnectionsTakeFewThreads) {
   std::printf("node threads: %d before, %d with 300 idle connections\n", before, during);
   EXPECT_LE(during, before + 2);  // at most a pool thread or two more, none per connection
   EXPECT_LT(during, 50);
+
+  // Clients that begin a request and stall hold a worker each (30 s): more
+  // of them than the pool has workers still leave a new client served.
+  for (int i = 0; i < 12; ++i) {
+    Result<int> fd = sys::connect_to(cluster.address(1), sys::deadline_in(5s));
+    ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+    ASSERT_TRUE(sys::send_all(*fd, std::string(1, '\x05'), sys::deadline_in(5s)).is_ok());
+    idle.push_back(*fd);
+  }
+  std::this_thread::sleep_for(300ms);  // let the stalled requests reach workers
+  Client fresh({cluster.address(1)}, 5s);
+  Reply served = fresh.status();
+  ASSERT_TRUE(served.ok()) << served.message;
+  EXPECT_GE(number(served, "worker_threads"), 13u) << served.value;
   for (int fd : idle) ::close(fd);
 }
 
