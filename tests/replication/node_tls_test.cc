@@ -3,7 +3,8 @@
 // from the library and the command line, the refusals (a plaintext client,
 // a certificate from another CA, a name off --tls-allowed-clients) counted in
 // status, and a follower far behind catching up through a snapshot copy
-// over TLS. Also: many idle connections cost no thread each.
+// over TLS. Also: many idle connections cost no thread each, and stalled
+// requests do not starve the others.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "ordo/sys/child_process.h"
 #include "ordo/sys/socket.h"
 #include "ordo/sys/tls.h"
+#include "protocol.h"
 #include "temp_dir.h"
 #include "tls_test_certs.h"
 
@@ -134,6 +136,29 @@ TEST_F(NodeTlsTest, MutualTlsServesAndRefusesTheOthers) {
   EXPECT_EQ(good.get("", "cli", replica::ReadMode::kLocal).value, "yes");
 }
 
+// Two requests in one TLS record: the second waits decrypted in the TLS
+// layer, where no epoll sees it; the server answers it all the same.
+TEST_F(NodeTlsTest, RequestsBufferedInTheTlsLayerAreServed) {
+  Status started = start(1);
+  ASSERT_TRUE(started.is_ok()) << started.to_string();
+  auto tls = client_tls("client");
+  Result<int> fd = sys::connect_to(cluster_->address(1), sys::deadline_in(5s));
+  ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+  Result<sys::Stream> stream = tls->handshake(*fd, sys::deadline_in(5s));
+  ASSERT_TRUE(stream.is_ok()) << stream.status().to_string();
+  Request status;
+  status.op = Op::kStatus;
+  const std::string two = frame(encode_request(status)) + frame(encode_request(status));
+  ASSERT_TRUE(stream->send_all(two, sys::deadline_in(5s)).is_ok());
+  for (int i = 0; i < 2; ++i) {
+    Result<std::string> body = read_frame(*stream, sys::deadline_in(5s));
+    ASSERT_TRUE(body.is_ok()) << i << ": " << body.status().to_string();
+    Result<WireReply> reply = decode_reply(*body);
+    ASSERT_TRUE(reply.is_ok());
+    EXPECT_EQ(reply->code, ReplyCode::kOk);
+  }
+}
+
 TEST_F(NodeTlsTest, BadTlsFilesStopTheStart) {
   Result<sys::ChildResult> ran =
       sys::run_child({ORDO_NODE_BINARY, "--id", "1", "--data", file("n"), "--listen", "127.0.0.1:1",
@@ -218,6 +243,20 @@ TEST(NodeIdleConnectionsTest, ThreeHundredIdleConnectionsTakeFewThreads) {
   std::printf("node threads: %d before, %d with 300 idle connections\n", before, during);
   EXPECT_LE(during, before + 2);  // at most a pool thread or two more, none per connection
   EXPECT_LT(during, 50);
+
+  // Clients that begin a request and stall hold a worker each (30 s): more
+  // of them than the pool has workers still leave a new client served.
+  for (int i = 0; i < 12; ++i) {
+    Result<int> fd = sys::connect_to(cluster.address(1), sys::deadline_in(5s));
+    ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+    ASSERT_TRUE(sys::send_all(*fd, std::string(1, '\x05'), sys::deadline_in(5s)).is_ok());
+    idle.push_back(*fd);
+  }
+  std::this_thread::sleep_for(300ms);  // let the stalled requests reach workers
+  Client fresh({cluster.address(1)}, 5s);
+  Reply served = fresh.status();
+  ASSERT_TRUE(served.ok()) << served.message;
+  EXPECT_GE(number(served, "worker_threads"), 13u) << served.value;
   for (int fd : idle) ::close(fd);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <istream>
 #include <sstream>
 #include <vector>
@@ -173,6 +174,9 @@ void add_client_commands(CLI::App& app, ClientArgs& a) {
                     "per request, connect included (default 5000; add/remove 30000)");
     sub->add_option("--cluster-id", a.cluster_id,
                     "only nodes of this cluster (32 hex digits, `status` shows it) answer");
+    sub->add_option("--probe-timeout-ms", a.probe_timeout_ms,
+                    "a node that does not answer a new connection within this is skipped")
+        ->capture_default_str();
     sub->add_option("--tls-ca", a.tls_ca, "TLS: the CA of the nodes' certificates (PEM)");
     sub->add_option("--tls-cert", a.tls_cert, "TLS: this client's certificate (PEM)");
     sub->add_option("--tls-key", a.tls_key, "TLS: the key of --tls-cert (PEM)");
@@ -257,6 +261,7 @@ int run_client_command(const std::string& name, const ClientArgs& a, std::istrea
       a.timeout_ms != 0 ? a.timeout_ms : (name == "add" || name == "remove" ? 30000 : 5000);
   ClientOptions options;
   options.timeout = std::chrono::milliseconds(timeout_ms);
+  options.probe_timeout = std::chrono::milliseconds(std::max<uint32_t>(1, a.probe_timeout_ms));
   if (!a.tls_ca.empty() || !a.tls_cert.empty() || !a.tls_key.empty()) {
     sys::TlsConfig tls;
     tls.ca_file = a.tls_ca;

@@ -39,6 +39,7 @@ struct ClientArgs {
   uint64_t max_changes = 0;               // watch: exit after this many (0: never)
   std::string tls_ca;                     // TLS: the CA of the nodes' certificates ("" = plaintext)
   std::string tls_cert;                   // TLS: this client's certificate and key
+  uint32_t probe_timeout_ms = 200;        // a new connection's connect and status probe
   std::string tls_key;
 };
 

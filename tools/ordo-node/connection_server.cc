@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -34,6 +35,8 @@ constexpr auto kHandshake = std::chrono::seconds(10);
 // How long a connection at the limit waits for workers to hand back
 // connections they may be closing (see make_room).
 constexpr auto kRoomWait = std::chrono::milliseconds(50);
+// A worker started beyond the pool ends after this long without work.
+constexpr auto kWorkerLinger = std::chrono::seconds(10);
 // How often the poller looks at the stop flag and for idle connections.
 constexpr int kPollMs = 200;
 
@@ -67,6 +70,7 @@ std::vector<std::pair<std::string, std::string>> ConnectionCounters::entries() c
       {"connections_accepted", std::to_string(connections_accepted.load())},
       {"connections_refused", std::to_string(connections_refused.load())},
       {"connections_idle_closed", std::to_string(connections_idle_closed.load())},
+      {"worker_threads", std::to_string(worker_threads.load())},
       {"tls_handshake_failures", std::to_string(tls_handshake_failures.load())},
       {"tls_plaintext_refused", std::to_string(tls_plaintext_refused.load())},
       {"tls_peers_refused", std::to_string(tls_peers_refused.load())},
@@ -95,21 +99,34 @@ struct ConnectionServer::Impl {
 
   std::mutex mu;
   std::condition_variable work_cv;
-  std::deque<Conn*> ready;      // guarded by mu: for a worker
-  std::vector<Conn*> returned;  // guarded by mu: served, back to the poller
-  bool stopping = false;        // guarded by mu
-  std::vector<std::thread> workers;
+  std::deque<Conn*> ready;              // guarded by mu: for a worker
+  std::vector<Conn*> returned;          // guarded by mu: served, back to the poller
+  bool stopping = false;                // guarded by mu
+  size_t idle_workers = 0;              // guarded by mu: waiting for work
+  size_t live_workers = 0;              // guarded by mu
+  std::vector<std::thread::id> exited;  // guarded by mu: to be joined
+  // Every worker thread not yet joined; touched by the poller thread only.
+  std::map<std::thread::id, std::thread> workers;
   std::atomic<int64_t> last_report_ms{INT64_MIN / 2};  // steady clock, of report()
 
   // --- workers ---
 
+  // A worker above limits.workers ends after kWorkerLinger without work.
   void work() {
     for (;;) {
       Conn* c = nullptr;
       {
         std::unique_lock lock(mu);
-        work_cv.wait(lock, [&] { return stopping || !ready.empty(); });
-        if (stopping) return;
+        ++idle_workers;
+        const bool woken =
+            work_cv.wait_for(lock, kWorkerLinger, [&] { return stopping || !ready.empty(); });
+        --idle_workers;
+        if (stopping || (!woken && live_workers > limits.workers)) {
+          --live_workers;
+          exited.push_back(std::this_thread::get_id());
+          return;
+        }
+        if (!woken) continue;
         c = ready.front();
         ready.pop_front();
       }
@@ -207,13 +224,44 @@ struct ConnectionServer::Impl {
 
   // --- the poller ---
 
+  // Queues `c` for a worker. When no worker is free (all are in requests,
+  // or in handshakes, that arrive slowly), one more is started, up to
+  // max_connections: slow clients then hold threads of their own, as many
+  // as there are of them, not the pool.
   void dispatch(Conn* c) {
     c->in_service = true;
+    bool grow = false;
     {
       std::lock_guard lock(mu);
       ready.push_back(c);
+      grow = ready.size() > idle_workers && live_workers < limits.max_connections;
+      if (grow) ++live_workers;
     }
     work_cv.notify_one();
+    if (grow) start_worker();
+  }
+
+  void start_worker() {
+    std::thread t([this] { work(); });
+    const std::thread::id id = t.get_id();
+    workers.emplace(id, std::move(t));
+    counters.worker_threads.store(workers.size());
+  }
+
+  // Joins the workers that have ended.
+  void reap_workers() {
+    std::vector<std::thread::id> ended;
+    {
+      std::lock_guard lock(mu);
+      ended.swap(exited);
+    }
+    for (const std::thread::id& id : ended) {
+      auto it = workers.find(id);
+      if (it == workers.end()) continue;
+      it->second.join();
+      workers.erase(it);
+    }
+    if (!ended.empty()) counters.worker_threads.store(workers.size());
   }
 
   // Watches `c` for its next request (EPOLLONESHOT: one event, then it is
@@ -351,9 +399,12 @@ struct ConnectionServer::Impl {
     if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &ev) != 0) {
       return Status::io_error("epoll_ctl", errno);
     }
-    for (size_t i = 0; i < std::max<size_t>(1, limits.workers); ++i) {
-      workers.emplace_back([this] { work(); });
+    limits.workers = std::max<size_t>(1, limits.workers);
+    {
+      std::lock_guard lock(mu);
+      live_workers = limits.workers;
     }
+    for (size_t i = 0; i < limits.workers; ++i) start_worker();
     auto last_sweep = Clock::now();
     epoll_event events[64];
     while (!stop.load()) {
@@ -371,6 +422,7 @@ struct ConnectionServer::Impl {
         }
       }
       take_returned();
+      reap_workers();
       if (accept) accept_all();
       if (Clock::now() - last_sweep >= std::chrono::milliseconds(kPollMs)) {
         close_idle();
@@ -389,8 +441,9 @@ struct ConnectionServer::Impl {
       ready.clear();
     }
     work_cv.notify_all();
-    for (auto& w : workers) w.join();
+    for (auto& [id, w] : workers) w.join();
     workers.clear();
+    counters.worker_threads.store(0);
     conns.clear();
     counters.connections_open.store(0);
     if (epoll_fd >= 0) ::close(epoll_fd);

@@ -1,8 +1,10 @@
 // The client port's connections: one thread (the caller of run()) owns the
-// listener and every idle connection in one epoll set; a bounded pool of
-// worker threads serves a connection while a request is in progress (and a
+// listener and every idle connection in one epoll set; a pool of worker
+// threads serves a connection while a request is in progress (and a
 // connection's TLS handshake), then hands it back. An idle connection costs
-// a descriptor and a little memory, no thread.
+// a descriptor and a little memory, no thread. When every worker is busy
+// (requests that arrive slowly hold theirs up to 30 s) another is started,
+// up to max_connections; those beyond the pool end after 10 s without work.
 //
 // Limits: at most max_connections open (more are answered "too many
 // connections" and closed; with TLS closed at once, no reply being
@@ -31,7 +33,7 @@ namespace ordo::node {
 struct ConnectionLimits {
   uint32_t max_connections = 256;
   std::chrono::milliseconds idle_timeout{60000};
-  size_t workers = 4;  // threads serving requests at once
+  size_t workers = 4;  // worker threads kept (more are started while all are busy)
 };
 
 // What the status reply reports of the client port (every field a count).
@@ -40,6 +42,7 @@ struct ConnectionCounters {
   std::atomic<uint64_t> connections_accepted{0};
   std::atomic<uint64_t> connections_refused{0};  // over max_connections
   std::atomic<uint64_t> connections_idle_closed{0};
+  std::atomic<uint64_t> worker_threads{0};          // the pool, and more while slow clients hold it
   std::atomic<uint64_t> tls_handshake_failures{0};  // plaintext and refused peers included
   std::atomic<uint64_t> tls_plaintext_refused{0};   // the first byte was not a TLS handshake
   std::atomic<uint64_t> tls_peers_refused{0};       // a certificate name off the allow-list
