@@ -453,8 +453,10 @@ struct ConnectionServer::Impl {
 };
 
 ConnectionServer::ConnectionServer(int listen_fd, std::shared_ptr<sys::TlsContext> tls,
-                                   ConnectionLimits limits, RequestHandler& handler)
-    : impl_(std::make_unique<Impl>(listen_fd, std::move(tls), limits, handler, counters_)) {}
+                                   ConnectionLimits limits, RequestHandler& handler,
+                                   ConnectionCounters& counters)
+    : counters_(counters),
+      impl_(std::make_unique<Impl>(listen_fd, std::move(tls), limits, handler, counters_)) {}
 
 ConnectionServer::~ConnectionServer() { impl_->shut_down(); }
 

@@ -57,9 +57,10 @@ size_t default_worker_count();
 class ConnectionServer {
  public:
   // Serves the non-blocking listening socket `listen_fd` (not owned) with
-  // `handler`; `tls` null for plaintext.
+  // `handler`; `tls` null for plaintext. Counts into `counters`, which
+  // must outlive this server (the metrics listener reads them too).
   ConnectionServer(int listen_fd, std::shared_ptr<sys::TlsContext> tls, ConnectionLimits limits,
-                   RequestHandler& handler);
+                   RequestHandler& handler, ConnectionCounters& counters);
   ~ConnectionServer();
   ConnectionServer(const ConnectionServer&) = delete;
   ConnectionServer& operator=(const ConnectionServer&) = delete;
@@ -72,9 +73,9 @@ class ConnectionServer {
   const ConnectionCounters& counters() const { return counters_; }
 
  private:
+  ConnectionCounters& counters_;
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  ConnectionCounters counters_;
 };
 
 }  // namespace ordo::node

@@ -176,10 +176,14 @@ int run_server(const ServerOptions& o) {
   }
   std::unique_ptr<replica::Replica> rep = std::move(*opened);
   RequestHandler handler(*rep, o);
+  ConnectionCounters connection_counters;
   std::unique_ptr<MetricsServer> metrics;
   if (!o.metrics_listen.empty()) {
-    auto started = MetricsServer::start(
-        o.metrics_listen, [&handler] { return node_metrics().render(handler.status_entries()); });
+    auto started = MetricsServer::start(o.metrics_listen, [&handler, &connection_counters] {
+      std::vector<std::pair<std::string, std::string>> entries = handler.status_entries();
+      for (auto& e : connection_counters.entries()) entries.push_back(std::move(e));
+      return node_metrics().render(entries);
+    });
     if (!started.is_ok()) {
       ::close(listen_fd);
       std::fprintf(stderr, "ordo-node: --metrics-listen: %s\n",
@@ -199,7 +203,7 @@ int run_server(const ServerOptions& o) {
   limits.workers = default_worker_count();
   Status served;
   {
-    ConnectionServer connections(listen_fd, tls, limits, handler);
+    ConnectionServer connections(listen_fd, tls, limits, handler, connection_counters);
     served = connections.run(g_stop);
   }
   if (!served.is_ok()) {
