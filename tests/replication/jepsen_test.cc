@@ -403,7 +403,7 @@ node::LocalClusterOptions cluster_options(const std::string& root, LinkProxies& 
   options.binary = ORDO_NODE_BINARY;
   options.root = root;
   options.nodes = 3;
-  options.extra_args = {"--snapshot-threshold",  "2048", "--snapshot-trailing",    "512",
+  options.extra_args = {"--snapshot-threshold",  "1024", "--snapshot-trailing",    "128",
                         "--election-timeout-ms", "600",  "--heartbeat-timeout-ms", "60",
                         "--request-timeout-ms",  "1500"};
   options.start_timeout = 30000ms;  // two busy cores
@@ -548,6 +548,12 @@ TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
   const uint64_t applied = wait_converged(cluster, 60s);
   ASSERT_GT(applied, 0u) << "the nodes did not converge on one applied index";
   look_for_crashes();
+  for (int i = 1; i <= cluster.size(); ++i) {
+    std::printf(
+        "node %d: applied index %llu, %llu snapshot copies installed since its start\n", i,
+        static_cast<unsigned long long>(applied),
+        static_cast<unsigned long long>(status_number(cluster.address(i), "snapshots_installed")));
+  }
 
   // Final reads: one linearizable read per key (part of the history), and
   // each node's own copy, which must agree now that all have applied the same.
