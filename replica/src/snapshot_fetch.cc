@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "codec.h"
@@ -40,10 +41,10 @@ Status receive_into(int sock, int file, uint64_t size, std::chrono::milliseconds
 }  // namespace
 
 Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& dest,
-                               std::chrono::milliseconds timeout) {
+                               std::chrono::milliseconds timeout, const ClusterId& cluster_id) {
   const std::string server = sys::format_address(from);
   ORDO_ASSIGN_OR_RETURN(int sock, sys::connect_to(from, sys::deadline_in(timeout)));
-  const std::string request = std::string(kCopyRequest) + "\n";
+  const std::string request = std::string(kCopyRequest) + " " + cluster_id.hex() + "\n";
   Status s = sys::send_all(sock, request, sys::deadline_in(timeout));
   char first[8];
   if (s.is_ok()) s = sys::recv_exact(sock, first, sizeof first, sys::deadline_in(timeout));
@@ -57,11 +58,21 @@ Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& des
     ::close(sock);
     return Status::not_found("snapshot server " + server + " made no copy");
   }
-  char rest[16];
-  s = sys::recv_exact(sock, rest, sizeof rest, sys::deadline_in(timeout));
+  const bool refused = copy.size_bytes == kWrongCluster;
+  // xxh3, applied index, cluster id; or the cluster id alone when refused.
+  char rest[32];
+  const size_t rest_bytes = refused ? 16 : sizeof rest;
+  s = sys::recv_exact(sock, rest, rest_bytes, sys::deadline_in(timeout));
   if (!s.is_ok()) {
     ::close(sock);
     return s.with_context("fetch a copy from " + server);
+  }
+  ClusterId theirs;
+  std::memcpy(theirs.bytes.data(), rest + rest_bytes - 16, 16);
+  if (refused || (cluster_id.known() && theirs != cluster_id)) {
+    ::close(sock);
+    return Status::invalid_argument("snapshot server " + server + " is in cluster " + theirs.hex() +
+                                    ", this replica in cluster " + cluster_id.hex());
   }
   copy.xxh3 = codec::load_u64_be(std::string_view(rest, 8));
   copy.applied_index = codec::load_u64_be(std::string_view(rest + 8, 8));

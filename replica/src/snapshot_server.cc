@@ -66,14 +66,19 @@ Result<Digest> digest_fd(int fd, std::vector<char>& buf) {
 
 Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(const sys::HostPort& at,
                                                               std::string copies_dir,
-                                                              CopyMaker make_copy) {
+                                                              CopyMaker make_copy,
+                                                              ClusterIdSource cluster_id) {
   ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 16, sys::Blocking::kYes));
   return std::unique_ptr<SnapshotServer>(
-      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy)));
+      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy), std::move(cluster_id)));
 }
 
-SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy)
-    : listen_fd_(listen_fd), copies_dir_(std::move(copies_dir)), make_copy_(std::move(make_copy)) {
+SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
+                               ClusterIdSource cluster_id)
+    : listen_fd_(listen_fd),
+      copies_dir_(std::move(copies_dir)),
+      make_copy_(std::move(make_copy)),
+      cluster_id_(std::move(cluster_id)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -145,7 +150,21 @@ void SnapshotServer::serve(int fd) {
     codec::put_u64_be(header, kNoCopy);
     (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
   };
-  if (*request != kCopyRequest) return refuse(Status::ok());
+  const std::string prefix = std::string(kCopyRequest) + " ";
+  if (request->compare(0, prefix.size(), prefix) != 0) return refuse(Status::ok());
+  const ClusterId own = cluster_id_ ? cluster_id_() : ClusterId();
+  const std::string asked = request->substr(prefix.size());
+  if (own.known() && asked != own.hex()) {
+    std::fprintf(stderr,
+                 "ordo snapshot server: refused a copy request for cluster %s: this node is "
+                 "cluster %s\n",
+                 asked.substr(0, 32).c_str(), own.hex().c_str());
+    std::string header;
+    codec::put_u64_be(header, kWrongCluster);
+    header.append(reinterpret_cast<const char*>(own.bytes.data()), own.bytes.size());
+    (void)sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
+    return;
+  }
 
   Result<int> file = anonymous_file(copies_dir_);
   if (!file.is_ok()) return refuse(file.status());
@@ -162,6 +181,7 @@ void SnapshotServer::serve(int fd) {
   codec::put_u64_be(header, digest->size);
   codec::put_u64_be(header, digest->xxh3);
   codec::put_u64_be(header, *applied);
+  header.append(reinterpret_cast<const char*>(own.bytes.data()), own.bytes.size());
   s = sys::send_all(fd, header, sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {

@@ -1,10 +1,12 @@
 // Serves copies of the live database to replicas installing a snapshot.
 // Protocol on the snapshot port (Raft port + 1), one request per connection:
-// the client sends kCopyRequest and '\n'; the server takes a fresh copy of
-// the database (a consistent snapshot of its last commit), then answers the
-// copy's size, its XXH3-64 and the applied index it holds, each 8 big-endian
-// bytes, and then its bytes. A request it does not know, or a copy it could
-// not make, is answered with kNoCopy alone.
+// the client sends kCopyRequest, ' ', the cluster id (32 hex digits) and
+// '\n'; the server takes a fresh copy of the database (a consistent
+// snapshot of its last commit), then answers the copy's size, its XXH3-64
+// and the applied index it holds, each 8 big-endian bytes, its cluster id
+// (16 bytes), and then its bytes. A request it does not know, or a copy it
+// could not make, is answered with kNoCopy alone; a request naming another
+// cluster with kWrongCluster and the server's cluster id (16 bytes).
 //
 // Each copy is a file of its own in the copies directory, unlinked as soon as
 // it is made (the open descriptor keeps it until sent), so a crash leaves no
@@ -21,13 +23,15 @@
 #include <string>
 #include <thread>
 
+#include "cluster_identity.h"
 #include "ordo/status.h"
 #include "ordo/sys/address.h"
 
 namespace ordo::replica {
 
-inline constexpr std::string_view kCopyRequest = "ORDOCOPY 2";
+inline constexpr std::string_view kCopyRequest = "ORDOCOPY 3";
 inline constexpr uint64_t kNoCopy = ~uint64_t{0};
+inline constexpr uint64_t kWrongCluster = ~uint64_t{0} - 1;
 
 // Writes a consistent copy of the live database to the open, empty regular
 // file `fd` and returns the applied index the copy holds. Called on the
@@ -40,16 +44,19 @@ class SnapshotServer {
   // copies made by `make_copy` in `copies_dir` until destroyed. Each
   // connection is served on a thread of its own, at most 4 at once (more
   // are closed at accept); the request line must arrive whole within 5 s,
-  // and each later send may wait 10 s.
+  // and each later send may wait 10 s. With `cluster_id` set and known,
+  // a request must name that id (an unknown one is refused too).
   static Result<std::unique_ptr<SnapshotServer>> start(const sys::HostPort& at,
-                                                       std::string copies_dir, CopyMaker make_copy);
+                                                       std::string copies_dir, CopyMaker make_copy,
+                                                       ClusterIdSource cluster_id = {});
   ~SnapshotServer();  // stops accepting and joins the thread
 
   // Copies sent whole since start (from any thread).
   uint64_t copies_served() const { return copies_served_.load(); }
 
  private:
-  SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy);
+  SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
+                 ClusterIdSource cluster_id);
   void run();
   void serve(int fd);
   void reap_workers();  // joins the threads of finished connections
@@ -62,6 +69,7 @@ class SnapshotServer {
   int listen_fd_;
   std::string copies_dir_;
   CopyMaker make_copy_;
+  ClusterIdSource cluster_id_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> copies_served_{0};
   std::thread thread_;
