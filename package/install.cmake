@@ -86,9 +86,9 @@ configure_file(ordo.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ordo.pc @ONLY)
 configure_file(ordo-idgen.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ordo-idgen.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ordo.pc ${CMAKE_CURRENT_BINARY_DIR}/ordo-idgen.pc
   DESTINATION ${ordo_pc_dir})
-# libraft, libuv and xxHash for the replica; it requires ordo (and so ordo-idgen).
+# libraft, libuv, libcrypto and xxHash for the replica; it requires ordo (and so ordo-idgen).
 if(TARGET ordo_replica_shared)
-  ordo_pc_libs_private(ORDO_REPLICA_PC_LIBS_PRIVATE RAFT LIBUV XXHASH)
+  ordo_pc_libs_private(ORDO_REPLICA_PC_LIBS_PRIVATE RAFT LIBUV LIBCRYPTO XXHASH)
   configure_file(ordo-replica.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ordo-replica.pc @ONLY)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ordo-replica.pc DESTINATION ${ordo_pc_dir})
 endif()
