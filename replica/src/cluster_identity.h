@@ -32,6 +32,10 @@ struct ClusterId {
   bool operator==(const ClusterId&) const = default;
 };
 
+// Where a piece that outlives the start reads the current id (a joining
+// replica adopts it later). Thread-safe.
+using ClusterIdSource = std::function<ClusterId()>;
+
 // 32 hex digits (either case) -> id. InvalidArgument naming the text for
 // anything else, and for all zeros (no cluster has that id).
 Result<ClusterId> parse_cluster_id(std::string_view hex);

@@ -179,6 +179,14 @@ class ReplicaImpl {
           std::fprintf(stderr, "ordo replica %llu: %s\n",
                        static_cast<unsigned long long>(options_.id), line.c_str());
         }));
+    {
+      std::lock_guard lock(cluster_mu_);
+      cluster_id_ = cluster_id;
+    }
+    const ClusterIdSource current_id = [this] {
+      std::lock_guard lock(cluster_mu_);
+      return cluster_id_;
+    };
 
     // The snapshot port's TLS: the same files serve and fetch.
     std::shared_ptr<const sys::TlsContext> serve_tls;
@@ -198,20 +206,20 @@ class ReplicaImpl {
     sm_options.dir = options_.dir;
     sm_options.db_options = options_.db_options;
     sm_options.watch_history_bytes = options_.watch_history_bytes;
+    sm_options.cluster_id = current_id;
     ORDO_ASSIGN_OR_RETURN(machine_, ReplicaStateMachine::open(sm_options));
 
     ORDO_ASSIGN_OR_RETURN(std::string snap, snapshot_address(options_.address));
     ORDO_ASSIGN_OR_RETURN(sys::HostPort snap_at, sys::parse_address(snap));
     ReplicaStateMachine* machine = machine_.get();
-    ORDO_ASSIGN_OR_RETURN(server_,
-                          SnapshotServer::start(
-                              snap_at, machine_->copies_dir(),
-                              [machine](int fd) { return machine->make_copy(fd); }, serve_tls,
-                              [this](const RemovedNotice& notice) {
-                                Consensus* c = consensus_raw_.load();
-                                if (notice.id == options_.id && c != nullptr)
-                                  c->mark_removed(notice.index);
-                              }));
+    ORDO_ASSIGN_OR_RETURN(
+        server_, SnapshotServer::start(
+                     snap_at, machine_->copies_dir(),
+                     [machine](int fd) { return machine->make_copy(fd); }, current_id, serve_tls,
+                     [this](const RemovedNotice& notice) {
+                       Consensus* c = consensus_raw_.load();
+                       if (notice.id == options_.id && c != nullptr) c->mark_removed(notice.index);
+                     }));
 
     ConsensusOptions c;
     c.id = options_.id;
@@ -224,9 +232,11 @@ class ReplicaImpl {
     c.snapshot_trailing = options_.snapshot_trailing;
     c.cluster_id = cluster_id;
     c.cluster_secret = options_.cluster_secret;
-    const std::string dir = options_.dir;
-    c.on_adopt_cluster_id = [dir](const ClusterId& id) {
-      return write_cluster_file(dir, ClusterFile{id, ""});
+    c.on_adopt_cluster_id = [this](const ClusterId& id) {
+      ORDO_RETURN_IF_ERROR(write_cluster_file(options_.dir, ClusterFile{id, ""}));
+      std::lock_guard lock(cluster_mu_);
+      cluster_id_ = id;
+      return Status::ok();
     };
     c.snapshot_threshold_bytes = options_.snapshot_threshold_bytes;
     c.snapshot_trailing_bytes = options_.snapshot_trailing_bytes;
@@ -424,6 +434,9 @@ class ReplicaImpl {
 
  private:
   const ReplicaOptions options_;
+  // The cluster id: settled at open, or adopted later on the Raft thread.
+  mutable std::mutex cluster_mu_;
+  ClusterId cluster_id_;  // guarded by cluster_mu_
   Id64Generator ids_;
   std::unique_ptr<ReplicaStateMachine> machine_;
   std::unique_ptr<SnapshotServer> server_;

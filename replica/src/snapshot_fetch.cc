@@ -41,7 +41,8 @@ Status receive_into(sys::Stream& sock, int file, uint64_t size, std::chrono::mil
 }  // namespace
 
 Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& dest,
-                               std::chrono::milliseconds timeout, const sys::TlsContext* tls) {
+                               std::chrono::milliseconds timeout, const ClusterId& cluster_id,
+                               const sys::TlsContext* tls) {
   const std::string server = sys::format_address(from);
   ORDO_ASSIGN_OR_RETURN(int fd, sys::connect_to(from, sys::deadline_in(timeout)));
   sys::Stream sock(fd);
@@ -50,29 +51,35 @@ Result<FetchedCopy> fetch_copy(const sys::HostPort& from, const std::string& des
     if (!secured.is_ok()) return secured.status().with_context("fetch a copy from " + server);
     sock = std::move(*secured);
   }
-  const std::string request = std::string(kCopyRequest) + "\n";
+  const std::string request = encode_copy_request(cluster_id) + "\n";
   Status s = sock.send_all(request, sys::deadline_in(timeout));
-  char first[kNoCopyBytes];
-  if (s.is_ok()) s = sock.recv_exact(first, sizeof first, sys::deadline_in(timeout));
+  char whole[kCopyHeaderBytes];
+  if (s.is_ok()) s = sock.recv_exact(whole, kFirstFieldBytes, sys::deadline_in(timeout));
+  size_t header_bytes = kFirstFieldBytes;
+  if (s.is_ok()) {
+    header_bytes = copy_header_bytes(std::string_view(whole, kFirstFieldBytes));
+    ORDO_ASSERT(header_bytes <= sizeof whole);
+    s = sock.recv_exact(whole + kFirstFieldBytes, header_bytes - kFirstFieldBytes,
+                        sys::deadline_in(timeout));
+  }
   if (!s.is_ok()) {
     sock.close();
     return s.with_context("fetch a copy from " + server);
   }
-  Result<CopyHeader> header = decode_copy_header(std::string_view(first, sizeof first));
+  Result<CopyHeader> header = decode_copy_header(std::string_view(whole, header_bytes));
   if (header.status().is_not_found()) {
     sock.close();
     return Status::not_found("snapshot server " + server + " made no copy");
   }
-  char whole[kCopyHeaderBytes];
-  std::memcpy(whole, first, sizeof first);
-  s = sock.recv_exact(whole + sizeof first, sizeof whole - sizeof first, sys::deadline_in(timeout));
-  if (s.is_ok()) {
-    header = decode_copy_header(std::string_view(whole, sizeof whole));
-    s = header.status();
+  if (header.is_ok() && cluster_id.known() && header->cluster_id != cluster_id) {
+    header = Status::invalid_argument("wrong cluster: the snapshot server is cluster " +
+                                      header->cluster_id.hex());
   }
-  if (!s.is_ok()) {
+  if (!header.is_ok()) {
     sock.close();
-    return s.with_context("fetch a copy from " + server);
+    return Status::invalid_argument(header.status().message() + " (this replica is cluster " +
+                                    cluster_id.hex() + ")")
+        .with_context("fetch a copy from " + server);
   }
   FetchedCopy copy;
   copy.size_bytes = header->size_bytes;

@@ -66,20 +66,24 @@ Result<Digest> digest_fd(int fd, std::vector<char>& buf) {
 
 Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(
     const sys::HostPort& at, std::string copies_dir, CopyMaker make_copy,
-    std::shared_ptr<const sys::TlsContext> tls, RemovedHandler on_removed) {
+    ClusterIdSource cluster_id, std::shared_ptr<const sys::TlsContext> tls,
+    RemovedHandler on_removed) {
   ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 16, sys::Blocking::kYes));
-  return std::unique_ptr<SnapshotServer>(new SnapshotServer(
-      fd, std::move(copies_dir), std::move(make_copy), std::move(tls), std::move(on_removed)));
+  return std::unique_ptr<SnapshotServer>(
+      new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy), std::move(cluster_id),
+                         std::move(tls), std::move(on_removed)));
 }
 
 SnapshotServer::SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
+                               ClusterIdSource cluster_id,
                                std::shared_ptr<const sys::TlsContext> tls,
                                RemovedHandler on_removed)
     : listen_fd_(listen_fd),
       copies_dir_(std::move(copies_dir)),
       make_copy_(std::move(make_copy)),
       on_removed_(std::move(on_removed)),
-      tls_(std::move(tls)) {
+      tls_(std::move(tls)),
+      cluster_id_(std::move(cluster_id)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -168,7 +172,17 @@ void SnapshotServer::serve(int fd) {
     if (notice.is_ok() && on_removed_) on_removed_(*notice);
     return;
   }
-  if (!is_copy_request(*request)) return refuse(Status::ok());
+  Result<ClusterId> asked = parse_copy_request(*request);
+  if (!asked.is_ok()) return refuse(Status::ok());
+  const ClusterId own = cluster_id_ ? cluster_id_() : ClusterId();
+  if (own.known() && *asked != own) {
+    std::fprintf(stderr,
+                 "ordo snapshot server: refused a copy request for cluster %s: this node is "
+                 "cluster %s\n",
+                 asked->hex().c_str(), own.hex().c_str());
+    (void)stream.send_all(encode_wrong_cluster(own), sys::deadline_in(kIoTimeout));
+    return;
+  }
 
   Result<int> file = anonymous_file(copies_dir_);
   if (!file.is_ok()) return refuse(file.status());
@@ -181,11 +195,11 @@ void SnapshotServer::serve(int fd) {
     ::close(*file);
     return refuse(digest.status());
   }
-  if (digest->size == kNoCopy) {
+  if (digest->size == kNoCopy || digest->size == kWrongCluster) {
     ::close(*file);
-    return refuse(Status::io_error("a copy of 2^64 - 1 bytes", 0));
+    return refuse(Status::io_error("a copy of 2^64 - 2 bytes or more", 0));
   }
-  s = stream.send_all(encode_copy_header({digest->size, digest->xxh3, *applied}),
+  s = stream.send_all(encode_copy_header({digest->size, digest->xxh3, *applied, own}),
                       sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {

@@ -1,15 +1,16 @@
 // Serves copies of the live database to replicas installing a snapshot.
 // Protocol on the snapshot port (Raft port + 1), one request per connection
-// (its bytes: snapshot_wire.h):
-// the client sends kCopyRequest and '\n'; the server takes a fresh copy of
-// the database (a consistent snapshot of its last commit), then answers the
-// copy's size, its XXH3-64 and the applied index it holds, each 8 big-endian
-// bytes, and then its bytes. A request it does not know, or a copy it could
-// not make, is answered with kNoCopy alone. A removal notice line
-// (removed_notice.h) is handed to the RemovedHandler and not answered. With
-// a TLS context the connection is TLS 1.3 from its first byte (both ends
-// verify the other's certificate, sys/tls.h); a client that fails the
-// handshake gets nothing.
+// (its bytes: snapshot_wire.h): the client sends kCopyRequest, ' ', the
+// cluster id (32 hex digits) and '\n'; the server takes a fresh copy of the
+// database (a consistent snapshot of its last commit), then answers the
+// copy's size, its XXH3-64 and the applied index it holds, each 8
+// big-endian bytes, its cluster id (16 bytes), and then its bytes. A
+// request it does not know, or a copy it could not make, is answered with
+// kNoCopy alone; a request naming another cluster with kWrongCluster and
+// the server's cluster id. A removal notice line (removed_notice.h) is
+// handed to the RemovedHandler and not answered. With a TLS context the
+// connection is TLS 1.3 from its first byte (both ends verify the other's
+// certificate, sys/tls.h); a client that fails the handshake gets nothing.
 //
 // Each copy is a file of its own in the copies directory, unlinked as soon as
 // it is made (the open descriptor keeps it until sent), so a crash leaves no
@@ -26,6 +27,7 @@
 #include <string>
 #include <thread>
 
+#include "cluster_identity.h"
 #include "ordo/status.h"
 #include "ordo/sys/address.h"
 #include "ordo/sys/tls.h"
@@ -47,11 +49,14 @@ class SnapshotServer {
   // copies made by `make_copy` in `copies_dir` until destroyed. Each
   // connection is served on a thread of its own, at most 4 at once (more
   // are closed at accept); the request line must arrive whole within 5 s,
-  // and each later send may wait 10 s. `tls`: a server context, or null
-  // for plaintext. `on_removed` gets the removal notices.
+  // and each later send may wait 10 s. With `cluster_id` set and known, a
+  // request must name that id (an unknown one is refused too). `tls`: a
+  // server context, or null for plaintext. `on_removed` gets the removal
+  // notices.
   static Result<std::unique_ptr<SnapshotServer>> start(
       const sys::HostPort& at, std::string copies_dir, CopyMaker make_copy,
-      std::shared_ptr<const sys::TlsContext> tls = nullptr, RemovedHandler on_removed = {});
+      ClusterIdSource cluster_id = {}, std::shared_ptr<const sys::TlsContext> tls = nullptr,
+      RemovedHandler on_removed = {});
   ~SnapshotServer();  // stops accepting and joins the thread
 
   // Copies sent whole since start (from any thread).
@@ -59,7 +64,8 @@ class SnapshotServer {
 
  private:
   SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
-                 std::shared_ptr<const sys::TlsContext> tls, RemovedHandler on_removed);
+                 ClusterIdSource cluster_id, std::shared_ptr<const sys::TlsContext> tls,
+                 RemovedHandler on_removed);
   void run();
   void serve(int fd);
   void reap_workers();  // joins the threads of finished connections
@@ -74,6 +80,7 @@ class SnapshotServer {
   CopyMaker make_copy_;
   RemovedHandler on_removed_;
   std::shared_ptr<const sys::TlsContext> tls_;
+  ClusterIdSource cluster_id_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> copies_served_{0};
   std::thread thread_;

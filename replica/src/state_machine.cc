@@ -307,6 +307,7 @@ Result<std::string> ReplicaStateMachine::snapshot() {
   ORDO_ASSERT(sync_fd_ >= 0);  // Open with db_ (open_database).
   SnapshotRecord record;
   record.applied_index = applied_index_.load();
+  record.cluster_id = own_cluster_id();
   // With no install pending, the file holds every snapshot recorded so far.
   ORDO_ASSERT(record.applied_index >= snapshot_index_.load());
   if (::fdatasync(sync_fd_) != 0) return Status::io_error("fdatasync " + db_path_, errno);
@@ -317,6 +318,11 @@ Result<std::string> ReplicaStateMachine::snapshot() {
 
 Status ReplicaStateMachine::restore(ByteView record_bytes, const std::string& leader_address) {
   ORDO_ASSIGN_OR_RETURN(SnapshotRecord record, SnapshotRecord::decode(record_bytes));
+  const ClusterId own = own_cluster_id();
+  if (record.cluster_id.known() && own.known() && record.cluster_id != own) {
+    return Status::invalid_argument("snapshot record of cluster " + record.cluster_id.hex() +
+                                    ", this replica is in cluster " + own.hex());
+  }
   if (record.applied_index <= applied_index_.load()) {
     // Startup, or a snapshot this replica is already past: the file holds it.
     if (record.applied_index > snapshot_index_.load()) snapshot_index_.store(record.applied_index);
@@ -360,7 +366,8 @@ Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_
   ORDO_ASSIGN_OR_RETURN(sys::HostPort hp, sys::parse_address(from));
   // One install at a time (Raft thread): a fixed name.
   const std::string path = copies_dir() + "/install.ordo";
-  Result<FetchedCopy> copy = fetch_copy(hp, path, options_.fetch_timeout, options_.fetch_tls.get());
+  Result<FetchedCopy> copy =
+      fetch_copy(hp, path, options_.fetch_timeout, own_cluster_id(), options_.fetch_tls.get());
   Status s = copy.status();
   if (s.is_ok() && copy->applied_index < min_index) {
     s = Status::busy("the copy holds applied index " + std::to_string(copy->applied_index) +

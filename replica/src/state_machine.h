@@ -26,6 +26,9 @@ struct StateMachineOptions {
   std::chrono::milliseconds fetch_timeout{10000};
   size_t watch_history_bytes = size_t{64} << 20;     // ReplicaOptions::watch_history_bytes
   std::shared_ptr<const sys::TlsContext> fetch_tls;  // client context; null: plaintext
+  // The replica's cluster id, carried in snapshot records and copy requests
+  // (empty, or an unknown id: none is checked).
+  ClusterIdSource cluster_id;
 };
 
 // Thread-safety: apply, snapshot, restore and finish_install run on the Raft
@@ -80,6 +83,9 @@ class ReplicaStateMachine final : public StateMachine {
   // a commit that failed with IOError leaves the handle refusing writes.
   Status reopen_database();
   ApplyOutcome apply_once(uint64_t index, ByteView entry);
+  ClusterId own_cluster_id() const {
+    return options_.cluster_id ? options_.cluster_id() : ClusterId();
+  }
   void close_database();
   // Fetches a copy from the snapshot server of the replica at Raft address
   // `source`, requires its applied index >= `min_index`, verifies it and

@@ -118,7 +118,8 @@ struct ServedMachine {
   std::string raft_address;
 };
 ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {},
-                    std::shared_ptr<const sys::TlsContext> tls = nullptr) {
+                    std::shared_ptr<const sys::TlsContext> tls = nullptr,
+                    ClusterIdSource cluster_id = {}) {
   const uint16_t port = testing_cluster::free_raft_port();
   ServedMachine out;
   out.raft_address = "127.0.0.1:" + std::to_string(port);
@@ -130,19 +131,27 @@ ServedMachine serve(ReplicaStateMachine& sm, std::function<void(int)> tamper = {
         if (applied.is_ok() && tamper) tamper(fd);
         return applied;
       },
-      std::move(tls));
+      std::move(cluster_id), std::move(tls));
   EXPECT_TRUE(server.is_ok()) << server.status().to_string();
   if (server.is_ok()) out.server = std::move(*server);
   return out;
 }
 
 TEST(SnapshotRecord, RoundTripAndRejects) {
-  SnapshotRecord r{1234};
+  SnapshotRecord r{1234, cluster_id_of("", {{1, "127.0.0.1:7001", true}})};
   std::string bytes = r.encode();
-  EXPECT_EQ(bytes.size(), 8u + 4u + 8u);
+  EXPECT_EQ(bytes.size(), 8u + 4u + 8u + 16u);
   Result<SnapshotRecord> d = SnapshotRecord::decode(bytes);
   ASSERT_TRUE(d.is_ok()) << d.status().to_string();
   EXPECT_EQ(d->applied_index, 1234u);
+  EXPECT_EQ(d->cluster_id, r.cluster_id);
+  // Version 2 (no cluster id) still reads, with the id unknown.
+  std::string v2 = bytes.substr(0, 8 + 4 + 8);
+  v2[11] = 2;
+  Result<SnapshotRecord> old = SnapshotRecord::decode(v2);
+  ASSERT_TRUE(old.is_ok()) << old.status().to_string();
+  EXPECT_EQ(old->applied_index, 1234u);
+  EXPECT_FALSE(old->cluster_id.known());
   for (size_t n = 0; n < bytes.size(); ++n) {
     EXPECT_TRUE(
         SnapshotRecord::decode(std::string_view(bytes.data(), n)).status().is_invalid_argument())
@@ -208,7 +217,8 @@ TEST(SnapshotServer, ServesCopiesOverTlsToVerifiedPeersOnly) {
   const auto timeout = std::chrono::milliseconds(5000);
 
   auto fetcher = context("node", sys::TlsRole::kClient);
-  Result<FetchedCopy> copy = fetch_copy(at, tmp.file("fetched"), timeout, fetcher.get());
+  Result<FetchedCopy> copy =
+      fetch_copy(at, tmp.file("fetched"), timeout, ClusterId(), fetcher.get());
   ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
   EXPECT_EQ(copy->applied_index, 7u);
   EXPECT_TRUE(verify_copy(tmp.file("fetched"), copy->size_bytes, copy->xxh3).is_ok());
@@ -216,7 +226,8 @@ TEST(SnapshotServer, ServesCopiesOverTlsToVerifiedPeersOnly) {
   Result<FetchedCopy> plain = fetch_copy(at, tmp.file("plain"), timeout);
   EXPECT_FALSE(plain.is_ok());
   auto stranger = context("stranger", sys::TlsRole::kClient);
-  Result<FetchedCopy> refused = fetch_copy(at, tmp.file("refused"), timeout, stranger.get());
+  Result<FetchedCopy> refused =
+      fetch_copy(at, tmp.file("refused"), timeout, ClusterId(), stranger.get());
   EXPECT_FALSE(refused.is_ok());
   EXPECT_FALSE(std::filesystem::exists(tmp.file("refused")));
   EXPECT_TRUE(eventually([&] { return served.server->copies_served() == 1u; }));
@@ -264,6 +275,59 @@ TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {
   for (unsigned char c : header) EXPECT_EQ(c, 0xff);
   ::close(fd);
   EXPECT_EQ(served.server->copies_served(), 2u);
+}
+
+// A copy request naming another cluster is refused by the server, and a
+// server naming another cluster is refused by the fetch.
+TEST(SnapshotServer, CopyRequestOfAnotherClusterIsRefusedBothWays) {
+  TempDir tmp;
+  auto sm = filled_machine(tmp.path(), 5);
+  const ClusterId ours = cluster_id_of("", {{1, "127.0.0.1:7001", true}});
+  const ClusterId other = cluster_id_of("other", {{1, "127.0.0.1:7001", true}});
+  ServedMachine served = serve(*sm, {}, nullptr, [ours] { return ours; });
+  ASSERT_NE(served.server, nullptr);
+  const sys::HostPort at = *sys::parse_address(*snapshot_address(served.raft_address));
+  const auto timeout = std::chrono::milliseconds(5000);
+
+  Result<FetchedCopy> wrong = fetch_copy(at, tmp.file("wrong"), timeout, other);
+  ASSERT_TRUE(wrong.status().is_invalid_argument()) << wrong.status().to_string();
+  EXPECT_NE(wrong.status().message().find("snapshot server is cluster " + ours.hex()),
+            std::string::npos)
+      << wrong.status().message();
+  // A request naming no cluster is refused by a server that has one.
+  EXPECT_TRUE(fetch_copy(at, tmp.file("none"), timeout).status().is_invalid_argument());
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("wrong")));
+  Result<FetchedCopy> right = fetch_copy(at, tmp.file("right"), timeout, ours);
+  ASSERT_TRUE(right.is_ok()) << right.status().to_string();
+  EXPECT_EQ(right->applied_index, 5u);
+
+  // The fetch side: a server of another cluster answering a request that
+  // names no cluster.
+  TempDir tmp2;
+  auto sm2 = filled_machine(tmp2.path(), 3);
+  ServedMachine foreign = serve(*sm2, {}, nullptr, [] { return ClusterId(); });
+  ASSERT_NE(foreign.server, nullptr);
+  const sys::HostPort at2 = *sys::parse_address(*snapshot_address(foreign.raft_address));
+  Result<FetchedCopy> unknown_server = fetch_copy(at2, tmp.file("foreign"), timeout, ours);
+  EXPECT_TRUE(unknown_server.status().is_invalid_argument()) << unknown_server.status().to_string();
+  EXPECT_EQ(served.server->copies_served(), 1u);
+}
+
+TEST(SnapshotRestore, RecordOfAnotherClusterIsRefused) {
+  TempDir tmp;
+  const ClusterId ours = cluster_id_of("", {{1, "127.0.0.1:7001", true}});
+  StateMachineOptions o;
+  o.dir = tmp.path();
+  o.cluster_id = [ours] { return ours; };
+  Result<std::unique_ptr<ReplicaStateMachine>> sm = ReplicaStateMachine::open(o);
+  ASSERT_TRUE(sm.is_ok()) << sm.status().to_string();
+  const ClusterId other = cluster_id_of("other", {{1, "127.0.0.1:7001", true}});
+  Status s = (*sm)->restore(SnapshotRecord{10, other}.encode(), "127.0.0.1:9");
+  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_FALSE((*sm)->install_pending());
+  Result<std::string> rec = (*sm)->snapshot();
+  ASSERT_TRUE(rec.is_ok());
+  EXPECT_EQ(SnapshotRecord::decode(*rec)->cluster_id, ours);
 }
 
 // A connection that trickles its request line (one byte a second) or sends
@@ -382,7 +446,7 @@ TEST(SnapshotRestore, CopyBehindTheRecordIsRefused) {
   auto leader = filled_machine(leader_dir.path(), 20);
   auto follower = filled_machine(follower_dir.path(), 2);
   ServedMachine served = serve(*leader);
-  Status s = follower->restore(SnapshotRecord{25}.encode(), served.raft_address);
+  Status s = follower->restore(SnapshotRecord{25, {}}.encode(), served.raft_address);
   EXPECT_FALSE(s.is_ok());
   EXPECT_NE(s.to_string().find("applied index 20"), std::string::npos) << s.to_string();
   EXPECT_EQ(follower->applied_index(), 2u);
@@ -397,7 +461,7 @@ TEST(SnapshotRestore, FileBehindAtStartupInstallsBeforeTheNextApply) {
   TempDir leader_dir, follower_dir;
   auto leader = filled_machine(leader_dir.path(), 25);
   auto follower = filled_machine(follower_dir.path(), 4);
-  ASSERT_TRUE(follower->restore(SnapshotRecord{20}.encode(), "").is_ok());
+  ASSERT_TRUE(follower->restore(SnapshotRecord{20, {}}.encode(), "").is_ok());
   EXPECT_TRUE(follower->install_pending());
   // Until then: the file's own applied index, no snapshot, no apply.
   EXPECT_EQ(follower->applied_index(), 4u);

@@ -352,8 +352,12 @@ class Replica {
   //                    twice the heartbeat or over 600000 ms,
   //                    snapshot_threshold 0, a bootstrap list without this
   //                    replica, naming it at another address or as a
-  //                    non-voter), or a data directory of another replica id
-  //                    (dir/replica-id)
+  //                    non-voter, a cluster secret under 32 bytes, a
+  //                    cluster_id that is not 32 hex digits), a data
+  //                    directory of another replica id (dir/replica-id), or
+  //                    of another cluster than the bootstrap list and token
+  //                    (or cluster_id) give (dir/cluster-id; the message
+  //                    names both ids and peer lists)
   //   IOError          a port in use, a directory that cannot be made, Raft
   //                    state that cannot be loaded
   //   Corruption, NotOrdoFile, VersionMismatch  from the ordo file
