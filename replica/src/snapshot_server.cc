@@ -148,9 +148,9 @@ void SnapshotServer::run() {
 void SnapshotServer::serve(int fd) {
   // The stream has a descriptor of its own (a dup): the caller closes `fd`,
   // and the destructor's shutdown(2) of `fd` ends this transfer too.
-  const int own = ::dup(fd);
-  if (own < 0) return;
-  sys::Stream stream(own);
+  const int dup_fd = ::dup(fd);
+  if (dup_fd < 0) return;
+  sys::Stream stream(dup_fd);
   if (tls_ != nullptr) {
     Result<sys::Stream> secured =
         tls_->handshake(stream.release(), sys::deadline_in(kRequestDeadline));

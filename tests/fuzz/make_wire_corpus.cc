@@ -110,10 +110,14 @@ int main(int argc, char** argv) {
   reply("unknown", w);
   ok = write(protocol + "batch", 2, sample_batch().encode()) && ok;
 
-  ok = write(snapshot + "request", 0, std::string(ordo::replica::kCopyRequest)) && ok;
-  ok = write(snapshot + "header", 1, ordo::replica::encode_copy_header({1 << 20, 0xabcdef, 77})) &&
+  const ordo::replica::ClusterId cluster =
+      ordo::replica::cluster_id_of("", {{1, "127.0.0.1:7001", true}});
+  ok = write(snapshot + "request", 0, ordo::replica::encode_copy_request(cluster)) && ok;
+  ok = write(snapshot + "header", 1,
+             ordo::replica::encode_copy_header({1 << 20, 0xabcdef, 77, cluster})) &&
        ok;
   ok = write(snapshot + "refusal", 1, ordo::replica::encode_no_copy()) && ok;
+  ok = write(snapshot + "wrong_cluster", 1, ordo::replica::encode_wrong_cluster(cluster)) && ok;
   ordo::replica::SnapshotRecord record;
   record.applied_index = 4096;
   ok = write(snapshot + "record", 2, record.encode()) && ok;

@@ -75,16 +75,30 @@ void decode_snapshot_channel(const uint8_t* data, size_t size) {
   if (size == 0 || size > kMaxWireInputBytes) return;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 3) {
-    case 0:
-      must(replica::is_copy_request(rest) == (rest == replica::kCopyRequest),
-           "is_copy_request disagrees with the request line");
+    case 0: {
+      Result<replica::ClusterId> asked = replica::parse_copy_request(rest);
+      if (asked.is_ok()) {
+        // Hex digits of either case parse; the line encoded back is lower case.
+        std::string lower(rest);
+        for (size_t i = replica::kCopyRequest.size(); i < lower.size(); ++i) {
+          const char c = lower[i];
+          lower[i] = static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+        }
+        must(replica::encode_copy_request(*asked) == lower,
+             "copy request: parse then encode differs");
+      }
       break;
+    }
     case 1: {
       Result<replica::CopyHeader> h = replica::decode_copy_header(rest);
       if (h.is_ok()) {
         must(replica::encode_copy_header(*h) == rest, "copy header: decode then encode differs");
       } else if (h.status().is_not_found()) {
         must(rest == replica::encode_no_copy(), "copy header: a refusal that is not kNoCopy");
+      } else if (rest.size() == replica::kWrongClusterBytes &&
+                 rest.substr(0, 8) == replica::encode_wrong_cluster({}).substr(0, 8)) {
+        must(h.status().message().starts_with("wrong cluster"),
+             "copy header: a wrong-cluster answer not named so");
       }
       break;
     }
