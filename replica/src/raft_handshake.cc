@@ -16,6 +16,7 @@ namespace {
 
 constexpr std::string_view kAcceptorLabel = "ordo raft handshake v1 acceptor";
 constexpr std::string_view kConnectorLabel = "ordo raft handshake v1 connector";
+constexpr std::string_view kRemovedNoticeLabel = "ordo removal notice v1";
 
 Status bad(const std::string& why) { return Status::invalid_argument("raft handshake: " + why); }
 
@@ -123,7 +124,9 @@ Mac handshake_mac(std::string_view secret, MacRole role, ByteView connector_hell
                   ByteView acceptor_hello) {
   Mac mac{};
   if (secret.empty()) return mac;
-  std::string input(role == MacRole::kAcceptor ? kAcceptorLabel : kConnectorLabel);
+  std::string input(role == MacRole::kAcceptor    ? kAcceptorLabel
+                    : role == MacRole::kConnector ? kConnectorLabel
+                                                  : kRemovedNoticeLabel);
   put_u32_prefixed(input, connector_hello);
   put_u32_prefixed(input, acceptor_hello);
   unsigned int n = 0;

@@ -72,7 +72,9 @@ Result<Hello> parse_hello(ByteView bytes);
 Status check_peer_hello(const Hello& peer, const ClusterId& own, bool own_has_secret,
                         bool adopt_unknown_own);
 
-enum class MacRole : uint8_t { kAcceptor, kConnector };
+// kRemoval: the MAC of a removal notice (removed_notice.h), over its
+// text as `connector_hello` and nothing as `acceptor_hello`.
+enum class MacRole : uint8_t { kAcceptor, kConnector, kRemoval };
 
 // HMAC-SHA256(secret, role label || connector_hello || acceptor_hello);
 // zeros when `secret` is empty.

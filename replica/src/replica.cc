@@ -216,9 +216,19 @@ class ReplicaImpl {
         server_, SnapshotServer::start(
                      snap_at, machine_->copies_dir(),
                      [machine](int fd) { return machine->make_copy(fd); }, current_id, serve_tls,
-                     [this](const RemovedNotice& notice) {
+                     [this, current_id](std::string_view line) {
+                       Result<RemovedNotice> notice =
+                           parse_removed_notice(line, current_id(), options_.cluster_secret);
+                       if (!notice.is_ok()) {
+                         std::fprintf(stderr, "ordo replica %llu: %s\n",
+                                      static_cast<unsigned long long>(options_.id),
+                                      notice.status().message().c_str());
+                         return;
+                       }
                        Consensus* c = consensus_raw_.load();
-                       if (notice.id == options_.id && c != nullptr) c->mark_removed(notice.index);
+                       if (notice->id == options_.id && c != nullptr) {
+                         c->mark_removed(notice->index);
+                       }
                      }));
 
     ConsensusOptions c;
@@ -356,8 +366,14 @@ class ReplicaImpl {
     Result<sys::HostPort> to =
         snap.is_ok() ? sys::parse_address(*snap) : Result<sys::HostPort>(snap.status());
     if (id != options_.id && to.is_ok()) {
-      RemovedNotice notice{id, consensus_->status().configuration_index};
-      Status s = send_removed_notice(*to, notice, std::chrono::seconds(1), fetch_tls_.get());
+      ClusterId own;
+      {
+        std::lock_guard lock(cluster_mu_);
+        own = cluster_id_;
+      }
+      RemovedNotice notice{id, consensus_->status().configuration_index, own};
+      Status s = send_removed_notice(*to, notice, options_.cluster_secret, std::chrono::seconds(1),
+                                     fetch_tls_.get());
       if (!s.is_ok()) {
         std::fprintf(stderr, "ordo replica %llu: %s\n",
                      static_cast<unsigned long long>(options_.id), s.to_string().c_str());

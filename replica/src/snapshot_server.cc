@@ -160,7 +160,8 @@ void SnapshotServer::serve(int fd) {
     }
     stream = std::move(*secured);
   }
-  Result<std::string> request = stream.read_line(64, sys::deadline_in(kRequestDeadline));
+  Result<std::string> request =
+      stream.read_line(kMaxRemovedNoticeBytes, sys::deadline_in(kRequestDeadline));
   if (!request.is_ok()) return;
   auto refuse = [&](const Status& why) {
     if (!why.is_ok())
@@ -168,8 +169,7 @@ void SnapshotServer::serve(int fd) {
     (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
   };
   if (request->starts_with(kRemovedNotice)) {
-    Result<RemovedNotice> notice = parse_removed_notice(*request);
-    if (notice.is_ok() && on_removed_) on_removed_(*notice);
+    if (on_removed_) on_removed_(*request);
     return;
   }
   Result<ClusterId> asked = parse_copy_request(*request);

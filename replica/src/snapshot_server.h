@@ -41,7 +41,8 @@ namespace ordo::replica {
 // connection's thread, possibly on several at once.
 using CopyMaker = std::function<Result<uint64_t>(int fd)>;
 // Gets each removal notice received; called on a connection's thread.
-using RemovedHandler = std::function<void(const RemovedNotice&)>;
+// Gets a removal notice's line (without '\n'), not yet checked.
+using RemovedHandler = std::function<void(std::string_view line)>;
 
 class SnapshotServer {
  public:
