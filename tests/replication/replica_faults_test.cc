@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "cluster.h"
 #include "ordo/base/errno_status.h"
@@ -73,6 +75,52 @@ TEST(ReplicaFaults, FollowerWithAFullRaftDiskRestartsRaftAndCatchesUp) {
   ASSERT_TRUE(c.wait_applied(3, w.index));
   const uint64_t leader = c.wait_leader();
   EXPECT_EQ(contents_of(c.at(3)), contents_of(c.at(leader)));
+}
+
+// Every member's Raft log fills: the leader's append fails too, writes stop
+// committing, and every member restarts Raft until space returns.
+TEST(ReplicaFaults, AClusterWhoseRaftDisksAllFillRecoversWhenSpaceReturns) {
+  Cluster c(3);
+  std::vector<std::unique_ptr<ordo::testing::TmpfsMount>> disks;
+  for (uint64_t id : {1, 2, 3}) {
+    disks.push_back(
+        std::make_unique<ordo::testing::TmpfsMount>(c.options(id).dir + "/raft", "20m"));
+    if (!disks.back()->mounted() && disks.back()->error() == EPERM) {
+      GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root)";
+    }
+    ASSERT_TRUE(disks.back()->mounted()) << base::errno_text(disks.back()->error());
+  }
+  c.open_all();
+  ASSERT_NE(c.wait_leader(), 0u);
+  const std::string value(512 << 10, 'v');
+  int applied = 0;
+  WriteResult w;
+  for (int i = 0; i < 60; ++i) {
+    const uint64_t leader = c.wait_leader(5s);
+    if (leader == 0) break;
+    WriteBatch b;
+    b.put("", "k" + std::to_string(i), value);
+    w = c.at(leader).write(b, 3s);
+    if (w.outcome != Outcome::kApplied) break;
+    ++applied;
+  }
+  ASSERT_NE(w.outcome, Outcome::kApplied) << "60 writes of 512 KiB fit on 20 MiB disks";
+  std::printf("after %d writes: %s\n", applied, w.status.to_string().c_str());
+  for (uint64_t id : {1, 2, 3}) {
+    EXPECT_TRUE(eventually([&] { return c.at(id).status().disk_errors > 0; }, 10s))
+        << "replica " << id;
+  }
+  for (auto& disk : disks) ASSERT_TRUE(disk->resize("512m")) << base::errno_text(errno);
+  // Writes commit again, on every member.
+  w = c.put("", "after", "1");
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  for (uint64_t id : {1, 2, 3}) {
+    ASSERT_TRUE(c.wait_applied(id, w.index, 15s)) << "replica " << id;
+    EXPECT_TRUE(eventually([&] { return c.at(id).status().disk_error.empty(); }))
+        << "replica " << id << ": " << c.at(id).status().disk_error;
+  }
+  const uint64_t leader = c.wait_leader();
+  for (uint64_t id : {1, 2, 3}) EXPECT_EQ(contents_of(c.at(id)), contents_of(c.at(leader)));
 }
 
 TEST(ReplicaFaults, SnapshotsByBytesBoundTheRaftLog) {
