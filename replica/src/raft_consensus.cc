@@ -1239,12 +1239,12 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
     outer_cb(outer, status);
     if (status != 0) {
       owner->disk_failed("append", status);
-      // A leader truncated its log past what it sent its followers; the
-      // next reply from one would make libraft read past its log (an
-      // assertion in libraft's debug builds): Raft closes before any
-      // other message is handled.
-      if (owner->raft_state_ == RaftState::kUp && owner->reopen_wanted_ &&
-          raft_state(&owner->raft_) == RAFT_LEADER) {
+      // Raft closes before it handles anything else. libuv's I/O takes
+      // back the failed entries' indexes while libraft keeps them: a later
+      // append would be written under the wrong indexes (a follower then
+      // loads a log that skips entries), and a leader that truncated its
+      // log would read past it at the next reply.
+      if (owner->raft_state_ == RaftState::kUp && owner->reopen_wanted_) {
         owner->close_for_restart();
       }
     } else {
