@@ -60,6 +60,11 @@ constexpr const char* kMemberMarker = "member";
 // In raft_dir: the index of a removal notice (RaftConsensus::mark_removed).
 constexpr const char* kRemovedMarker = "removed";
 
+// libraft 0.15's raft_strerror does not know RAFT_NOSPACE.
+std::string code_text(int rv) {
+  return rv == RAFT_NOSPACE ? "no space left on device" : raft_strerror(rv);
+}
+
 Role role_of(int state) {
   switch (state) {
     case RAFT_FOLLOWER:
@@ -194,6 +199,8 @@ class RaftConsensus final : public Consensus {
   void close_handles();
   // Timer: restarts Raft after a disk error or when it went unavailable.
   void maybe_reopen();
+  // raft_close, then maybe_reopen starts Raft again (loop thread, Raft up).
+  void close_for_restart();
   void disk_failed(const char* what, int rv);
   void disk_ok();
   // Loop thread: bytes of the in-memory log's entries (all, or the newest
@@ -232,6 +239,8 @@ class RaftConsensus final : public Consensus {
                              const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb);
   static int io_set_term(raft_io* io, raft_term term);
   static int io_set_vote(raft_io* io, raft_id id);
+  static int io_send(raft_io* io, raft_io_send* req, const raft_message* message,
+                     raft_io_send_cb cb);
 
   const ConsensusOptions options_;
   StateMachine& machine_;
@@ -260,6 +269,7 @@ class RaftConsensus final : public Consensus {
                           raft_io_snapshot_put_cb) = nullptr;
   int (*uv_set_term_)(raft_io*, raft_term) = nullptr;
   int (*uv_set_vote_)(raft_io*, raft_id) = nullptr;
+  int (*uv_send_)(raft_io*, raft_io_send*, const raft_message*, raft_io_send_cb) = nullptr;
 
   struct Task {
     std::function<void()> run;
@@ -286,8 +296,12 @@ class RaftConsensus final : public Consensus {
   uint64_t unapplied_bytes_ = 0;  // payload bytes proposed, not yet applied
   uint64_t proposals_refused_ = 0;
   uint64_t bytes_since_snapshot_ = 0;  // applied since the last snapshot
-  bool was_member_ = false;            // kMemberMarker exists
-  uint64_t removed_at_ = 0;            // a removal notice's index; 0: none
+  // Entry bytes in AppendEntries sends not completed yet, per peer: a peer
+  // that reads nothing (stopped) keeps them in memory (io_send).
+  std::unordered_map<raft_id, uint64_t> send_bytes_;
+  uint64_t sends_refused_ = 0;
+  bool was_member_ = false;  // kMemberMarker exists
+  uint64_t removed_at_ = 0;  // a removal notice's index; 0: none
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
   // calls it right after fsm->apply returns, with no other apply between).
   Status last_apply_status_;
@@ -393,11 +407,14 @@ Status RaftConsensus::open_raft(bool first) {
   uv_snapshot_put_ = io_.snapshot_put;
   uv_set_term_ = io_.set_term;
   uv_set_vote_ = io_.set_vote;
+  uv_send_ = io_.send;
+  send_bytes_.clear();
   io_.append = &RaftConsensus::io_append;
   io_.truncate = &RaftConsensus::io_truncate;
   io_.snapshot_put = &RaftConsensus::io_snapshot_put;
   io_.set_term = &RaftConsensus::io_set_term;
   io_.set_vote = &RaftConsensus::io_set_vote;
+  io_.send = &RaftConsensus::io_send;
 
   fsm_.version = 2;
   fsm_.data = this;
@@ -532,9 +549,7 @@ void RaftConsensus::disk_failed(const char* what, int rv) {
   // Failures while Raft closes are its cancelled requests.
   if (closing_ || raft_state_ != RaftState::kUp || rv == RAFT_CANCELED) return;
   ++disk_errors_;
-  // libraft 0.15's raft_strerror does not know RAFT_NOSPACE.
-  std::string why = std::string(what) + ": " +
-                    (rv == RAFT_NOSPACE ? "no space left on device" : raft_strerror(rv));
+  std::string why = std::string(what) + ": " + code_text(rv);
   if (io_.errmsg[0] != '\0') why += " (" + std::string(io_.errmsg) + ")";
   if (disk_error_.empty()) {
     std::fprintf(stderr, "ordo replica %llu: Raft log disk error: %s; restarting Raft\n",
@@ -549,6 +564,12 @@ void RaftConsensus::disk_ok() {
   std::fprintf(stderr, "ordo replica %llu: Raft log disk error cleared\n",
                static_cast<unsigned long long>(options_.id));
   disk_error_.clear();
+}
+
+void RaftConsensus::close_for_restart() {
+  reopen_wanted_ = false;
+  raft_state_ = RaftState::kClosing;
+  raft_close(&raft_, &RaftConsensus::on_raft_closed);
 }
 
 void RaftConsensus::maybe_reopen() {
@@ -572,9 +593,7 @@ void RaftConsensus::maybe_reopen() {
       return;
     }
     if (now - last_open_ < kReopenInterval) return;
-    reopen_wanted_ = false;
-    raft_state_ = RaftState::kClosing;
-    raft_close(&raft_, &RaftConsensus::on_raft_closed);
+    close_for_restart();
     return;
   }
   if (raft_state_ != RaftState::kDown || now - last_open_ < kReopenInterval) return;
@@ -739,8 +758,10 @@ void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*
     r = unknown("Raft restarting after a disk error: " + self->disk_error_);
   } else if (status == RAFT_SHUTDOWN) {
     r = unknown("replica closing");
+  } else if (status == RAFT_NOSPACE || status == RAFT_IOERR) {
+    r = unknown("the leader could not write its Raft log: " + code_text(status));
   } else {
-    r = unknown(std::string("leadership lost (") + raft_strerror(status) + ")");
+    r = unknown(std::string("leadership lost (") + code_text(status) + ")");
   }
   complete(req, std::move(r));
 }
@@ -1121,6 +1142,8 @@ struct WrappedIo {
   Req* outer = nullptr;
   Cb outer_cb = nullptr;
   RaftConsensus* self = nullptr;
+  uint64_t bytes = 0;  // io_send: entry bytes, for send_bytes_[peer]
+  raft_id peer = 0;
 };
 }  // namespace
 
@@ -1143,6 +1166,14 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
     outer_cb(outer, status);
     if (status != 0) {
       owner->disk_failed("append", status);
+      // Raft closes before it handles anything else. libuv's I/O takes
+      // back the failed entries' indexes while libraft keeps them: a later
+      // append would be written under the wrong indexes (a follower then
+      // loads a log that skips entries), and a leader that truncated its
+      // log would read past it at the next reply.
+      if (owner->raft_state_ == RaftState::kUp && owner->reopen_wanted_) {
+        owner->close_for_restart();
+      }
     } else {
       owner->disk_ok();
     }
@@ -1175,6 +1206,58 @@ int RaftConsensus::io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snaps
                                   });
   if (rv != 0) self->disk_failed("snapshot", rv);  // w: as in io_append
   return rv;
+}
+
+// libraft's leader sends a follower in pipeline mode every new entry as it
+// comes, whether or not the follower reads; a stopped follower's socket
+// fills and libuv queues the rest, each send holding its entries in memory
+// (snapshots do not free them). Past snapshot_trailing_bytes in flight to
+// one peer a send with entries fails at once: libraft then probes that
+// peer once a heartbeat, and sends a snapshot once its log moved on.
+int RaftConsensus::io_send(raft_io* io, raft_io_send* req, const raft_message* message,
+                           raft_io_send_cb cb) {
+  RaftConsensus* self = of_io(io);
+  if (message->type != RAFT_IO_APPEND_ENTRIES || message->append_entries.n_entries == 0) {
+    return self->uv_send_(io, req, message, cb);
+  }
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < message->append_entries.n_entries; ++i) {
+    bytes += message->append_entries.entries[i].buf.len;
+  }
+  uint64_t& in_flight = self->send_bytes_[message->server_id];
+  if (in_flight > 0 && in_flight + bytes > self->options_.snapshot_trailing_bytes) {
+    ++self->sends_refused_;
+    // Failed as a send that did not get through: libraft releases the
+    // entries and moves the peer to probe mode (nothing of req is used
+    // after the call returns in that mode).
+    req->cb = cb;
+    cb(req, RAFT_NOCONNECTION);
+    return 0;
+  }
+  using W = WrappedIo<raft_io_send, raft_io_send_cb>;
+  auto* w = new W;
+  w->outer = req;
+  w->outer_cb = cb;
+  w->self = self;
+  w->req.data = w;
+  w->bytes = bytes;
+  w->peer = message->server_id;
+  req->cb = cb;
+  int rv = self->uv_send_(io, &w->req, message, [](raft_io_send* inner, int status) {
+    auto* done = static_cast<W*>(inner->data);
+    raft_io_send* outer = done->outer;
+    raft_io_send_cb outer_cb = done->outer_cb;
+    auto it = done->self->send_bytes_.find(done->peer);
+    if (it != done->self->send_bytes_.end()) it->second -= std::min(it->second, done->bytes);
+    delete done;
+    outer_cb(outer, status);
+  });
+  if (rv != 0) {
+    delete w;  // libuv's send takes the request only on success
+    return rv;
+  }
+  in_flight += bytes;
+  return 0;
 }
 
 int RaftConsensus::io_truncate(raft_io* io, raft_index index) {

@@ -40,10 +40,11 @@ Memory memory_of(pid_t pid) {
   return m;
 }
 
-uint64_t raft_log_bytes(Client& c) {
+// A numeric entry of the node's status (0 when missing).
+uint64_t status_entry(Client& c, const std::string& name) {
   Reply r = c.status();
   for (const auto& [k, v] : r.entries) {
-    if (k == "raft_log_bytes") return std::stoull(v);
+    if (k == name) return std::stoull(v);
   }
   return 0;
 }
@@ -99,21 +100,37 @@ uint64_t run(const std::vector<std::string>& extra_args, const char* label) {
     Memory m = memory_of(pid);
     most.rss_kib = std::max(most.rss_kib, m.rss_kib);
     most.anon_kib = std::max(most.anon_kib, m.anon_kib);
-    most_log_bytes = std::max(most_log_bytes, raft_log_bytes(status_client));
+    most_log_bytes = std::max(most_log_bytes, status_entry(status_client, "raft_log_bytes"));
   }
   const Memory end = memory_of(pid);
   const uint64_t written = written_bytes.load() - written_before;
   EXPECT_TRUE(cluster.resume(stopped).is_ok());
   done = true;
   for (auto& w : writers) w.join();
+  // The stopped follower catches up: entries, or a snapshot copy when the
+  // leader's log moved past it.
+  const uint64_t target = status_entry(status_client, "applied_index");
+  Client follower({cluster.address(stopped)}, 5s);
+  const auto resumed = std::chrono::steady_clock::now();
+  bool caught_up = false;
+  while (!caught_up && std::chrono::steady_clock::now() - resumed < 120s) {
+    caught_up = status_entry(follower, "applied_index") >= target;
+    if (!caught_up) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(caught_up) << "follower " << stopped << " did not catch up";
+  const double catch_up_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - resumed).count();
+  const uint64_t installed = status_entry(follower, "snapshots_installed");
   std::printf(
       "%s: follower %d stopped %d s, %.1f MB written meanwhile (%llu writes failed); leader "
       "VmRSS %.1f -> max %.1f -> %.1f MiB, RssAnon %.1f -> max %.1f -> %.1f MiB, "
-      "raft_log_bytes max %.1f MiB\n",
+      "raft_log_bytes max %.1f MiB; the follower caught up in %.1f s (%llu snapshot "
+      "installs)\n",
       label, stopped, seconds, static_cast<double>(written) / 1e6,
       static_cast<unsigned long long>(failed.load()), before.rss_kib / 1024.0,
       most.rss_kib / 1024.0, end.rss_kib / 1024.0, before.anon_kib / 1024.0, most.anon_kib / 1024.0,
-      end.anon_kib / 1024.0, static_cast<double>(most_log_bytes) / (1 << 20));
+      end.anon_kib / 1024.0, static_cast<double>(most_log_bytes) / (1 << 20), catch_up_s,
+      static_cast<unsigned long long>(installed));
   return most.anon_kib > before.anon_kib ? most.anon_kib - before.anon_kib : 0;
 }
 

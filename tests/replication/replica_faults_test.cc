@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "cluster.h"
 #include "ordo/base/errno_status.h"
@@ -24,6 +26,29 @@ bool eventually(F done, std::chrono::milliseconds timeout = kWait) {
     std::this_thread::sleep_for(20ms);
   }
   return done();
+}
+
+// Waits until replica `id` applied what `leader` applied (a new leader's
+// barrier may follow the last write), then compares their contents.
+void expect_same_contents(Cluster& c, uint64_t id, uint64_t leader) {
+  ASSERT_TRUE(c.wait_applied(id, c.at(leader).status().applied_index)) << "replica " << id;
+  const Contents mine = contents_of(c.at(id));
+  const Contents theirs = contents_of(c.at(leader));
+  if (mine == theirs) return;
+  // The values are large: name the keys that differ.
+  std::string diff;
+  for (const auto* side : {&mine, &theirs}) {
+    const Contents& other = side == &mine ? theirs : mine;
+    for (const auto& [tree, entries] : *side) {
+      for (const auto& [k, v] : entries) {
+        auto t = other.find(tree);
+        if (t == other.end() || !t->second.contains(k) || t->second.at(k) != v) {
+          diff += (side == &mine ? " replica " : " leader ") + tree + "/" + k;
+        }
+      }
+    }
+  }
+  ADD_FAILURE() << "replica " << id << " and leader " << leader << " differ:" << diff;
 }
 
 // libraft preallocates its log segments (8 MiB each, one ahead): on a
@@ -72,11 +97,91 @@ TEST(ReplicaFaults, FollowerWithAFullRaftDiskRestartsRaftAndCatchesUp) {
   ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
   ASSERT_TRUE(c.wait_applied(3, w.index));
   const uint64_t leader = c.wait_leader();
-  // The leader may apply an entry more (its own no-op after an election)
-  // a moment before replica 3 does: equal once both applied the same.
-  EXPECT_TRUE(eventually([&] { return contents_of(c.at(3)) == contents_of(c.at(leader)); }))
-      << "replica 3 applied " << c.at(3).status().applied_index << ", the leader "
-      << c.at(leader).status().applied_index;
+  expect_same_contents(c, 3, leader);
+}
+
+// The whole data directory (database file and Raft log) on one small file
+// system: whichever fills first, the follower says so and catches up once
+// space returns, without a restart.
+TEST(ReplicaFaults, FollowerWithAFullDataDirectoryCatchesUpWhenSpaceReturns) {
+  Cluster c(3);
+  ordo::testing::TmpfsMount small(c.options(3).dir, "24m");
+  if (!small.mounted() && small.error() == EPERM) {
+    GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root)";
+  }
+  ASSERT_TRUE(small.mounted()) << base::errno_text(small.error());
+  c.open_all();
+  ASSERT_NE(c.wait_leader(), 0u);
+  const std::string value(512 << 10, 'v');
+  uint64_t last = 0;
+  for (int i = 0; i < 40; ++i) {
+    WriteResult w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
+    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+    last = w.index;
+  }
+  ASSERT_TRUE(eventually([&] {
+    ReplicaStatus st = c.at(3).status();
+    return !st.disk_error.empty() || !st.apply_error.empty();
+  })) << "replica 3 applied "
+      << c.at(3).status().applied_index << " of " << last;
+  ReplicaStatus st = c.at(3).status();
+  std::printf("disk_error: '%s', apply_error: '%s'\n", st.disk_error.c_str(),
+              st.apply_error.c_str());
+  ASSERT_TRUE(small.resize("512m")) << base::errno_text(errno);
+  ASSERT_TRUE(c.wait_applied(3, last, 15s))
+      << "replica 3 applied " << c.at(3).status().applied_index << " of " << last;
+  ASSERT_TRUE(eventually([&] {
+    ReplicaStatus now = c.at(3).status();
+    return now.disk_error.empty() && now.apply_error.empty();
+  }));
+  const uint64_t leader = c.wait_leader();
+  expect_same_contents(c, 3, leader);
+}
+
+// Every member's Raft log fills: the leader's append fails too, writes stop
+// committing, and every member restarts Raft until space returns.
+TEST(ReplicaFaults, AClusterWhoseRaftDisksAllFillRecoversWhenSpaceReturns) {
+  Cluster c(3);
+  std::vector<std::unique_ptr<ordo::testing::TmpfsMount>> disks;
+  for (uint64_t id : {1, 2, 3}) {
+    disks.push_back(
+        std::make_unique<ordo::testing::TmpfsMount>(c.options(id).dir + "/raft", "20m"));
+    if (!disks.back()->mounted() && disks.back()->error() == EPERM) {
+      GTEST_SKIP() << "mount(2) of a tmpfs is not permitted here (EPERM: needs root)";
+    }
+    ASSERT_TRUE(disks.back()->mounted()) << base::errno_text(disks.back()->error());
+  }
+  c.open_all();
+  ASSERT_NE(c.wait_leader(), 0u);
+  const std::string value(512 << 10, 'v');
+  int applied = 0;
+  WriteResult w;
+  for (int i = 0; i < 60; ++i) {
+    const uint64_t leader = c.wait_leader(5s);
+    if (leader == 0) break;
+    WriteBatch b;
+    b.put("", "k" + std::to_string(i), value);
+    w = c.at(leader).write(b, 3s);
+    if (w.outcome != Outcome::kApplied) break;
+    ++applied;
+  }
+  ASSERT_NE(w.outcome, Outcome::kApplied) << "60 writes of 512 KiB fit on 20 MiB disks";
+  std::printf("after %d writes: %s\n", applied, w.status.to_string().c_str());
+  for (uint64_t id : {1, 2, 3}) {
+    EXPECT_TRUE(eventually([&] { return c.at(id).status().disk_errors > 0; }, 10s))
+        << "replica " << id;
+  }
+  for (auto& disk : disks) ASSERT_TRUE(disk->resize("512m")) << base::errno_text(errno);
+  // Writes commit again, on every member.
+  w = c.put("", "after", "1");
+  ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
+  for (uint64_t id : {1, 2, 3}) {
+    ASSERT_TRUE(c.wait_applied(id, w.index, 15s)) << "replica " << id;
+    EXPECT_TRUE(eventually([&] { return c.at(id).status().disk_error.empty(); }))
+        << "replica " << id << ": " << c.at(id).status().disk_error;
+  }
+  const uint64_t leader = c.wait_leader();
+  for (uint64_t id : {1, 2, 3}) expect_same_contents(c, id, leader);
 }
 
 TEST(ReplicaFaults, SnapshotsByBytesBoundTheRaftLog) {

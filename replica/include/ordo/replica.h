@@ -350,7 +350,8 @@ class Replica {
   //                    empty dir, db_options.read_only, a heartbeat timeout
   //                    outside 10..60000 ms, an election timeout below
   //                    twice the heartbeat or over 600000 ms,
-  //                    snapshot_threshold 0, a bootstrap list without this
+  //                    snapshot_threshold, snapshot_threshold_bytes or
+  //                    max_unapplied_bytes 0, a bootstrap list without this
   //                    replica, naming it at another address or as a
   //                    non-voter, a cluster secret under 32 bytes, a
   //                    cluster_id that is not 32 hex digits), a data
@@ -379,11 +380,13 @@ class Replica {
   // replica the result is kFailed with leader_id/leader_address set.
   // kFailed statuses: InvalidArgument (an empty or invalid batch, the system
   // tree named, creating or dropping the default tree, a tree name, key or
-  // value over the ordo limits), Busy (not the leader), IOError (Raft
-  // refused the entry before appending it), or the apply's own error (e.g.
-  // InvalidArgument; the entry then changed nothing but the applied index).
+  // value over the ordo limits), Busy (not the leader), Full ("too much
+  // unapplied data": over max_unapplied_bytes), IOError (Raft refused the
+  // entry before appending it; "removed from the cluster"; Raft restarting
+  // after a disk error), or the apply's own error (e.g. InvalidArgument;
+  // the entry then changed nothing but the applied index).
   // kUnknown statuses: IOError("leadership lost" / "timed out" / "replica
-  // closing"). The batch is proposed as one log entry (about
+  // closing" / the leader's Raft log write failed). The batch is proposed as one log entry (about
   // encoded_bytes() + 16 bytes).
   WriteResult write(const WriteBatch& batch, std::chrono::milliseconds timeout);
 
