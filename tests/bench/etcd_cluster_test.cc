@@ -155,10 +155,14 @@ TEST(EtcdCluster, ThreeMembersTakePutsThroughAnyMemberAndSurviveTheLeadersKill) 
   }
 }
 
-TEST(EtcdCluster, TheReplicatedWorkloadGivesEveryFigure) {
+// The workload on etcd, with TLS (mutual, on client and peer ports) and without.
+class EtcdWorkload : public ::testing::TestWithParam<bool> {};
+
+TEST_P(EtcdWorkload, GivesEveryFigure) {
   if (!have_etcd()) GTEST_SKIP() << "/usr/bin/etcd missing (Debian package etcd-server)";
   ordo::testing::TempDir dir;
-  std::unique_ptr<ReplicatedStore> store = make_etcd_store("/usr/bin/etcd", dir.path(), 3);
+  std::unique_ptr<ReplicatedStore> store =
+      make_etcd_store("/usr/bin/etcd", dir.path(), 3, GetParam());
   const Status started = store->start();
   ASSERT_TRUE(started.is_ok()) << started.to_string();
   ReplicatedConfig config;
@@ -179,7 +183,11 @@ TEST(EtcdCluster, TheReplicatedWorkloadGivesEveryFigure) {
   EXPECT_NE(failover["killed_leader"], failover["new_leader"]);
   EXPECT_EQ(replicated_key(1, 2, 3).size(), kReplicatedKeyBytes);
   EXPECT_NE(replicated_key(1, 2, 3), replicated_key(1, 23, 0));
+  // The settings recorded with the figures say whether TLS was on.
+  EXPECT_EQ(store->settings().back().find("TLS") != std::string::npos, GetParam());
 }
+
+INSTANTIATE_TEST_SUITE_P(PlainAndTls, EtcdWorkload, ::testing::Bool());
 
 }  // namespace
 }  // namespace ordo::bench
