@@ -1,6 +1,9 @@
 // The ordo-node binary's client subcommands, run as processes against a
 // one-node cluster: output and exit codes (0 ok, 1 not found, 2 failed).
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -238,9 +241,28 @@ TEST_F(NodeCliTest, ScanAndGetEscapeKeysAndValues) {
 }
 
 TEST_F(NodeCliTest, AddOfAnUnreachableIdHonoursTheTimeoutAndIsUndone) {
-  // Nothing listens on the new member's ports.
+  // Nothing listens on the new member's ports: they are bound here, without
+  // listen(2), for the whole test, so no node of a test running beside this
+  // one can take them (a connect is refused).
   Result<uint16_t> port = sys::pick_free_port_run(3);
   ASSERT_TRUE(port.is_ok()) << port.status().to_string();
+  std::vector<int> held;
+  for (int i = 0; i < 3; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    held.push_back(fd);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(*port + i));
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0) << *port + i;
+  }
+  struct CloseAll {
+    std::vector<int>& fds;
+    ~CloseAll() {
+      for (int fd : fds) ::close(fd);
+    }
+  } close_all{held};
   const std::string address = "127.0.0.1:" + std::to_string(*port);
   const auto start = std::chrono::steady_clock::now();
   CliRun add = run("add --node " + node_ + " --timeout-ms 3000 --id 7 --address " + address);
