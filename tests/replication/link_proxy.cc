@@ -23,6 +23,12 @@ std::pair<int, int> ordered(int a, int b) { return a < b ? std::pair(a, b) : std
 
 // One connection: `a` the dialing node's side, `b` the target's. Touched by the forwarding thread
 // only.
+
+}  // namespace
+
+// Not in the anonymous namespace: LinkProxies::Forwarder (a type with
+// linkage) holds it.
+namespace link_proxy_internal {
 struct Pipe {
   int a = -1;
   int b = -1;
@@ -35,8 +41,8 @@ struct Pipe {
     if (b >= 0) ::close(b);
   }
 };
-
-}  // namespace
+}  // namespace link_proxy_internal
+using link_proxy_internal::Pipe;
 
 struct LinkProxies::Forwarder {
   int from = 0;

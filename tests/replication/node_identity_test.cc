@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kTimeouts = {"--election-timeout-ms", "600",
                                             "--heartbeat-timeout-ms", "60"};
 
-LocalClusterOptions cluster_options(const std::string& root, std::vector<std::string> extra = {}) {
+LocalClusterOptions identity_cluster_options(const std::string& root,
+                                             std::vector<std::string> extra = {}) {
   LocalClusterOptions o;
   o.binary = ORDO_NODE_BINARY;
   o.root = root;
@@ -85,7 +86,7 @@ sys::ChildProcess spawn_node(std::vector<std::string> args, const std::string& l
 
 TEST(NodeIdentityTest, EmptiedNodeBootstrappingAloneNeverGetsIntoTheCluster) {
   testing::TempDir dir;
-  LocalCluster cluster(cluster_options(dir.path()));
+  LocalCluster cluster(identity_cluster_options(dir.path()));
   ASSERT_TRUE(cluster.start().is_ok());
   const std::string cluster_id = status_of(cluster.address(1), "cluster_id");
   ASSERT_EQ(cluster_id.size(), 32u);
@@ -155,7 +156,7 @@ TEST(NodeIdentityTest, EmptiedNodeBootstrappingAloneNeverGetsIntoTheCluster) {
 
 TEST(NodeIdentityTest, RestartWithOtherPeersIsRefusedNamingBothClusters) {
   testing::TempDir dir;
-  LocalCluster cluster(cluster_options(dir.path()));
+  LocalCluster cluster(identity_cluster_options(dir.path()));
   ASSERT_TRUE(cluster.start().is_ok());
   const std::string cluster_id = status_of(cluster.address(2), "cluster_id");
   ASSERT_TRUE(cluster.kill(2).is_ok());
@@ -184,7 +185,7 @@ TEST(NodeIdentityTest, RestartWithOtherPeersIsRefusedNamingBothClusters) {
 
 TEST(NodeIdentityTest, HelloNamingAnotherClusterRefusesTheConnectionsRequests) {
   testing::TempDir dir;
-  LocalCluster cluster(cluster_options(dir.path()));
+  LocalCluster cluster(identity_cluster_options(dir.path()));
   ASSERT_TRUE(cluster.start().is_ok());
   const std::string cluster_id = status_of(cluster.address(1), "cluster_id");
   Result<int> fd = sys::connect_to(cluster.address(1), sys::deadline_in(2s));
@@ -245,7 +246,8 @@ TEST(NodeIdentityTest, RaftConnectionWithAWrongSecretIsRefusedAndCounted) {
   testing::TempDir dir;
   const std::string secret_file = dir.file("secret");
   std::ofstream(secret_file) << std::string(64, 'a') << "\n";
-  LocalCluster cluster(cluster_options(dir.path(), {"--cluster-secret-file", secret_file}));
+  LocalCluster cluster(
+      identity_cluster_options(dir.path(), {"--cluster-secret-file", secret_file}));
   ASSERT_TRUE(cluster.start().is_ok());
   Client real(cluster.addresses(), 2s);
   ASSERT_TRUE(real.put("", "k", "v").ok());
@@ -295,7 +297,7 @@ TEST(NodeIdentityTest, RaftConnectionWithAWrongSecretIsRefusedAndCounted) {
 
 TEST(NodeIdentityTest, GarbageOnTheRaftPortNeverReachesRaft) {
   testing::TempDir dir;
-  LocalCluster cluster(cluster_options(dir.path()));
+  LocalCluster cluster(identity_cluster_options(dir.path()));
   ASSERT_TRUE(cluster.start().is_ok());
   const uint32_t seed = std::random_device{}();
   std::printf("seed %u\n", seed);
@@ -348,15 +350,15 @@ TEST(NodeIdentityTest, GarbageOnTheRaftPortNeverReachesRaft) {
   EXPECT_TRUE(real.put("", "after", "v").ok());
 }
 
-struct CliRun {
+struct IdentityCliRun {
   int code = -1;
   std::string out;
   std::string err;
 };
 
 // Runs `ordo-node ARGS` through sh.
-CliRun run_cli(const std::string& args) {
-  CliRun r;
+IdentityCliRun run_cli(const std::string& args) {
+  IdentityCliRun r;
   Result<sys::ChildResult> ran =
       sys::run_child({"/bin/sh", "-c", std::string(ORDO_NODE_BINARY) + " " + args}, "/dev/null");
   if (!ran.is_ok()) {
@@ -370,7 +372,7 @@ CliRun run_cli(const std::string& args) {
 }
 
 TEST(NodeIdentityTest, SecretsAndClusterIdsOnTheCommandLine) {
-  CliRun secret = run_cli("secret");
+  IdentityCliRun secret = run_cli("secret");
   EXPECT_EQ(secret.code, 0) << secret.err;
   ASSERT_EQ(secret.out.size(), 65u) << secret.out;
   EXPECT_EQ(secret.out.find_first_not_of("0123456789abcdef"), 64u);
@@ -378,28 +380,29 @@ TEST(NodeIdentityTest, SecretsAndClusterIdsOnTheCommandLine) {
 
   testing::TempDir dir;
   std::ofstream(dir.file("short")) << "0123456789\n";
-  CliRun short_secret = run_cli("--id 1 --data " + dir.file("n") +
-                                " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
-                                " --cluster-secret-file " + dir.file("short"));
+  IdentityCliRun short_secret = run_cli("--id 1 --data " + dir.file("n") +
+                                        " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
+                                        " --cluster-secret-file " + dir.file("short"));
   EXPECT_EQ(short_secret.code, 1);
   EXPECT_NE(short_secret.err.find("at least 32"), std::string::npos) << short_secret.err;
   EXPECT_FALSE(fs::exists(dir.file("n")));
 
-  LocalClusterOptions o = cluster_options(dir.path(), {"--cluster-token", "cli"});
+  LocalClusterOptions o = identity_cluster_options(dir.path(), {"--cluster-token", "cli"});
   o.nodes = 1;
   LocalCluster cluster(o);
   ASSERT_TRUE(cluster.start().is_ok());
   const std::string node = cluster.address(1);
   const std::string id = status_of(node, "cluster_id");
-  CliRun right = run_cli("status --node " + node + " --cluster-id " + id);
+  IdentityCliRun right = run_cli("status --node " + node + " --cluster-id " + id);
   EXPECT_EQ(right.code, 0) << right.err;
   EXPECT_NE(right.out.find("cluster_id: " + id), std::string::npos) << right.out;
   EXPECT_NE(right.out.find("raft_refused_connections: 0"), std::string::npos) << right.out;
-  CliRun wrong = run_cli("get --node " + node + " --cluster-id " + std::string(32, 'f') + " k");
+  IdentityCliRun wrong =
+      run_cli("get --node " + node + " --cluster-id " + std::string(32, 'f') + " k");
   EXPECT_EQ(wrong.code, 2);
   EXPECT_NE(wrong.err.find("wrong cluster: this node is cluster " + id), std::string::npos)
       << wrong.err;
-  CliRun bad = run_cli("status --node " + node + " --cluster-id xyz");
+  IdentityCliRun bad = run_cli("status --node " + node + " --cluster-id xyz");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not 32 hex digits"), std::string::npos) << bad.err;
 }

@@ -117,8 +117,8 @@ TEST(NodeOpsProtocolTest, WatchReplyRoundTripsAndBadEntriesAreErrors) {
 
 // ---- processes ----
 
-LocalClusterOptions cluster_options(const std::string& root, int nodes,
-                                    std::vector<std::string> extra = {}) {
+LocalClusterOptions ops_cluster_options(const std::string& root, int nodes,
+                                        std::vector<std::string> extra = {}) {
   LocalClusterOptions o;
   o.binary = ORDO_NODE_BINARY;
   o.root = root;
@@ -135,7 +135,7 @@ int64_t counter_of(const Reply& r) { return r.ok() ? std::stoll(r.value) : 0; }
 // client library: every acknowledged increment is in the final value.
 TEST(NodeOpsClusterTest, CompareAndSetIncrementsLoseNoUpdate) {
   testing::TempDir dir;
-  LocalCluster cluster(cluster_options(dir.path(), 3));
+  LocalCluster cluster(ops_cluster_options(dir.path(), 3));
   ASSERT_TRUE(cluster.start().is_ok());
   constexpr int kThreads = 4;
   constexpr int kIncrements = 15;
@@ -239,7 +239,7 @@ class NodeOpsTest : public ::testing::Test {
     Result<uint16_t> port = sys::pick_free_port_run(1);
     ASSERT_TRUE(port.is_ok());
     metrics_ = "127.0.0.1:" + std::to_string(*port);
-    cluster_ = std::make_unique<LocalCluster>(cluster_options(
+    cluster_ = std::make_unique<LocalCluster>(ops_cluster_options(
         dir_.path(), 1, {"--watch-history-bytes", "4000", "--metrics-listen", metrics_}));
     Status s = cluster_->start();
     ASSERT_TRUE(s.is_ok()) << s.to_string();

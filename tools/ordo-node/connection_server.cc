@@ -40,17 +40,6 @@ constexpr auto kWorkerLinger = std::chrono::seconds(10);
 // How often the poller looks at the stop flag and for idle connections.
 constexpr int kPollMs = 200;
 
-struct Conn {
-  sys::Stream stream;
-  std::string peer;         // "IPv4:port" of the client, for messages
-  bool handshaken = false;  // true from the start without TLS
-  bool in_service = false;  // with a worker (the poller's view)
-  // Set by a hello that named another cluster: the connection's requests
-  // other than hello are refused with it.
-  std::string wrong_cluster;
-  Clock::time_point idle_since;
-};
-
 std::string peer_of(const sockaddr_in& sa) {
   char host[INET_ADDRSTRLEN] = {};
   ::inet_ntop(AF_INET, &sa.sin_addr, host, sizeof host);
@@ -63,6 +52,22 @@ char listener_tag;
 char wake_tag;
 
 }  // namespace
+
+// Not in the anonymous namespace: ConnectionServer::Impl (a type with
+// linkage) holds it.
+namespace connection_server_internal {
+struct Conn {
+  sys::Stream stream;
+  std::string peer;         // "IPv4:port" of the client, for messages
+  bool handshaken = false;  // true from the start without TLS
+  bool in_service = false;  // with a worker (the poller's view)
+  // Set by a hello that named another cluster: the connection's requests
+  // other than hello are refused with it.
+  std::string wrong_cluster;
+  Clock::time_point idle_since;
+};
+}  // namespace connection_server_internal
+using connection_server_internal::Conn;
 
 std::vector<std::pair<std::string, std::string>> ConnectionCounters::entries() const {
   return {
