@@ -1144,6 +1144,18 @@ struct WrappedIo {
   RaftConsensus* self = nullptr;
   uint64_t bytes = 0;  // io_send: entry bytes, for send_bytes_[peer]
   raft_id peer = 0;
+
+  // Wraps Raft's request `outer` (its callback `cb`): the wrapper's own
+  // request points back at it; the completion callback frees it.
+  static WrappedIo* wrap(RaftConsensus* self, Req* outer, Cb cb) {
+    auto* w = new WrappedIo;
+    w->outer = outer;
+    w->outer_cb = cb;
+    w->self = self;
+    w->req.data = w;
+    outer->cb = cb;
+    return w;
+  }
 };
 }  // namespace
 
@@ -1151,12 +1163,7 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
                              unsigned n, raft_io_append_cb cb) {
   RaftConsensus* self = of_io(io);
   using W = WrappedIo<raft_io_append, raft_io_append_cb>;
-  auto* w = new W;
-  w->outer = req;
-  w->outer_cb = cb;
-  w->self = self;
-  w->req.data = w;
-  req->cb = cb;
+  auto* w = W::wrap(self, req, cb);
   int rv = self->uv_append_(io, &w->req, entries, n, [](raft_io_append* inner, int status) {
     auto* done = static_cast<W*>(inner->data);
     raft_io_append* outer = done->outer;
@@ -1188,12 +1195,7 @@ int RaftConsensus::io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snaps
                                    const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb) {
   RaftConsensus* self = of_io(io);
   using W = WrappedIo<raft_io_snapshot_put, raft_io_snapshot_put_cb>;
-  auto* w = new W;
-  w->outer = req;
-  w->outer_cb = cb;
-  w->self = self;
-  w->req.data = w;
-  req->cb = cb;
+  auto* w = W::wrap(self, req, cb);
   int rv = self->uv_snapshot_put_(io, trailing, &w->req, snapshot,
                                   [](raft_io_snapshot_put* inner, int status) {
                                     auto* done = static_cast<W*>(inner->data);
@@ -1235,14 +1237,9 @@ int RaftConsensus::io_send(raft_io* io, raft_io_send* req, const raft_message* m
     return 0;
   }
   using W = WrappedIo<raft_io_send, raft_io_send_cb>;
-  auto* w = new W;
-  w->outer = req;
-  w->outer_cb = cb;
-  w->self = self;
-  w->req.data = w;
+  auto* w = W::wrap(self, req, cb);
   w->bytes = bytes;
   w->peer = message->server_id;
-  req->cb = cb;
   int rv = self->uv_send_(io, &w->req, message, [](raft_io_send* inner, int status) {
     auto* done = static_cast<W*>(inner->data);
     raft_io_send* outer = done->outer;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "local_cluster.h"
+#include "node_cli_run.h"
 #include "ordo/sys/child_process.h"
 #include "ordo/sys/ports.h"
 #include "temp_dir.h"
@@ -21,12 +22,6 @@ namespace ordo::node {
 namespace {
 
 using namespace std::chrono_literals;
-
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
 
 class NodeCliTest : public ::testing::Test {
  protected:
@@ -47,17 +42,7 @@ class NodeCliTest : public ::testing::Test {
   CliRun run(const std::string& args, const std::string& input = "") {
     const std::string in_path = dir_.file("stdin");
     std::ofstream(in_path) << input;
-    CliRun r;
-    Result<sys::ChildResult> ran =
-        sys::run_child({"/bin/sh", "-c", std::string(ORDO_NODE_BINARY) + " " + args}, in_path);
-    if (!ran.is_ok()) {
-      r.err = ran.status().to_string();
-      return r;
-    }
-    r.code = ran->signal == 0 ? ran->exit_code : -1;
-    r.out = std::move(ran->out);
-    r.err = std::move(ran->err);
-    return r;
+    return run_node_cli(args, in_path);
   }
 
   testing::TempDir dir_;

@@ -12,6 +12,7 @@
 
 #include "client.h"
 #include "local_cluster.h"
+#include "node_cli_run.h"
 #include "ordo/sys/child_process.h"
 #include "ordo/sys/socket.h"
 #include "protocol.h"
@@ -350,39 +351,18 @@ TEST(NodeIdentityTest, GarbageOnTheRaftPortNeverReachesRaft) {
   EXPECT_TRUE(real.put("", "after", "v").ok());
 }
 
-struct IdentityCliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `ordo-node ARGS` through sh.
-IdentityCliRun run_cli(const std::string& args) {
-  IdentityCliRun r;
-  Result<sys::ChildResult> ran =
-      sys::run_child({"/bin/sh", "-c", std::string(ORDO_NODE_BINARY) + " " + args}, "/dev/null");
-  if (!ran.is_ok()) {
-    r.err = ran.status().to_string();
-    return r;
-  }
-  r.code = ran->signal == 0 ? ran->exit_code : -1;
-  r.out = std::move(ran->out);
-  r.err = std::move(ran->err);
-  return r;
-}
-
 TEST(NodeIdentityTest, SecretsAndClusterIdsOnTheCommandLine) {
-  IdentityCliRun secret = run_cli("secret");
+  CliRun secret = run_node_cli("secret");
   EXPECT_EQ(secret.code, 0) << secret.err;
   ASSERT_EQ(secret.out.size(), 65u) << secret.out;
   EXPECT_EQ(secret.out.find_first_not_of("0123456789abcdef"), 64u);
-  EXPECT_NE(run_cli("secret").out, secret.out);
+  EXPECT_NE(run_node_cli("secret").out, secret.out);
 
   testing::TempDir dir;
   std::ofstream(dir.file("short")) << "0123456789\n";
-  IdentityCliRun short_secret = run_cli("--id 1 --data " + dir.file("n") +
-                                        " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
-                                        " --cluster-secret-file " + dir.file("short"));
+  CliRun short_secret = run_node_cli("--id 1 --data " + dir.file("n") +
+                                     " --listen 127.0.0.1:7001 --peers 1=127.0.0.1:7001" +
+                                     " --cluster-secret-file " + dir.file("short"));
   EXPECT_EQ(short_secret.code, 1);
   EXPECT_NE(short_secret.err.find("at least 32"), std::string::npos) << short_secret.err;
   EXPECT_FALSE(fs::exists(dir.file("n")));
@@ -393,16 +373,16 @@ TEST(NodeIdentityTest, SecretsAndClusterIdsOnTheCommandLine) {
   ASSERT_TRUE(cluster.start().is_ok());
   const std::string node = cluster.address(1);
   const std::string id = status_of(node, "cluster_id");
-  IdentityCliRun right = run_cli("status --node " + node + " --cluster-id " + id);
+  CliRun right = run_node_cli("status --node " + node + " --cluster-id " + id);
   EXPECT_EQ(right.code, 0) << right.err;
   EXPECT_NE(right.out.find("cluster_id: " + id), std::string::npos) << right.out;
   EXPECT_NE(right.out.find("raft_refused_connections: 0"), std::string::npos) << right.out;
-  IdentityCliRun wrong =
-      run_cli("get --node " + node + " --cluster-id " + std::string(32, 'f') + " k");
+  CliRun wrong =
+      run_node_cli("get --node " + node + " --cluster-id " + std::string(32, 'f') + " k");
   EXPECT_EQ(wrong.code, 2);
   EXPECT_NE(wrong.err.find("wrong cluster: this node is cluster " + id), std::string::npos)
       << wrong.err;
-  IdentityCliRun bad = run_cli("status --node " + node + " --cluster-id xyz");
+  CliRun bad = run_node_cli("status --node " + node + " --cluster-id xyz");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("not 32 hex digits"), std::string::npos) << bad.err;
 }

@@ -17,6 +17,7 @@
 
 #include "client.h"
 #include "local_cluster.h"
+#include "node_cli_run.h"
 #include "ordo/sys/child_process.h"
 #include "ordo/sys/ports.h"
 #include "ordo/sys/socket.h"
@@ -246,25 +247,10 @@ class NodeOpsTest : public ::testing::Test {
     node_ = cluster_->address(1);
   }
 
-  struct CliRun {
-    int code = -1;
-    std::string out;
-    std::string err;
-  };
   CliRun run(const std::string& args, const std::string& input = "") {
     const std::string in_path = dir_.file("stdin");
     std::ofstream(in_path) << input;
-    CliRun r;
-    auto ran =
-        sys::run_child({"/bin/sh", "-c", std::string(ORDO_NODE_BINARY) + " " + args}, in_path);
-    if (!ran.is_ok()) {
-      r.err = ran.status().to_string();
-      return r;
-    }
-    r.code = ran->signal == 0 ? ran->exit_code : -1;
-    r.out = std::move(ran->out);
-    r.err = std::move(ran->err);
-    return r;
+    return run_node_cli(args, in_path);
   }
 
   // One HTTP exchange with the metrics port: `request` sent, everything
