@@ -125,55 +125,51 @@ class Fault {
   virtual Status heal() = 0;
 };
 
-// kill -9 of the leader or of a follower; heal restarts it on its files.
-class KillNode : public Fault {
+// A fault on one node, the leader or a follower: kill -9 (heal restarts it
+// on its files) or SIGSTOP (heal sends SIGCONT).
+class NodeFault : public Fault {
  public:
-  KillNode(World& w, bool leader) : w_(w), leader_(leader) {}
+  using Action = Status (LocalCluster::*)(int);
+  static std::unique_ptr<NodeFault> kill(World& w, bool leader) {
+    return std::make_unique<NodeFault>(w, leader, "kill -9", &LocalCluster::kill, "restart",
+                                       &LocalCluster::restart);
+  }
+  static std::unique_ptr<NodeFault> pause(World& w, bool leader) {
+    return std::make_unique<NodeFault>(w, leader, "SIGSTOP", &LocalCluster::stop, "SIGCONT",
+                                       &LocalCluster::resume);
+  }
+  NodeFault(World& w, bool leader, const char* inject_name, Action inject_action,
+            const char* heal_name, Action heal_action)
+      : w_(w),
+        leader_(leader),
+        inject_name_(inject_name),
+        inject_action_(inject_action),
+        heal_name_(heal_name),
+        heal_action_(heal_action) {}
   Result<std::string> inject(std::mt19937_64& rng) override {
     const int l = w_.free_leader();
     node_ = leader_ ? l : w_.free_node(rng, l);
     if (node_ == 0) return std::string();
-    ORDO_RETURN_IF_ERROR(w_.cluster.kill(node_));
+    ORDO_RETURN_IF_ERROR((w_.cluster.*inject_action_)(node_));
     w_.held.insert(node_);
-    return "kill -9 node " + std::to_string(node_) + (node_ == l ? " (leader)" : " (follower)");
+    return std::string(inject_name_) + " node " + std::to_string(node_) +
+           (node_ == l ? " (leader)" : " (follower)");
   }
   Status heal() override {
     if (node_ == 0) return Status::ok();
     const int n = std::exchange(node_, 0);
     w_.held.erase(n);
-    w_.log("restart node " + std::to_string(n));
-    return w_.cluster.restart(n);
+    w_.log(std::string(heal_name_) + " node " + std::to_string(n));
+    return (w_.cluster.*heal_action_)(n);
   }
 
  private:
   World& w_;
   bool leader_;
-  int node_ = 0;
-};
-
-// SIGSTOP of the leader or of a follower; heal sends SIGCONT.
-class PauseNode : public Fault {
- public:
-  PauseNode(World& w, bool leader) : w_(w), leader_(leader) {}
-  Result<std::string> inject(std::mt19937_64& rng) override {
-    const int l = w_.free_leader();
-    node_ = leader_ ? l : w_.free_node(rng, l);
-    if (node_ == 0) return std::string();
-    ORDO_RETURN_IF_ERROR(w_.cluster.stop(node_));
-    w_.held.insert(node_);
-    return "SIGSTOP node " + std::to_string(node_) + (node_ == l ? " (leader)" : " (follower)");
-  }
-  Status heal() override {
-    if (node_ == 0) return Status::ok();
-    const int n = std::exchange(node_, 0);
-    w_.held.erase(n);
-    w_.log("SIGCONT node " + std::to_string(n));
-    return w_.cluster.resume(n);
-  }
-
- private:
-  World& w_;
-  bool leader_;
+  const char* inject_name_;
+  Action inject_action_;
+  const char* heal_name_;
+  Action heal_action_;
   int node_ = 0;
 };
 
@@ -530,10 +526,10 @@ TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
   HistoryRecorder history;
   World world{cluster, links, history, {}, {}};
   std::vector<std::unique_ptr<Fault>> faults;
-  faults.push_back(std::make_unique<KillNode>(world, true));
-  faults.push_back(std::make_unique<KillNode>(world, false));
-  faults.push_back(std::make_unique<PauseNode>(world, true));
-  faults.push_back(std::make_unique<PauseNode>(world, false));
+  faults.push_back(NodeFault::kill(world, true));
+  faults.push_back(NodeFault::kill(world, false));
+  faults.push_back(NodeFault::pause(world, true));
+  faults.push_back(NodeFault::pause(world, false));
   faults.push_back(std::make_unique<Partition>(world));
   faults.push_back(std::make_unique<Partition>(world));
   faults.push_back(std::make_unique<ClientGarbage>(world));

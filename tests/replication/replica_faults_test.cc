@@ -51,6 +51,22 @@ void expect_same_contents(Cluster& c, uint64_t id, uint64_t leader) {
   ADD_FAILURE() << "replica " << id << " and leader " << leader << " differ:" << diff;
 }
 
+// 40 puts of 512 KiB values (k0..k39, 20 MiB in all), each applied; the
+// last one's log index, or 0 after a failure (reported).
+uint64_t put_20_mib(Cluster& c) {
+  const std::string value(512 << 10, 'v');
+  uint64_t last = 0;
+  for (int i = 0; i < 40; ++i) {
+    WriteResult w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
+    if (w.outcome != Outcome::kApplied) {
+      ADD_FAILURE() << "put " << i << ": " << w.status.to_string();
+      return 0;
+    }
+    last = w.index;
+  }
+  return last;
+}
+
 // libraft preallocates its log segments (8 MiB each, one ahead): on a
 // 20 MiB file system the third segment does not fit, so the follower's
 // Raft log write fails once about 8 MiB are written.
@@ -64,13 +80,8 @@ TEST(ReplicaFaults, FollowerWithAFullRaftDiskRestartsRaftAndCatchesUp) {
   c.open_all();
   ASSERT_NE(c.wait_leader(), 0u);
 
-  const std::string value(512 << 10, 'v');
-  uint64_t last = 0;
-  for (int i = 0; i < 40; ++i) {
-    WriteResult w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
-    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
-    last = w.index;
-  }
+  const uint64_t last = put_20_mib(c);
+  ASSERT_NE(last, 0u);
   std::string error;
   ASSERT_TRUE(eventually([&] {
     error = c.at(3).status().disk_error;
@@ -112,13 +123,8 @@ TEST(ReplicaFaults, FollowerWithAFullDataDirectoryCatchesUpWhenSpaceReturns) {
   ASSERT_TRUE(small.mounted()) << base::errno_text(small.error());
   c.open_all();
   ASSERT_NE(c.wait_leader(), 0u);
-  const std::string value(512 << 10, 'v');
-  uint64_t last = 0;
-  for (int i = 0; i < 40; ++i) {
-    WriteResult w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
-    ASSERT_EQ(w.outcome, Outcome::kApplied) << w.status.to_string();
-    last = w.index;
-  }
+  const uint64_t last = put_20_mib(c);
+  ASSERT_NE(last, 0u);
   ASSERT_TRUE(eventually([&] {
     ReplicaStatus st = c.at(3).status();
     return !st.disk_error.empty() || !st.apply_error.empty();
