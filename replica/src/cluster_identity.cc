@@ -12,6 +12,7 @@
 
 #include "ordo/base/errno_status.h"
 #include "ordo/base/replacement_file.h"
+#include "ordo/hex.h"
 
 namespace ordo::replica {
 
@@ -29,13 +30,6 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The lines the checksum covers.
 std::string file_body(const ClusterFile& f) {
   return std::string(kFileHeader) + "\nid " + f.id.hex() + "\npeers " + f.peers + "\n";
@@ -48,14 +42,7 @@ bool ClusterId::known() const {
 }
 
 std::string ClusterId::hex() const {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(32);
-  for (uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  return out;
+  return hex_string(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Result<ClusterId> parse_cluster_id(std::string_view hex) {
@@ -65,8 +52,8 @@ Result<ClusterId> parse_cluster_id(std::string_view hex) {
   if (hex.size() != 32) return bad("is not 32 hex digits");
   ClusterId id;
   for (size_t i = 0; i < 16; ++i) {
-    const int hi = hex_digit(hex[2 * i]);
-    const int lo = hex_digit(hex[2 * i + 1]);
+    const int hi = hex_digit_value(hex[2 * i]);
+    const int lo = hex_digit_value(hex[2 * i + 1]);
     if (hi < 0 || lo < 0) return bad("is not 32 hex digits");
     id.bytes[i] = static_cast<uint8_t>(hi << 4 | lo);
   }

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <string>
 
+#include "ordo/hex.h"
 #include "ordo/sys/socket.h"
 #include "raft_handshake.h"
 
@@ -12,13 +13,7 @@ namespace ordo::replica {
 namespace {
 
 std::string hex_of(const Mac& mac) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : mac) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  return out;
+  return hex_string(std::string_view(reinterpret_cast<const char*>(mac.data()), mac.size()));
 }
 
 // The text the mac covers: everything before it.

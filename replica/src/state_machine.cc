@@ -11,6 +11,7 @@
 #include "applied_index.h"
 #include "copy_verify.h"
 #include "ordo/assert.h"
+#include "ordo/hex.h"
 #include "ordo/sys/address.h"
 #include "snapshot_fetch.h"
 
@@ -64,10 +65,9 @@ std::string printable(const std::string& bytes) {
     if (c >= 32 && c < 127 && c != '\\') {
       out.push_back(ch);
     } else {
-      static const char* kHex = "0123456789abcdef";
       out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
+      out.push_back(hex_digit(c >> 4));
+      out.push_back(hex_digit(c));
     }
   }
   ORDO_ASSERT(out.size() >= bytes.size());  // Each byte becomes one or four.

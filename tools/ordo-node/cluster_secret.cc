@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ordo/hex.h"
 #include "server.h"
 
 namespace ordo::node {
@@ -48,14 +49,7 @@ Result<std::string> new_cluster_secret() {
     if (n < 0) return Status::io_error("getrandom", errno);
     got += static_cast<size_t>(n);
   }
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  out.push_back('\n');
-  return out;
+  return hex_string(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes)) + "\n";
 }
 
 }  // namespace ordo::node

@@ -1,10 +1,8 @@
 #include "escape.h"
 
-namespace ordo::node {
+#include "ordo/hex.h"
 
-namespace {
-constexpr char kHex[] = "0123456789abcdef";
-}  // namespace
+namespace ordo::node {
 
 std::string escape_bytes(std::string_view bytes) {
   std::string out;
@@ -31,22 +29,13 @@ std::string escape_bytes(std::string_view bytes) {
       out.push_back(c);
     } else {
       out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xf]);
+      out.push_back(hex_digit(b >> 4));
+      out.push_back(hex_digit(b));
     }
   }
   return out;
 }
 
-std::string hex_bytes(std::string_view bytes) {
-  std::string out;
-  out.reserve(2 * bytes.size());
-  for (char c : bytes) {
-    const auto b = static_cast<unsigned char>(c);
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 0xf]);
-  }
-  return out;
-}
+std::string hex_bytes(std::string_view bytes) { return hex_string(bytes); }
 
 }  // namespace ordo::node

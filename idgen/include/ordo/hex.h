@@ -6,11 +6,24 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace ordo {
 
 // The lowercase hex digit of `value`, 0..15 (only its low 4 bits are used).
 inline char hex_digit(unsigned value) { return "0123456789abcdef"[value & 0xf]; }
+
+// Each byte of `bytes` as two lowercase hex digits.
+inline std::string hex_string(std::string_view bytes) {
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out.push_back(hex_digit(b >> 4));
+    out.push_back(hex_digit(b));
+  }
+  return out;
+}
 
 // The value 0..15 of a hex digit, upper or lower case; -1 for any other char.
 inline int hex_digit_value(char c) {
