@@ -876,6 +876,9 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
   auto* req = static_cast<ChangeRequest*>(raw->data);
   RaftConsensus* self = req->self;
   self->outstanding_.erase(req);
+  // status() shows the configuration this change left before any caller
+  // hears its outcome (the timer alone would show it up to a tick later).
+  self->refresh_status();
   if (status == 0 && req->then_assign_voter && !self->closing_) {
     // Added as a spare; the voter role is given once it caught up (Raft runs
     // catch-up rounds before committing the assignment).
