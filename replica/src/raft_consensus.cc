@@ -38,6 +38,7 @@ extern "C" {
 #include <unordered_map>
 
 #include "consensus.h"
+#include "leader_contact.h"
 #include "ordo/base/errno_status.h"
 #include "ordo/sys/ports.h"
 #include "raft_transport.h"
@@ -241,6 +242,15 @@ class RaftConsensus final : public Consensus {
   static int io_set_vote(raft_io* io, raft_id id);
   static int io_send(raft_io* io, raft_io_send* req, const raft_message* message,
                      raft_io_send_cb cb);
+  // Raft's tick and receive callbacks pass through these (leader_contact.h).
+  static int io_start(raft_io* io, unsigned msecs, raft_io_tick_cb tick, raft_io_recv_cb recv);
+  static void on_tick(raft_io* io);
+  static void on_recv(raft_io* io, raft_message* message);
+  // Loop thread: a peer closed its Raft connection to this replica.
+  void peer_closed(uint64_t peer);
+  // Loop thread: when the leader is gone (LeaderContact::campaign_due),
+  // expires Raft's election timer so that its next tick starts an election.
+  bool maybe_campaign();
 
   const ConsensusOptions options_;
   StateMachine& machine_;
@@ -270,6 +280,9 @@ class RaftConsensus final : public Consensus {
   int (*uv_set_term_)(raft_io*, raft_term) = nullptr;
   int (*uv_set_vote_)(raft_io*, raft_id) = nullptr;
   int (*uv_send_)(raft_io*, raft_io_send*, const raft_message*, raft_io_send_cb) = nullptr;
+  int (*uv_start_)(raft_io*, unsigned, raft_io_tick_cb, raft_io_recv_cb) = nullptr;
+  raft_io_tick_cb raft_tick_ = nullptr;  // Raft's, given to io_start
+  raft_io_recv_cb raft_recv_ = nullptr;
 
   struct Task {
     std::function<void()> run;
@@ -300,6 +313,7 @@ class RaftConsensus final : public Consensus {
   // that reads nothing (stopped) keeps them in memory (io_send).
   std::unordered_map<raft_id, uint64_t> send_bytes_;
   uint64_t sends_refused_ = 0;
+  LeaderContact leader_contact_;
   bool was_member_ = false;  // kMemberMarker exists
   uint64_t removed_at_ = 0;  // a removal notice's index; 0: none
   // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
@@ -393,6 +407,7 @@ Status RaftConsensus::open_raft(bool first) {
   transport.secret = options_.cluster_secret;
   transport.on_adopt = options_.on_adopt_cluster_id;
   transport.log_name = "ordo replica " + std::to_string(options_.id);
+  transport.on_peer_closed = [this](uint64_t peer) { peer_closed(peer); };
   transport_ = make_raft_transport(&loop_, std::move(transport));
   live_transport_.store(transport_.get());
   int rv = raft_uv_init(&io_, &loop_, options_.raft_dir.c_str(), transport_->raw());
@@ -408,13 +423,16 @@ Status RaftConsensus::open_raft(bool first) {
   uv_set_term_ = io_.set_term;
   uv_set_vote_ = io_.set_vote;
   uv_send_ = io_.send;
+  uv_start_ = io_.start;
   send_bytes_.clear();
+  leader_contact_ = LeaderContact();
   io_.append = &RaftConsensus::io_append;
   io_.truncate = &RaftConsensus::io_truncate;
   io_.snapshot_put = &RaftConsensus::io_snapshot_put;
   io_.set_term = &RaftConsensus::io_set_term;
   io_.set_vote = &RaftConsensus::io_set_vote;
   io_.send = &RaftConsensus::io_send;
+  io_.start = &RaftConsensus::io_start;
 
   fsm_.version = 2;
   fsm_.data = this;
@@ -1258,6 +1276,83 @@ int RaftConsensus::io_send(raft_io* io, raft_io_send* req, const raft_message* m
   }
   in_flight += bytes;
   return 0;
+}
+
+int RaftConsensus::io_start(raft_io* io, unsigned msecs, raft_io_tick_cb tick,
+                            raft_io_recv_cb recv) {
+  RaftConsensus* self = of_io(io);
+  self->raft_tick_ = tick;
+  self->raft_recv_ = recv;
+  return self->uv_start_(io, msecs, &RaftConsensus::on_tick, &RaftConsensus::on_recv);
+}
+
+void RaftConsensus::on_tick(raft_io* io) {
+  RaftConsensus* self = of_io(io);
+  (void)self->maybe_campaign();
+  self->raft_tick_(io);
+}
+
+void RaftConsensus::on_recv(raft_io* io, raft_message* message) {
+  RaftConsensus* self = of_io(io);
+  const raft_time now = io->time(io);
+  switch (message->type) {
+    case RAFT_IO_APPEND_ENTRIES:
+    case RAFT_IO_INSTALL_SNAPSHOT:
+    case RAFT_IO_TIMEOUT_NOW:
+      self->leader_contact_.message_from(message->server_id, now);
+      break;
+    case RAFT_IO_REQUEST_VOTE: {
+      // libraft refuses a vote while this follower knows a leader, until its
+      // own randomized timer expires; the thesis's rule (leader_contact.h)
+      // grants it once the leader is gone. The flag skips that one check;
+      // the term and log checks stay.
+      raft_id leader = 0;
+      const char* address = nullptr;
+      raft_leader(&self->raft_, &leader, &address);
+      if (self->raft_.state == RAFT_FOLLOWER && leader != 0 &&
+          self->leader_contact_.leader_gone(leader, now, self->options_.election_timeout_ms)) {
+        message->request_vote.disrupt_leader = true;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  self->raft_recv_(io, message);
+}
+
+void RaftConsensus::peer_closed(uint64_t peer) {
+  if (raft_state_ != RaftState::kUp) return;
+  leader_contact_.closed_by(peer, io_.time(&io_));
+  // At once rather than at the next tick: an election is a few round trips.
+  if (maybe_campaign()) raft_tick_(&io_);
+}
+
+bool RaftConsensus::maybe_campaign() {
+  if (raft_state_ != RaftState::kUp || raft_.state != RAFT_FOLLOWER) return false;
+  raft_id leader = 0;
+  const char* address = nullptr;
+  raft_leader(&raft_, &leader, &address);
+  if (leader == 0 || leader == options_.id) return false;
+  std::vector<uint64_t> voters;
+  for (unsigned i = 0; i < raft_.configuration.n; ++i) {
+    if (raft_.configuration.servers[i].role == RAFT_VOTER) {
+      voters.push_back(raft_.configuration.servers[i].id);
+    }
+  }
+  const raft_time now = io_.time(&io_);
+  if (!leader_contact_.campaign_due(leader, options_.id, voters, now,
+                                    2 * uint64_t{options_.heartbeat_timeout_ms})) {
+    return false;
+  }
+  // libraft has no call that starts an election on a follower; its tick
+  // starts one once this timer expired.
+  const unsigned timeout = raft_.follower_state.randomized_election_timeout;
+  raft_.election_timer_start = now >= timeout ? now - timeout : 0;
+  std::fprintf(
+      stderr, "ordo replica %llu: leader %llu closed its Raft connection; starting an election\n",
+      static_cast<unsigned long long>(options_.id), static_cast<unsigned long long>(leader));
+  return true;
 }
 
 int RaftConsensus::io_truncate(raft_io* io, raft_index index) {

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <uv.h>
 // raft.h declares its API without extern "C".
 extern "C" {
@@ -93,6 +95,8 @@ class TransportImpl final : public RaftTransport {
   static void on_deadline(uv_timer_t* timer);
   static void on_handle_closed(uv_handle_t* h);
   static void on_listener_closed(uv_handle_t* h);
+  static void on_close_watch(uv_poll_t* poll, int status, int events);
+  static void on_close_watch_closed(uv_handle_t* h);
 
   Conn* new_conn(bool outgoing);
   bool start_timer(Conn* c);
@@ -106,6 +110,7 @@ class TransportImpl final : public RaftTransport {
   void refuse(Conn* c, const std::string& why);
   void end(Conn* c, int result);
   void maybe_fire_close();
+  void watch_close(uv_stream_t* stream, uint64_t peer_id);
   Hello own_hello(const Nonce& nonce) const;
 
   uv_loop_t* loop_;
@@ -116,6 +121,13 @@ class TransportImpl final : public RaftTransport {
   uv_tcp_t listener_{};
   bool listener_open_ = false;
   raft_uv_accept_cb accept_cb_ = nullptr;
+  // Accepted connections handed to Raft are registered (by fd, one shot,
+  // peer id as data) in an epoll set of their own that libuv polls: the
+  // registration follows the socket and leaves with it when Raft closes it,
+  // and the set reports a peer's close without reading Raft's bytes.
+  int close_watch_fd_ = -1;
+  uv_poll_t close_watch_{};
+  bool close_watch_open_ = false;
   bool closing_ = false;
   raft_uv_transport_close_cb close_done_ = nullptr;
   std::list<Conn*> conns_;
@@ -141,6 +153,19 @@ int TransportImpl::init_cb(raft_uv_transport* t, raft_id id, const char* address
   }
   self->listener_.data = self;
   self->listener_open_ = true;
+  // Without the watch a leader's death is noticed by timers alone.
+  if (self->options_.on_peer_closed) {
+    self->close_watch_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (self->close_watch_fd_ >= 0 &&
+        uv_poll_init(self->loop_, &self->close_watch_, self->close_watch_fd_) == 0) {
+      self->close_watch_.data = self;
+      self->close_watch_open_ = true;
+      (void)uv_poll_start(&self->close_watch_, UV_READABLE, &TransportImpl::on_close_watch);
+    } else if (self->close_watch_fd_ >= 0) {
+      ::close(self->close_watch_fd_);
+      self->close_watch_fd_ = -1;
+    }
+  }
   return 0;
 }
 
@@ -490,8 +515,38 @@ void TransportImpl::maybe_hand_over(Conn* c) {
   if (req != nullptr) {
     req->cb(req, stream, 0);
   } else {
+    watch_close(stream, peer_id);
     accept_cb_(&raw_, peer_id, peer_address.c_str(), stream);
   }
+}
+
+void TransportImpl::watch_close(uv_stream_t* stream, uint64_t peer_id) {
+  if (!close_watch_open_) return;
+  uv_os_fd_t fd = -1;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(stream), &fd) != 0) return;
+  epoll_event ev{};
+  ev.events = EPOLLRDHUP | EPOLLONESHOT;
+  ev.data.u64 = peer_id;
+  (void)::epoll_ctl(close_watch_fd_, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void TransportImpl::on_close_watch(uv_poll_t* poll, int /*status*/, int /*events*/) {
+  auto* self = static_cast<TransportImpl*>(poll->data);
+  epoll_event events[16];
+  const int n = ::epoll_wait(self->close_watch_fd_, events, 16, 0);
+  for (int i = 0; i < n; ++i) {
+    if ((events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0 && !self->closing_) {
+      self->options_.on_peer_closed(events[i].data.u64);
+    }
+  }
+}
+
+void TransportImpl::on_close_watch_closed(uv_handle_t* h) {
+  auto* self = static_cast<TransportImpl*>(h->data);
+  ::close(self->close_watch_fd_);
+  self->close_watch_fd_ = -1;
+  self->close_watch_open_ = false;
+  self->maybe_fire_close();
 }
 
 void TransportImpl::on_deadline(uv_timer_t* timer) {
@@ -562,6 +617,10 @@ void TransportImpl::close_cb(raft_uv_transport* t, raft_uv_transport_close_cb cb
   if (self->listener_open_) {
     uv_close(reinterpret_cast<uv_handle_t*>(&self->listener_), &TransportImpl::on_listener_closed);
   }
+  if (self->close_watch_open_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&self->close_watch_),
+             &TransportImpl::on_close_watch_closed);
+  }
   // end() may not erase: each Conn leaves the list in its close callback.
   for (Conn* c : self->conns_) self->end(c, RAFT_CANCELED);
   self->maybe_fire_close();
@@ -574,7 +633,10 @@ void TransportImpl::on_listener_closed(uv_handle_t* h) {
 }
 
 void TransportImpl::maybe_fire_close() {
-  if (!closing_ || listener_open_ || !conns_.empty() || close_done_ == nullptr) return;
+  if (!closing_ || listener_open_ || close_watch_open_ || !conns_.empty() ||
+      close_done_ == nullptr) {
+    return;
+  }
   raft_uv_transport_close_cb cb = close_done_;
   close_done_ = nullptr;
   cb(&raw_);

@@ -33,6 +33,10 @@ struct RaftTransportOptions {
   // connection reaches Raft; an error refuses the connection (and the id
   // stays unknown).
   std::function<Status(const ClusterId&)> on_adopt;
+  // Called on the loop thread when a peer closes a connection it opened to
+  // this replica (one Raft reads from) after the handshake: a peer process
+  // that died closed it. May be empty.
+  std::function<void(uint64_t peer_id)> on_peer_closed;
   std::chrono::milliseconds handshake_deadline{5000};
   std::string log_name;  // what stderr lines start with, e.g. "ordo replica 3"
 };

@@ -157,6 +157,14 @@ TEST_F(NodeClusterTest, KilledLeaderIsReplacedAndCatchesUpAfterRestart) {
   int new_leader = cluster_->leader(10s);
   ASSERT_NE(new_leader, 0);
   EXPECT_NE(new_leader, old_leader);
+  // The dead leader's Raft connections closed: the first survivor in id
+  // order campaigned at once rather than after its election timer.
+  const int first_survivor = old_leader == 1 ? 2 : 1;
+  const std::string log = testing::read_text(cluster_->log_path(first_survivor));
+  EXPECT_NE(log.find("leader " + std::to_string(old_leader) +
+                     " closed its Raft connection; starting an election"),
+            std::string::npos)
+      << log;
   Reply after;
   for (auto until = std::chrono::steady_clock::now() + 10s;
        std::chrono::steady_clock::now() < until;) {

@@ -24,6 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using testing::read_text;
 
 const std::vector<std::string> kTimeouts = {"--election-timeout-ms", "600",
                                             "--heartbeat-timeout-ms", "60"};
@@ -54,11 +55,6 @@ std::string status_of(const std::string& address, const std::string& name) {
 uint64_t refused(const std::string& address) {
   const std::string v = status_of(address, "raft_refused_connections");
   return v.empty() ? 0 : std::stoull(v);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Polls `cond` for up to `limit`.

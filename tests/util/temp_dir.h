@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "ordo/sys/temp_dir.h"
@@ -35,5 +37,12 @@ class TempDir {
 
   sys::TempDir dir_;
 };
+
+// The whole of the file at `path` ("" when it cannot be read): a test's
+// look at a log or an output file.
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 }  // namespace ordo::testing
