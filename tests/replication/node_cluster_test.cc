@@ -341,11 +341,14 @@ TEST_F(NodeClusterTest, StoppedFirstNodeIsSkippedBeforeTheRequestIsSent) {
 TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
   testing::TempDir dir;
   LocalClusterOptions o = cluster_options(dir.path(), 1);
-  o.extra_args.insert(o.extra_args.end(), {"--max-connections", "2", "--idle-timeout-ms", "2500"});
+  // Long enough that the refusal below is seen before the idle ones close,
+  // on a machine busy enough that a request takes a second.
+  o.extra_args.insert(o.extra_args.end(), {"--max-connections", "2", "--idle-timeout-ms", "6000"});
   LocalCluster cluster(o);
   ASSERT_TRUE(cluster.start().is_ok());
   auto deadline = [] { return std::chrono::steady_clock::now() + 5s; };
   std::vector<int> idle;
+  const auto opened = std::chrono::steady_clock::now();
   for (int i = 0; i < 2; ++i) {
     auto fd = sys::connect_to(cluster.address(1), deadline());
     ASSERT_TRUE(fd.is_ok());
@@ -354,23 +357,28 @@ TEST(NodeConnectionsTest, IdleConnectionsAreClosedAndABusyNodeIsARefusal) {
   {
     // Refused once the server has taken both idle connections (on a busy
     // machine its accepting thread may lag a little behind connect()).
-    const auto until = std::chrono::steady_clock::now() + 1500ms;
+    const auto until = opened + 4000ms;
     Reply r;
     do {
       std::this_thread::sleep_for(100ms);
-      Client c({cluster.address(1)}, 500ms);
+      Client c({cluster.address(1)}, 1s);
       r = c.status();
     } while (r.code != Reply::Code::kFailed && std::chrono::steady_clock::now() < until);
     EXPECT_EQ(r.code, Reply::Code::kFailed);
     EXPECT_NE(r.message.find("too many connections"), std::string::npos) << r.message;
   }
-  // The idle connections are closed after 2.5 s: room again.
-  std::this_thread::sleep_for(3000ms);
+  // The idle connections are closed after 6 s: room again.
   for (int fd : idle) {
-    EXPECT_TRUE(sys::peer_closed(fd));
+    bool closed = false;
+    for (auto until = opened + 20s; !closed && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(100ms);
+      closed = sys::peer_closed(fd);
+    }
+    EXPECT_TRUE(closed);
+    EXPECT_GE(std::chrono::steady_clock::now() - opened, 6s) << "closed before its idle timeout";
     ::close(fd);
   }
-  Client c({cluster.address(1)}, 2s);
+  Client c({cluster.address(1)}, 5s);
   Reply r = c.status();
   EXPECT_TRUE(r.ok()) << r.message;
 }
