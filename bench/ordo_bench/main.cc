@@ -49,6 +49,12 @@
 //                    the ratios ordo/etcd and the verdicts of the targets given
 //                    (DIR/targets.csv).
 //                    Each run ~2 x (S + W) + ~3 s; R rounds = 4 R runs.
+//   ordo-bench python [--rounds R] [--rows N] [--groups calls,ingest,scan] [--out DIR]
+//                    [--seed S] [--script PATH] [--module-path DIR]
+//                    [--target FIGURE>=BOUND|FIGURE<=BOUND ...]
+//                    The study of ordo's Python package against py-lmdb on compare's
+//                    machinery; the child is bench/python/ordo_py_bench.py
+//                    (python_command.h).
 //
 // --engine E: ordo (default), lmdb, lmdb-append (MDB_APPEND puts; a key that
 // cannot append is put plainly and counted), rocksdb, leveldb, sqlite,
@@ -115,6 +121,7 @@
 #include "kv_registry.h"
 #include "linkbench_command.h"
 #include "nodes_command.h"
+#include "python_command.h"
 #include "reads_command.h"
 #include "recovery_command.h"
 #include "redb_command.h"
@@ -486,6 +493,27 @@ void add_recovery_options(CLI::App& sub, ordo::bench::RecoveryCommand& command) 
   add_output_options(sub, command.dir, command.keep, command.json);
 }
 
+void add_python_options(CLI::App& sub, ordo::bench::PythonCommand& command) {
+  sub.add_option("--rounds", command.rounds, "Rounds, round 0 included and dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  sub.add_option("--rows", command.rows, "Rows of the ingest and scan groups")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{100'000'000}));
+  sub.add_option("--groups", command.groups, "Phase groups")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::IsMember({"calls", "ingest", "scan"}));
+  sub.add_option("--out", command.out, "Directory for the results")->capture_default_str();
+  sub.add_option("--seed", command.seed, "Seed of the bootstrap resampling")->capture_default_str();
+  sub.add_option("--script", command.script, "The child script")->capture_default_str();
+  sub.add_option("--module-path", command.module_dir,
+                 "Directory of the ordo module (default: this build's; empty: an installed one)")
+      ->capture_default_str();
+  sub.add_option("--target", command.targets,
+                 "A target judged on the ratio ordo/lmdb: FIGURE>=BOUND or FIGURE<=BOUND");
+}
+
 void add_replicated_options(CLI::App& sub, ordo::bench::ReplicatedCommand& command) {
   sub.add_option("--rounds", command.rounds, "Rounds, round 0 included and dropped")
       ->capture_default_str()
@@ -557,6 +585,10 @@ int run(int argc, char** argv) {
   CLI::App* replicated = app.add_subcommand(
       "replicated", "Interleaved study of replicated ordo (ordo-node) against etcd");
   add_replicated_options(*replicated, replicated_command);
+  ordo::bench::PythonCommand python_command;
+  CLI::App* python =
+      app.add_subcommand("python", "Interleaved study of ordo's Python package against py-lmdb");
+  add_python_options(*python, python_command);
   try {
     app.parse(argc, argv);
     const ordo::bench::ChurnConfig& c = churn_command.config;
@@ -577,6 +609,10 @@ int run(int argc, char** argv) {
   }
   if (replicated_run->parsed()) {
     return ordo::bench::run_replicated_run_command(replicated_run_command);
+  }
+  if (python->parsed()) {
+    python_command.command.assign(argv, argv + argc);
+    return ordo::bench::run_python_command(python_command);
   }
   if (replicated->parsed()) {
     replicated_command.command.assign(argv, argv + argc);

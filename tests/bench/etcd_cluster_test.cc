@@ -15,8 +15,8 @@
 #include "etcd_client.h"
 #include "http_client.h"
 #include "replicated_store.h"
-#include "replicated_targets.h"
 #include "replicated_workload.h"
+#include "study_targets.h"
 #include "temp_dir.h"
 
 namespace ordo::bench {
@@ -59,19 +59,19 @@ TEST(EtcdGateway, BadAddressIsInvalidArgumentAndClosedPortIsIOError) {
 }
 
 TEST(EtcdGateway, TargetsParseFromTheCommandLine) {
-  Result<ReplicatedTarget> at_least = parse_target("puts_per_s_1>=2.5");
+  Result<StudyTarget> at_least = parse_target("puts_per_s_1>=2.5");
   ASSERT_TRUE(at_least.is_ok()) << at_least.status().to_string();
   EXPECT_EQ(at_least->figure, "puts_per_s_1");
   EXPECT_TRUE(at_least->at_least);
   EXPECT_EQ(at_least->bound, 2.5);
-  Result<ReplicatedTarget> at_most = parse_target("p50_us_16<=0.5");
+  Result<StudyTarget> at_most = parse_target("p50_us_16<=0.5");
   ASSERT_TRUE(at_most.is_ok()) << at_most.status().to_string();
   EXPECT_EQ(at_most->figure, "p50_us_16");
   EXPECT_FALSE(at_most->at_least);
   EXPECT_EQ(at_most->bound, 0.5);
   for (const char* bad :
        {"puts_per_s_1", ">=2", "p50_us_1<=", "p50_us_1<=0.5x", "p50_us_1=0.5", "p50_us_1>=nan"}) {
-    Result<ReplicatedTarget> r = parse_target(bad);
+    Result<StudyTarget> r = parse_target(bad);
     ASSERT_FALSE(r.is_ok()) << bad;
     EXPECT_TRUE(r.status().is_invalid_argument()) << bad;
     EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().to_string();
@@ -79,12 +79,12 @@ TEST(EtcdGateway, TargetsParseFromTheCommandLine) {
 }
 
 TEST(EtcdGateway, TargetsAreMetOnlyWhenTheWholeIntervalIsBeyond) {
-  const ReplicatedTarget at_least{"puts_per_s_1", true, 2.0};
+  const StudyTarget at_least{"puts_per_s_1", true, 2.0};
   EXPECT_EQ(judge(at_least, Summary{7, 2.5, 2.0, 3.0}), Verdict::kMet);
   EXPECT_EQ(judge(at_least, Summary{7, 2.5, 1.9, 3.0}), Verdict::kUndecided);
   EXPECT_EQ(judge(at_least, Summary{7, 1.5, 1.0, 1.99}), Verdict::kMissed);
   EXPECT_EQ(judge(at_least, Summary{}), Verdict::kNoData);
-  const ReplicatedTarget at_most{"p50_us_1", false, 0.5};
+  const StudyTarget at_most{"p50_us_1", false, 0.5};
   EXPECT_EQ(judge(at_most, Summary{7, 0.3, 0.2, 0.5}), Verdict::kMet);
   EXPECT_EQ(judge(at_most, Summary{7, 0.45, 0.4, 0.6}), Verdict::kUndecided);
   EXPECT_EQ(judge(at_most, Summary{7, 0.8, 0.51, 0.9}), Verdict::kMissed);

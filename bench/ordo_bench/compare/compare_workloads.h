@@ -21,8 +21,10 @@ struct WorkloadSpec {
 // (child `nodes --ids seq|random`); nodes-edges is `nodes --ids edges`, in no
 // group; nodes-seq, nodes-random, commit, reads,
 // trees, linkbench and redb map to the subcommand of that name; replicated to
-// `replicated-run` (a cluster per run: ordo-node or etcd). Duplicates are
-// kept once. InvalidArgument for any other name or an empty list.
+// `replicated-run` (a cluster per run: ordo-node or etcd); python-calls,
+// python-ingest and python-scan to calls, ingest and scan (of the Python
+// study's child script). Duplicates are kept once. InvalidArgument for any other name or an empty
+// list.
 Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string>& names);
 
 // The child's argv for one run: runner, subcommand, spec args, --engine E,

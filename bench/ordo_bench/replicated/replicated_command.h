@@ -43,7 +43,7 @@ struct ReplicatedCommand {
   bool tls = false;                  // every run with --tls
   std::string etcd_binary;           // empty: the default
   std::string node_binary;           // empty: the default
-  std::vector<std::string> targets;  // "FIGURE>=BOUND" or "FIGURE<=BOUND" (replicated_targets.h)
+  std::vector<std::string> targets;  // "FIGURE>=BOUND" or "FIGURE<=BOUND" (study_targets.h)
   std::vector<std::string> command;  // own argv, for the record
 };
 
