@@ -45,9 +45,6 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 # libordo0's DEBIAN/shlibs, and ldconfig run on its install and removal.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
-# dpkg-shlibdeps runs in each component's staging directory: a Python module
-# linking libordo.so.0 finds it in libordo0's.
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ../runtime/usr/${CMAKE_INSTALL_LIBDIR})
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libordo0)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
@@ -86,8 +83,11 @@ command-line client. Both are linked with ordo statically.")
 if(python IN_LIST ordo_deb_components)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-ordo)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
-  set(CPACK_COMPONENT_PYTHON_DEPENDS runtime)
-  # An extension module is built for one Python minor version.
+  # The module links the engine statically (python/CMakeLists.txt): no libordo0.
+  # It is built for one Python minor version: the system's python3, as python/ prefers.
+  if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3)
+  endif()
   find_package(Python3 COMPONENTS Interpreter QUIET)
   if(Python3_FOUND)
     math(EXPR ordo_python_next "${Python3_VERSION_MINOR} + 1")
@@ -98,8 +98,8 @@ if(python IN_LIST ordo_deb_components)
   endif()
   set(CPACK_DEBIAN_PYTHON_DESCRIPTION
 "embedded copy-on-write B+-tree key-value engine (Python 3 module)
-The Python 3 module of ordo: databases, transactions, trees and
-cursors over libordo.")
+The Python 3 package ordo: databases, transactions, trees and cursors,
+with the engine linked in.")
 endif()
 
 include(CPack)

@@ -370,8 +370,7 @@ step_deb() {
         grep -q "libc6" <<< "$depends" || die "ordo-tools: Depends has no libc6 (dpkg-shlibdeps): $depends"
         ;;
       python3-ordo)
-        grep -qF "libordo0 (= $version)" <<< "$depends" || die "python3-ordo: Depends: $depends"
-        grep -q "python3" <<< "$depends" || die "python3-ordo: Depends: $depends"
+        grep -q "python3 (>= " <<< "$depends" || die "python3-ordo: Depends: $depends"
         grep -qE '/python3[^/]*/.*(/ordo[^/]*\.so|/ordo/__init__\.py)$' <<< "$files" ||
           die "python3-ordo holds no Python module ordo: $files"
         ;;
