@@ -5,8 +5,9 @@
 #                             package and the pkg-config files
 #   ordo-tools   tools        the `ordo` tool and `ordo-node`
 #   python3-ordo python       the Python module, when python/ installs one
-# Included last by the top-level CMakeLists.txt: CPack packages the components
-# that the install rules have named by then.
+# Included at the end of the top-level CMakeLists.txt (package/CMakeLists.txt
+# defers it there): CPack packages the components that the install rules have
+# named by then.
 include(GNUInstallDirs)
 
 # The packages of the components that have install rules in this build (tools
