@@ -375,6 +375,20 @@ step_deb() {
           die "python3-ordo holds no Python module ordo: $files"
         ;;
     esac
+    # Each dependency outside ordo's packages is a Debian package installed here,
+    # where the build linked against it.
+    local clause dep satisfied
+    while IFS= read -r clause; do
+      [[ -n "$clause" ]] || continue
+      satisfied=0
+      for dep in $(tr '|' '\n' <<< "$clause" | sed -E 's/\(.*\)//; s/:any//'); do
+        case " ${packages[*]} " in *" $dep "*) satisfied=1 ;; esac
+        if dpkg-query -W -f='${Status}' "$dep" 2> /dev/null | grep -q "install ok installed"; then
+          satisfied=1
+        fi
+      done
+      ((satisfied)) || die "$package depends on $clause: no such package installed here"
+    done < <(tr ',' '\n' <<< "$depends")
     dpkg-deb --extract "$deb" "$dir/root"
   done
 
