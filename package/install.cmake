@@ -38,9 +38,9 @@ install(EXPORT ordoStaticTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir}
   COMPONENT development)
 if(TARGET ordo_replica_shared)
   install(EXPORT ordoReplicaTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir}
-  COMPONENT development)
+    COMPONENT development)
   install(EXPORT ordoReplicaStaticTargets NAMESPACE ordo:: DESTINATION ${ordo_cmake_dir}
-  COMPONENT development)
+    COMPONENT development)
 endif()
 configure_package_config_file(ordoConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/ordoConfig.cmake
   INSTALL_DESTINATION ${ordo_cmake_dir})
@@ -53,12 +53,12 @@ install(FILES
   DESTINATION ${ordo_cmake_dir} COMPONENT development)
 
 # pkg-config: relocatable (prefix found from the .pc file's own directory), so that
-# `cmake --install --prefix P` and DESTDIR staging give working files; installed
-# with prefix /usr (Debian packages, package/deb.cmake), prefix=/usr, as a
-# distribution's files say (pkg-config's output then names /usr/include, which
-# compilers search anyway, not a path through lib/<multiarch>/pkgconfig/../../..).
-# The prefix is the one of the install, not of the configure: CPack installs with
-# prefix /usr whatever CMAKE_INSTALL_PREFIX was. The static
+# `cmake --install --prefix P` and DESTDIR staging give working files. Installed
+# with prefix /usr (the Debian packages, package/deb.cmake), the files say
+# prefix=/usr, as a distribution's do: pkg-config then prints -I/usr/include,
+# not a path through lib/<multiarch>/pkgconfig/../../... The choice is made at
+# install time, since cpack installs with prefix /usr whatever the build's
+# CMAKE_INSTALL_PREFIX. The static
 # libraries' dependencies are Libs.private, not Requires.private: pkg-config would
 # otherwise want liburing.pc and libxxhash.pc even to compile against the headers.
 set(ordo_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
