@@ -346,12 +346,13 @@ step_deb() {
     depends="$(deb_field "$deb" Depends)"
     case "$package" in
       libordo0)
-        # The shared libraries by SONAME only; ldconfig's trigger and shlibs for dependants.
+        # The shared libraries by SONAME only; ldconfig run on install, shlibs for dependants.
         if grep -vE '/libordo[a-z_]*\.so\.0(\.[0-9.]+)?$' <<< "$files"; then
           die "libordo0 holds more than libordo*.so.0*"
         fi
         grep -q '/libordo\.so\.0$' <<< "$files" || die "libordo0 lacks libordo.so.0"
         grep -q '/libordo_idgen\.so\.0$' <<< "$files" || die "libordo0 lacks libordo_idgen.so.0"
+        dpkg-deb --info "$deb" postinst | grep -q ldconfig || die "libordo0: no ldconfig in postinst"
         dpkg-deb --info "$deb" shlibs | grep -q "^libordo 0 libordo0 (= $version)" ||
           die "libordo0: shlibs: $(dpkg-deb --info "$deb" shlibs)"
         grep -q "libc6" <<< "$depends" || die "libordo0: Depends has no libc6 (dpkg-shlibdeps): $depends"
