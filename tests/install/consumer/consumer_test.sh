@@ -13,6 +13,17 @@
 #                                               pkg-config ordo-replica (a build with ORDO_BUILD_REPLICA)
 #   consumer_test.sh replica_static PREFIX WORK the same with ordo::replica_static
 #
+# The Debian packages (package/deb.cmake; label package) go through the same steps:
+#
+#   consumer_test.sh deb BUILD_DIR DIR          cpack -G DEB of BUILD_DIR into DIR/debs, their
+#                                               control fields and contents checked, each
+#                                               unpacked with dpkg -x into DIR/root
+#   consumer_test.sh tools PREFIX WORK          PREFIX/bin/ordo (--version, load, info, get)
+#                                               and ordo-node (--help)
+#   consumer_test.sh python_module PREFIX WORK  the Python module of python3-ordo imported from
+#                                               PREFIX, python/examples/quickstart.py run with it
+# with PREFIX DIR/root/usr for cxx_shared, cxx_static, pkgconfig, c and replica_shared.
+#
 # A new consumer (C, Python) is one step_<name> function here and one
 # ordo_consumer_test(<name>) line in tests/install/CMakeLists.txt.
 # Environment: CXX (the compiler of the build), ORDO_CONSUMER_GENERATOR (CMake generator).
@@ -64,6 +75,20 @@ step_install() {
     die "internal headers installed: $(find "$prefix/include" -mindepth 2 -type d)"
   fi
   echo "installed into $prefix: $(find "$prefix" -type f | wc -l) files"
+}
+
+# pkg_config_env PREFIX: pkg-config finds ordo's .pc files under PREFIX. A .pc file
+# with an absolute prefix (/usr, from a Debian package) unpacked under a scratch
+# root: that root is pkg-config's sysroot.
+pkg_config_env() {
+  local prefix="$1" lib pc_prefix
+  lib="$(libdir_of "$prefix")"
+  export PKG_CONFIG_PATH="$lib/pkgconfig"
+  pc_prefix="$(sed -n 's/^prefix=//p' "$lib/pkgconfig/ordo.pc")"
+  if [[ "$pc_prefix" == /* ]]; then
+    [[ "$prefix" == *"$pc_prefix" ]] || die "ordo.pc's prefix $pc_prefix is not the end of $prefix"
+    export PKG_CONFIG_SYSROOT_DIR="${prefix%"$pc_prefix"}"
+  fi
 }
 
 # Each exported C++ symbol must belong to a class, struct, function or inline
@@ -171,7 +196,7 @@ step_pkgconfig() {
   rm -rf "$work"
   mkdir -p "$work/db-shared" "$work/db-static"
   lib="$(libdir_of "$prefix")"
-  export PKG_CONFIG_PATH="$lib/pkgconfig"
+  pkg_config_env "$prefix"
   local cflags libs static_libs
   cflags="$(pkg-config --cflags ordo)"
   libs="$(pkg-config --libs ordo)"
@@ -202,7 +227,7 @@ step_c() {
   rm -rf "$work"
   mkdir -p "$work/db"
   lib="$(libdir_of "$prefix")"
-  export PKG_CONFIG_PATH="$lib/pkgconfig"
+  pkg_config_env "$prefix"
   local cc="${CC:-cc}" cflags libs
   cflags="$(pkg-config --cflags ordo)"
   libs="$(pkg-config --libs ordo)"
@@ -249,7 +274,7 @@ step_replica_shared() {
   replica_consumer shared "$@"
   local prefix="$1" work="$2" lib
   lib="$(libdir_of "$prefix")"
-  export PKG_CONFIG_PATH="$lib/pkgconfig"
+  pkg_config_env "$prefix"
   local cflags libs
   cflags="$(pkg-config --cflags ordo-replica)"
   libs="$(pkg-config --libs ordo-replica)"
@@ -263,12 +288,180 @@ step_replica_shared() {
 }
 step_replica_static() { replica_consumer static "$@"; }
 
+# The package of each install component (package/deb.cmake).
+deb_package_of() {
+  case "$1" in
+    runtime) echo libordo0 ;;
+    development) echo libordo-dev ;;
+    tools) echo ordo-tools ;;
+    python) echo python3-ordo ;;
+    *) die "install component $1 has no Debian package (package/deb.cmake)" ;;
+  esac
+}
+
+# deb_field DEB FIELD: one control field of DEB.
+deb_field() { dpkg-deb --field "$1" "$2"; }
+
+# deb_files DEB: the files and links DEB installs, one path a line (./usr/...).
+deb_files() { dpkg-deb --fsys-tarfile "$1" | tar -t | grep -v '/$' | sort; }
+
+step_deb() {
+  local build="$1" dir="$2"
+  rm -rf "$dir"
+  mkdir -p "$dir/debs" "$dir/root" "$dir/all"
+  cpack -G DEB -B "$dir/debs" --config "$build/CPackConfig.cmake" > "$dir/cpack.log" 2>&1 ||
+    { cat "$dir/cpack.log"; die "cpack -G DEB"; }
+  # The components CPack packages, from the configuration it read.
+  local components component package debs=() packages=()
+  components="$(sed -n 's/^set(CPACK_COMPONENTS_ALL "\(.*\)")$/\1/p' "$build/CPackConfig.cmake" |
+    tr ';' ' ')"
+  [[ -n "$components" ]] || die "no CPACK_COMPONENTS_ALL in $build/CPackConfig.cmake"
+  local arch version
+  arch="$(dpkg --print-architecture)"
+  version="$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/package/ordoConfigVersion.cmake")"
+  [[ -n "$version" ]] || die "no PACKAGE_VERSION in $build/package/ordoConfigVersion.cmake"
+  for component in $components; do
+    package="$(deb_package_of "$component")"
+    local deb="$dir/debs/${package}_${version}_${arch}.deb"
+    [[ -f "$deb" ]] || die "cpack made no $(basename "$deb"): $(ls "$dir/debs")"
+    debs+=("$deb")
+    packages+=("$package")
+    [[ "$(deb_field "$deb" Package)" == "$package" ]] || die "$deb: Package"
+    [[ "$(deb_field "$deb" Version)" == "$version" ]] || die "$deb: Version"
+    [[ "$(deb_field "$deb" Architecture)" == "$arch" ]] || die "$deb: Architecture"
+    [[ "$(deb_field "$deb" Maintainer)" == "ordo developers" ]] || die "$deb: Maintainer"
+    [[ -n "$(deb_field "$deb" Section)" && -n "$(deb_field "$deb" Description)" ]] ||
+      die "$deb: no Section or Description"
+    echo "$package: Depends: $(deb_field "$deb" Depends)"
+  done
+  [[ "${packages[*]}" == *libordo0*libordo-dev* ]] || die "no libordo0 and libordo-dev: ${packages[*]}"
+  if (($(find "$dir/debs" -maxdepth 1 -name '*.deb' | wc -l) != ${#debs[@]})); then
+    die "cpack made other packages: $(ls "$dir/debs")"
+  fi
+
+  local files depends
+  for deb in "${debs[@]}"; do
+    package="$(deb_field "$deb" Package)"
+    files="$(deb_files "$deb")"
+    depends="$(deb_field "$deb" Depends)"
+    case "$package" in
+      libordo0)
+        # The shared libraries by SONAME only; ldconfig run on install, shlibs for dependants.
+        if grep -vE '/libordo[a-z_]*\.so\.0(\.[0-9.]+)?$' <<< "$files"; then
+          die "libordo0 holds more than libordo*.so.0*"
+        fi
+        grep -q '/libordo\.so\.0$' <<< "$files" || die "libordo0 lacks libordo.so.0"
+        grep -q '/libordo_idgen\.so\.0$' <<< "$files" || die "libordo0 lacks libordo_idgen.so.0"
+        dpkg-deb --info "$deb" postinst | grep -q ldconfig || die "libordo0: no ldconfig in postinst"
+        dpkg-deb --info "$deb" shlibs | grep -q "^libordo 0 libordo0 (= $version)" ||
+          die "libordo0: shlibs: $(dpkg-deb --info "$deb" shlibs)"
+        grep -q "libc6" <<< "$depends" || die "libordo0: Depends has no libc6 (dpkg-shlibdeps): $depends"
+        grep -q "liburing2" <<< "$depends" || die "libordo0: Depends has no liburing2: $depends"
+        ;;
+      libordo-dev)
+        if grep -E '\.so\.[0-9]' <<< "$files"; then die "libordo-dev holds versioned shared libraries"; fi
+        for f in include/ordo/database.h include/ordo/ordo.h libordo.a libordo.so cmake/ordo/ordoConfig.cmake \
+          pkgconfig/ordo.pc; do
+          grep -q "/$f\$" <<< "$files" || die "libordo-dev lacks $f"
+        done
+        grep -qF "libordo0 (= $version)" <<< "$depends" || die "libordo-dev: Depends: $depends"
+        ;;
+      ordo-tools)
+        if grep -vE '^\./usr/bin/ordo(-node)?$' <<< "$files"; then die "ordo-tools holds more than bin/ordo*"; fi
+        grep -q "libc6" <<< "$depends" || die "ordo-tools: Depends has no libc6 (dpkg-shlibdeps): $depends"
+        ;;
+      python3-ordo)
+        grep -q "python3 (>= " <<< "$depends" || die "python3-ordo: Depends: $depends"
+        grep -qE '/python3[^/]*/.*(/ordo[^/]*\.so|/ordo/__init__\.py)$' <<< "$files" ||
+          die "python3-ordo holds no Python module ordo: $files"
+        ;;
+    esac
+    # Each dependency outside ordo's packages is a Debian package installed here,
+    # where the build linked against it.
+    local clause dep satisfied
+    while IFS= read -r clause; do
+      [[ -n "$clause" ]] || continue
+      satisfied=0
+      for dep in $(tr '|' '\n' <<< "$clause" | sed -E 's/\(.*\)//; s/:any//'); do
+        case " ${packages[*]} " in *" $dep "*) satisfied=1 ;; esac
+        if dpkg-query -W -f='${Status}' "$dep" 2> /dev/null | grep -q "install ok installed"; then
+          satisfied=1
+        fi
+      done
+      ((satisfied)) || die "$package depends on $clause: no such package installed here"
+    done < <(tr ',' '\n' <<< "$depends")
+    dpkg-deb --extract "$deb" "$dir/root"
+  done
+
+  # Every file that `cmake --install` puts in place is in one package, and no package
+  # holds one twice.
+  DESTDIR="$dir/all" cmake --install "$build" --prefix /usr > /dev/null
+  local installed packaged
+  installed="$(cd "$dir/all" && find . ! -type d | sort)"
+  packaged="$(for deb in "${debs[@]}"; do deb_files "$deb"; done | sort)"
+  if [[ "$installed" != "$packaged" ]]; then
+    diff <(echo "$installed") <(echo "$packaged") >&2 || true
+    die "the packages' files differ from cmake --install's (<: installed only, >: packaged)"
+  fi
+  # The CMake package and the .pc files name no path of the build or the staging.
+  if grep -rlE "$dir|$build|_CPack_Packages" "$dir/root/usr/lib" --include='*.cmake' --include='*.pc'; then
+    die "build or staging paths in the installed package files"
+  fi
+  echo "$(basename -a "${debs[@]}" | tr '\n' ' ')unpacked into $dir/root: $(wc -l <<< "$packaged") files"
+}
+
+# The programs of ordo-tools, from PREFIX/bin: linked with ordo statically.
+step_tools() {
+  local prefix="$1" work="$2" bin="$1/bin"
+  rm -rf "$work"
+  mkdir -p "$work"
+  local version
+  version="$("$bin/ordo" --version)"
+  [[ "$version" =~ ^ordo\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || die "ordo --version: $version"
+  echo "$version"
+  printf 'VERSION=3\nformat=print\ntype=btree\nHEADER=END\n ada\n Lovelace\nDATA=END\n' |
+    "$bin/ordo" load "$work/tools.ordo" || die "ordo load"
+  "$bin/ordo" info "$work/tools.ordo" > "$work/info.txt" || die "ordo info"
+  grep -q "^format version" "$work/info.txt" || die "ordo info: $(cat "$work/info.txt")"
+  [[ "$("$bin/ordo" get "$work/tools.ordo" ada)" == Lovelace ]] || die "ordo get"
+  if [[ -e "$bin/ordo-node" ]]; then
+    "$bin/ordo-node" --help > "$work/node-help.txt" || die "ordo-node --help"
+    grep -q "ordo-node" "$work/node-help.txt" || die "ordo-node --help: $(cat "$work/node-help.txt")"
+  fi
+}
+
+# The Python module of python3-ordo (when built): imported from PREFIX, then the
+# quickstart example run with it.
+step_python_module() {
+  local prefix="$1" work="$2" lib module
+  rm -rf "$work"
+  mkdir -p "$work"
+  lib="$(libdir_of "$prefix")"
+  module="$(find "$prefix" -path '*python3*' \( -name 'ordo*.so' -o -name '__init__.py' -path '*/ordo/*' \) \
+    -print -quit)"
+  if [[ -z "$module" ]]; then
+    echo "no Python module under $prefix (python3-ordo not built): nothing to test"
+    return
+  fi
+  local path
+  path="$(dirname "$module")"
+  [[ "$module" == */ordo/__init__.py ]] && path="$(dirname "$path")"
+  export PYTHONPATH="$path" LD_LIBRARY_PATH="$lib"
+  (cd "$work" && python3 -c 'import ordo; print("import ordo:", ordo.__file__)') ||
+    die "import ordo from $path"
+  local quickstart="$HERE/../../../python/examples/quickstart.py"
+  if [[ -f "$quickstart" ]]; then
+    (cd "$work" && python3 "$quickstart") || die "python/examples/quickstart.py"
+  fi
+}
+
 main() {
   (($# == 3)) || die "usage: consumer_test.sh STEP PREFIX|BUILD_DIR WORK|PREFIX"
   local step="$1"
   shift
   declare -F "step_$step" > /dev/null || die "unknown step $step"
-  "step_$step" "$@"
+  # Absolute paths: the consumers' builds run in other directories.
+  "step_$step" "$(realpath -m "$1")" "$(realpath -m "$2")"
 }
 
 main "$@"
