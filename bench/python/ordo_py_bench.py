@@ -7,7 +7,7 @@ the JSON document `ordo-bench compare` reads from a child run.
                    [--rows N] [--calls N] [--commits N] [--durable-commits N]
                    [--reads N] [--module-path DIR]
 
-calls:  one-row get (ns per call, in one read txn); one-row put + commit,
+calls:  one-row get (us per call, in one read txn); one-row put + commit,
         not durable and durable (us per commit).
 ingest: N rows of 16-byte keys (big-endian counters) and 100-byte values
         into a fresh file each: row by row in one txn; as many rows at once
@@ -18,9 +18,11 @@ scan:   a file of N rows (built first, not measured): a full scan into
         Python objects; a full scan into columns (ordo scan_columns; py-lmdb
         a cursor iterated into two lists); random point reads.
 
-Each phase reports rows (or calls) per second, CPU per row (process CPU
-time, all threads), and RssAnon above the phase's start: the peak (sampled
-every millisecond by a thread) and at its end (steady).
+Each phase reports rows (or calls) per second and CPU per row (process CPU
+time, all threads); the ingest and scan phases also RssAnon above the
+phase's start: the peak (sampled every millisecond by a thread) and at its
+end (steady). The one-row phases and point reads allocate a few pages at
+most, below what the sampling tells apart.
 """
 import argparse
 import json
@@ -46,8 +48,8 @@ def rss_anon_kib():
 class Phase:
     """Times one phase and samples RssAnon while it runs."""
 
-    def __init__(self, figures, name, rows):
-        self.figures, self.name, self.rows = figures, name, rows
+    def __init__(self, figures, name, rows, memory=True):
+        self.figures, self.name, self.rows, self.memory = figures, name, rows, memory
 
     def _sample(self):
         while not self.done.wait(0.001):
@@ -73,8 +75,9 @@ class Phase:
         f, n = self.figures, self.name
         f[n + "_per_s"] = self.rows / seconds
         f[n + "_cpu_us_per_row"] = cpu / self.rows * 1e6
-        f[n + "_rss_peak_mib"] = (self.peak - self.base) / 1024
-        f[n + "_rss_steady_mib"] = (end - self.base) / 1024
+        if self.memory:
+            f[n + "_rss_peak_mib"] = (self.peak - self.base) / 1024
+            f[n + "_rss_steady_mib"] = (end - self.base) / 1024
         self.seconds = seconds
         return False
 
@@ -195,19 +198,19 @@ def run_calls(args, figures):
     fill(engine, 1000, values)
     keys = [key(i) for i in range(1000)]
     with engine.read() as txn:
-        with Phase(figures, "get_call", args.calls) as p:
+        with Phase(figures, "get_call", args.calls, memory=False) as p:
             get = engine.get
             for i in range(args.calls):
                 get(txn, keys[i % 1000])
-    figures["get_call_ns"] = p.seconds / args.calls * 1e9
-    with Phase(figures, "put_commit_nondurable", args.commits) as p:
+    figures["get_call_us"] = p.seconds / args.calls * 1e6
+    with Phase(figures, "put_commit_nondurable", args.commits, memory=False) as p:
         for i in range(args.commits):
             with engine.write() as txn:
                 engine.put(txn, key(2000 + i), values[i % 1000])
     figures["put_commit_nondurable_us"] = p.seconds / args.commits * 1e6
     engine.close()
     engine = open_engine(args, os.path.join(args.path, "durable"), durable=True)
-    with Phase(figures, "put_commit_durable", args.durable_commits) as p:
+    with Phase(figures, "put_commit_durable", args.durable_commits, memory=False) as p:
         for i in range(args.durable_commits):
             with engine.write() as txn:
                 engine.put(txn, key(i), values[i % 1000])
@@ -263,7 +266,7 @@ def run_scan(args, figures):
     rng = random.Random(4)
     wanted = [key(rng.randrange(n)) for _ in range(args.reads)]
     with engine.read() as txn:
-        with Phase(figures, "point_reads", args.reads):
+        with Phase(figures, "point_reads", args.reads, memory=False):
             get = engine.get
             for k in wanted:
                 get(txn, k)

@@ -86,6 +86,9 @@ TEST(CompareStatsTest, FigureDirections) {
   EXPECT_EQ(figure_direction("edges_leaf_pages_seq"), Better::kLower);
   EXPECT_EQ(figure_direction("bytes_per_node"), Better::kLower);
   EXPECT_EQ(figure_direction("files_created"), Better::kLower);
+  EXPECT_EQ(figure_direction("scan_columns_rss_peak_mib"), Better::kLower);
+  EXPECT_EQ(figure_direction("get_call_cpu_us_per_row"), Better::kLower);
+  EXPECT_EQ(figure_direction("ingest_put_many_per_s"), Better::kHigher);
   EXPECT_EQ(figure_direction("leaf_fill"), Better::kUnknown);
   EXPECT_EQ(ratio_reading(Better::kLower), "ordo/peer: <1 = ordo better");
 }

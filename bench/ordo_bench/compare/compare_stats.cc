@@ -42,7 +42,7 @@ Better figure_direction(std::string_view figure) {
   if (has_unit(figure, "_per_s") || has_unit(figure, "_leaf_fill")) return Better::kHigher;
   if (has_unit(figure, "_leaf_pages")) return Better::kLower;
   if (has_unit(figure, "_us") || has_unit(figure, "_ms") || ends_with(figure, "_bytes") ||
-      figure == "bytes_per_node" || figure == "files_created") {
+      ends_with(figure, "_mib") || figure == "bytes_per_node" || figure == "files_created") {
     return Better::kLower;
   }
   return Better::kUnknown;
