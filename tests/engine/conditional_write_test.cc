@@ -256,10 +256,10 @@ TEST_F(ConditionalWriteTest, AscendingKeysAtTheRightEdge) {
   testing::expect_check_clean(*rd);
 }
 
-std::string model_key(std::mt19937_64& rng) {
+std::string model_key(std::mt19937_64& rng, uint64_t keys) {
   // Few keys, so that conditions often find them; a long common prefix makes
   // long separators, so that the tree grows three levels deep.
-  return std::string(200, 'p') + std::to_string(rng() % 2000);
+  return std::string(200, 'p') + std::to_string(rng() % keys);
 }
 
 std::string model_value(std::mt19937_64& rng, uint32_t max_inline) {
@@ -273,10 +273,14 @@ std::string model_value(std::mt19937_64& rng, uint32_t max_inline) {
   return v;
 }
 
-TEST_F(ConditionalWriteTest, RandomOpsMatchStdMap) {
-  const uint64_t seed = testing::test_seed(7);
+// The model test on `options`: `txns` txns of put, del, insert, replace and
+// compare_and_set, a quarter of them aborted, the database reopened every 50.
+// Keys are drawn from `keys` distinct ones. Adds the pages the txns spilled
+// to *spilled.
+void run_model(const std::string& path, const Options& options, uint64_t seed, int txns,
+               uint64_t keys, uint64_t* spilled) {
   std::mt19937_64 rng(seed);
-  auto db = testing::open_db(path());
+  auto db = testing::open_db(path, options);
   ASSERT_NE(db, nullptr);
   const uint32_t max_inline = db->max_inline_value_bytes();
   Model committed;
@@ -286,14 +290,14 @@ TEST_F(ConditionalWriteTest, RandomOpsMatchStdMap) {
     t = *w->create_tree("m");
     ASSERT_TRUE(w->commit().is_ok());
   }
-  for (int txn = 0; txn < 200; ++txn) {
+  for (int txn = 0; txn < txns; ++txn) {
     auto w = db->begin_write();
     ASSERT_TRUE(w.is_ok()) << w.status().to_string();
     t = *w->open_tree("m");  // a handle of this open of the file
     Model m = committed;
     const int ops = 1 + static_cast<int>(rng() % 600);
     for (int i = 0; i < ops; ++i) {
-      const std::string key = model_key(rng);
+      const std::string key = model_key(rng, keys);
       const auto it = m.find(key);
       const std::optional<std::string> now =
           it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
@@ -352,15 +356,32 @@ TEST_F(ConditionalWriteTest, RandomOpsMatchStdMap) {
       committed = m;
     }
     if (txn % 50 == 49) {  // the log's records replayed at open
+      *spilled += db->stats().pages_spilled;
       db.reset();
-      db = testing::open_db(path());
+      db = testing::open_db(path, options);
       ASSERT_NE(db, nullptr);
     }
   }
+  *spilled += db->stats().pages_spilled;
   auto rd = db->begin_read();
   testing::expect_tree_equals(*rd, *rd->open_tree("m"), committed);
   EXPECT_GE(rd->tree_stats(*rd->open_tree("m"))->depth, 3u);  // splits and merges on every level
   testing::expect_check_clean(*rd);
+}
+
+TEST_F(ConditionalWriteTest, RandomOpsMatchStdMap) {
+  uint64_t spilled = 0;
+  run_model(path(), Options{}, testing::test_seed(7), 200, 2000, &spilled);
+}
+
+// With the smallest memory budget the txns spill dirty pages: the descent
+// reads spilled pages back and the writes land on them.
+TEST_F(ConditionalWriteTest, RandomOpsMatchStdMapWhileSpilling) {
+  Options options;
+  options.txn_memory_budget_bytes = 1 << 20;
+  uint64_t spilled = 0;
+  run_model(path(), options, testing::test_seed(8), 60, 20000, &spilled);
+  EXPECT_GT(spilled, 0u);
 }
 
 }  // namespace
