@@ -457,9 +457,9 @@ class WriteTxn : public Txn {
   // neighbour; freed pages go to the free tree. Other errors as put().
   Status del(const Tree& tree, ByteView key);
 
-  // Conditional writes, each decided at the leaf in one descent of the tree
-  // (no get before a put): the same cost as put(), and nothing is written
-  // when they change nothing. Errors, size limits and what open cursors see
+  // Conditional writes, each decided at the leaf in the one descent of the
+  // tree that put() makes (no get before a put); nothing is written when
+  // they change nothing. Errors, size limits and what open cursors see
   // are those of put() (a removal by compare_and_set: of del()); values too
   // large for a leaf work in all three, and a replaced or removed one's
   // overflow pages are freed. Inside Database::batch they make

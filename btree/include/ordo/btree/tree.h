@@ -73,8 +73,8 @@ struct Update {
 struct UpdateOutcome {
   bool found = false;    // the key was present
   bool applied = false;  // `when` held
-  bool changed =
-      false;  // applied, and the tree was written: a put, or the removal of a present key
+  // Applied, and the tree was written: a put, or the removal of a present key.
+  bool changed = false;
 };
 
 // One descent for a conditional write: searches the key read-only, decides
