@@ -87,6 +87,14 @@ class DescentLoader {
   const bool verify_;
 };
 
+// The read-only descent of a lookup: from the root of the non-empty `tree`
+// to the leaf whose range holds `key`, each page checked as load_node does.
+// Returns the leaf and sets *leaf_page; with `indexes`, indexes[level] is the
+// child index taken in the branch at each level (tree.depth - 1 of them).
+// Corruption for a depth out of range or a damaged page.
+Result<NodeView> descend_to_leaf(PageReader& pages, const TreeRoot& tree, ByteView key,
+                                 PageNo* leaf_page, uint32_t* indexes = nullptr);
+
 inline Status damaged(PageNo page_number) {
   ORDO_DCHECK(page_number != kNullPage);
   return Status::corruption("cell out of bounds", page_number);

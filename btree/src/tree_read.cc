@@ -29,15 +29,16 @@ uint64_t page_checksum(const std::byte* page, uint32_t page_size) {
   return XXH3_64bits(page, page_size);
 }
 
-Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, ByteView* value) {
-  ORDO_ASSERT(found != nullptr && value != nullptr);
-  *found = false;
-  if (tree.root == kNullPage) return Status::ok();
+namespace internal {
+
+Result<NodeView> descend_to_leaf(PageReader& pages, const TreeRoot& tree, ByteView key,
+                                 PageNo* leaf_page, uint32_t* indexes) {
+  ORDO_ASSERT(tree.root != kNullPage && leaf_page != nullptr);
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
-  internal::DescentLoader loader(pages);
+  DescentLoader loader(pages);
   PageNo pg = tree.root;
   uint64_t expected = tree.root_checksum;
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
@@ -45,11 +46,23 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, 
     const uint32_t idx = v.branch_child_index(key);
     PageNo child = v.child(idx);
     expected = v.child_checksum(idx);
-    if (v.damaged()) return internal::damaged(pg);
+    if (v.damaged()) return damaged(pg);
     ORDO_ASSERT(idx < v.count());  // check_header: a branch has an entry
+    if (indexes != nullptr) indexes[level] = idx;
     pg = child;
   }
-  ORDO_ASSIGN_OR_RETURN(NodeView leaf, loader.load(pg, true, expected));
+  *leaf_page = pg;
+  return loader.load(pg, true, expected);
+}
+
+}  // namespace internal
+
+Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, ByteView* value) {
+  ORDO_ASSERT(found != nullptr && value != nullptr);
+  *found = false;
+  if (tree.root == kNullPage) return Status::ok();
+  PageNo pg = kNullPage;
+  ORDO_ASSIGN_OR_RETURN(NodeView leaf, internal::descend_to_leaf(pages, tree, key, &pg));
   uint32_t pos = leaf.leaf_lower_bound(key, found);
   if (leaf.damaged()) {
     *found = false;

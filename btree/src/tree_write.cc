@@ -112,9 +112,12 @@ Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf, uint64_t expecte
 // Descends to the leaf for `key`, copying each page on the way. Fills `path`
 // with the branches (depth-1 of them) and returns the leaf's page number. When
 // `rightmost` is given and the descent took the last child at every level, it
-// becomes this path.
+// becomes this path. `known_indexes`, when given, are the child indexes a
+// read-only descent for `key` just took (descend_to_leaf): they are followed
+// instead of searched again.
 Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry* path,
-                        RightmostPath* rightmost = nullptr) {
+                        RightmostPath* rightmost = nullptr,
+                        const uint32_t* known_indexes = nullptr) {
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
@@ -129,7 +132,10 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
     NodeEditor ed(pw.writable(pg), pw.page_size());
     NodeView v = ed.view();
-    uint32_t idx = v.branch_child_index(key);
+    const uint32_t idx =
+        known_indexes != nullptr ? known_indexes[level] : v.branch_child_index(key);
+    // A copy holds the bytes the read-only descent searched.
+    ORDO_DCHECK(known_indexes == nullptr || v.damaged() || idx == v.branch_child_index(key));
     PageNo child = v.child(idx);
     uint64_t checksum = v.child_checksum(idx);
     if (v.damaged()) return internal::damaged(pg);
@@ -390,26 +396,16 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
 
 }  // namespace
 
-Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, RightmostPath* rightmost) {
-  ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
-  thread_local std::vector<std::byte> cell_buf;
-  ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
-  if (tree.root == kNullPage) return start_tree(pw, tree, cell);
-  PathEntry path[kMaxDepth];
-  // At the right edge, the cached path's leaf: no root-to-leaf search.
-  const bool cached = rightmost != nullptr && rightmost->covers(tree, key);
-  PageNo leaf_pg = kNullPage;
-  if (cached) {
-    leaf_pg = RightmostPathAccess::leaf(*rightmost);
-  } else {
-    ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost));
-  }
-  NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
+namespace {
+
+// Puts `cell` at `pos` of the dirty leaf `leaf_pg` (being edited by `leaf`),
+// in place of the entry there when `found`, splitting as needed. The leaf was
+// reached by `path`, or, when `cached`, by `rightmost`'s cached path.
+Status put_in_leaf(PageWriter& pw, TreeRoot& tree, PathEntry* path, PageNo leaf_pg,
+                   NodeEditor& leaf, bool cached, uint32_t pos, bool found,
+                   std::span<const std::byte> cell, RightmostPath* rightmost) {
   ORDO_DCHECK(pw.is_dirty(leaf_pg));  // A cached leaf is this txn's too.
-  ORDO_ASSERT(leaf.view().is_leaf());
-  bool found = false;
-  uint32_t pos = leaf_position(leaf.view(), key, &found);
-  if (leaf.view().damaged()) return internal::damaged(leaf_pg);
+  ORDO_ASSERT(leaf.view().is_leaf() && pos <= leaf.view().count());
   const bool last_leaf = rightmost != nullptr && rightmost->valid() &&
                          RightmostPathAccess::leaf(*rightmost) == leaf_pg;
   if (last_leaf && !found) {
@@ -434,6 +430,30 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   if (rightmost != nullptr) rightmost->invalidate();
   return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size(),
                            edge);
+}
+
+}  // namespace
+
+Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, RightmostPath* rightmost) {
+  ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, value));
+  thread_local std::vector<std::byte> cell_buf;
+  ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
+  if (tree.root == kNullPage) return start_tree(pw, tree, cell);
+  PathEntry path[kMaxDepth];
+  // At the right edge, the cached path's leaf: no root-to-leaf search.
+  const bool cached = rightmost != nullptr && rightmost->covers(tree, key);
+  PageNo leaf_pg = kNullPage;
+  if (cached) {
+    leaf_pg = RightmostPathAccess::leaf(*rightmost);
+  } else {
+    ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost));
+  }
+  NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
+  ORDO_ASSERT(leaf.view().is_leaf());
+  bool found = false;
+  const uint32_t pos = leaf_position(leaf.view(), key, &found);
+  if (leaf.view().damaged()) return internal::damaged(leaf_pg);
+  return put_in_leaf(pw, tree, path, leaf_pg, leaf, cached, pos, found, cell, rightmost);
 }
 
 Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, double fill) {
@@ -550,16 +570,13 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
 
 }  // namespace
 
-Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
-  ByteView ignored;
-  ORDO_RETURN_IF_ERROR(find(pw, tree, key, found, &ignored));
-  if (!*found) return Status::ok();
-  PathEntry path[kMaxDepth];
-  ORDO_ASSIGN_OR_RETURN(PageNo pg, cow_path(pw, tree, key, path));
+namespace {
+
+// Removes entry `pos` of the dirty leaf `pg`, reached by `path`; then, bottom
+// up, frees empty pages, merges underfull ones with a neighbour, and
+// collapses a root branch with a single child.
+Status remove_at(PageWriter& pw, TreeRoot& tree, const PathEntry* path, PageNo pg, uint32_t pos) {
   NodeEditor leaf(pw.writable(pg), pw.page_size());
-  bool present = false;
-  uint32_t pos = leaf.view().leaf_lower_bound(key, &present);
-  if (!present || leaf.view().damaged()) return internal::damaged(pg);
   ORDO_ASSERT(pos < leaf.view().count() && pw.is_dirty(pg));
   ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, pg));
   leaf.remove(pos);
@@ -596,6 +613,104 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
     tree.depth--;
   }
   return Status::ok();
+}
+
+}  // namespace
+
+Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
+  ByteView ignored;
+  ORDO_RETURN_IF_ERROR(find(pw, tree, key, found, &ignored));
+  if (!*found) return Status::ok();
+  PathEntry path[kMaxDepth];
+  ORDO_ASSIGN_OR_RETURN(PageNo pg, cow_path(pw, tree, key, path));
+  const NodeView leaf(pw.writable(pg), pw.page_size());
+  bool present = false;
+  const uint32_t pos = leaf.leaf_lower_bound(key, &present);
+  if (!present || leaf.damaged()) return internal::damaged(pg);
+  return remove_at(pw, tree, path, pg, pos);
+}
+
+namespace {
+
+// Whether `update` applies to a key that is `found` holding `current`.
+bool update_applies(const Update& update, bool found, ByteView current) {
+  switch (update.when) {
+    case Update::When::kAlways:
+      return true;
+    case Update::When::kAbsent:
+      return !found;
+    case Update::When::kEquals:
+      return found && current.compare(update.expected) == 0;
+  }
+  ORDO_ASSERT(false);  // every When is handled above
+  return false;
+}
+
+}  // namespace
+
+Result<UpdateOutcome> update(PageWriter& pw, TreeRoot& tree, ByteView key, const Update& update,
+                             RightmostPath* rightmost) {
+  ORDO_RETURN_IF_ERROR(check_key_value(pw.page_size(), key, update.value.value_or(ByteView())));
+  UpdateOutcome out;
+  // The one search: read-only, so that a write that does not apply copies
+  // no page. At the right edge the cached path's leaf (dirty already).
+  const bool cached =
+      tree.root != kNullPage && rightmost != nullptr && rightmost->covers(tree, key);
+  PathEntry path[kMaxDepth];
+  uint32_t indexes[kMaxDepth];
+  PageNo leaf_pg = kNullPage;
+  uint32_t pos = 0;
+  if (tree.root != kNullPage) {
+    Result<NodeView> leaf =
+        cached ? Result<NodeView>(
+                     NodeView(pw.writable(RightmostPathAccess::leaf(*rightmost)), pw.page_size()))
+               : internal::descend_to_leaf(pw, tree, key, &leaf_pg, indexes);
+    if (!leaf.is_ok()) return leaf.status();
+    if (cached) leaf_pg = RightmostPathAccess::leaf(*rightmost);
+    ORDO_ASSERT(leaf->is_leaf() && leaf_pg != kNullPage);
+    pos = leaf_position(*leaf, key, &out.found);
+    if (leaf->damaged()) return internal::damaged(leaf_pg);
+    ByteView current;
+    if (out.found) {
+      ORDO_ASSIGN_OR_RETURN(current, internal::leaf_value(pw, *leaf, pos, leaf_pg));
+    }
+    out.applied = update_applies(update, out.found, current);
+    // Copied before any page changes: the old value's pages may be freed.
+    if (out.applied && out.found && update.old_value != nullptr) {
+      update.old_value->assign(current.char_data(), current.size());
+    }
+  } else {
+    out.applied = update_applies(update, false, ByteView());
+  }
+  if (!out.applied || (!out.found && !update.value)) return out;
+  out.changed = true;
+
+  if (!update.value) {  // remove the present key
+    if (cached) {
+      RightmostPathAccess::copy_path(*rightmost, path);
+    } else {
+      ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, nullptr, indexes));
+    }
+    if (rightmost != nullptr) rightmost->invalidate();
+    ORDO_RETURN_IF_ERROR(remove_at(pw, tree, path, leaf_pg, pos));
+    return out;
+  }
+  thread_local std::vector<std::byte> cell_buf;
+  ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell,
+                        make_cell(pw, cell_buf, key, *update.value));
+  if (tree.root == kNullPage) {
+    ORDO_RETURN_IF_ERROR(start_tree(pw, tree, cell));
+    return out;
+  }
+  if (!cached) {
+    ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost, indexes));
+  }
+  NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
+  // The copy holds the entries the search saw: `pos` still places the key.
+  ORDO_DCHECK(!out.found || leaf.view().key(pos).compare(key) == 0);
+  ORDO_RETURN_IF_ERROR(
+      put_in_leaf(pw, tree, path, leaf_pg, leaf, cached, pos, out.found, cell, rightmost));
+  return out;
 }
 
 namespace {

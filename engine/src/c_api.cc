@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -32,6 +33,7 @@ struct ordo_txn {
   int scans = 0;                     // ordo_scan calls of this txn in progress
   bool free_when_scans_end = false;  // ordo_txn_free was called from a scan callback
   bool lent = false;                 // ordo_batch's: its caller's function must not free it
+  std::string old_value;             // ordo_replace's last old value, which it points into
 };
 
 struct ordo_cursor {
@@ -361,6 +363,36 @@ Result<ordo::ReadTxn*> reader_of(ordo_txn* txn) {
   return static_cast<ordo::ReadTxn*>(txn->txn);               // begin_txn made a ReadTxn
 }
 
+// A versioned report struct of the caller's (ordo.h, "Reports and copies"):
+// Ok when `out` is non-NULL and its struct_size is that of some version of T
+// (at least `first_version_bytes`, the size of T's first version). Checked
+// before the work, so that a bad struct costs nothing and changes nothing.
+template <typename T>
+Status check_report_struct(const T* out, size_t first_version_bytes, const char* what) {
+  if (out == nullptr) return null_arg(what);
+  if (out->struct_size < first_version_bytes || out->struct_size > kMaxOptionsBytes) {
+    return Status::invalid_argument(std::string(what) + " struct_size " +
+                                    std::to_string(out->struct_size) +
+                                    " is not that of any version (this library's is " +
+                                    std::to_string(sizeof(T)) + " bytes): set it to sizeof");
+  }
+  return Status::ok();
+}
+
+// Copies `ours` (this library's version, filled in) into the caller's `out`
+// as far as its struct_size reaches, keeping struct_size and zeroing a
+// newer header's tail. REQUIRES: check_report_struct(out) was Ok.
+template <typename T>
+void fill_report(T* out, const T& ours) {
+  const size_t size = out->struct_size;
+  ORDO_ASSERT(size >= sizeof(size_t) && size <= kMaxOptionsBytes);  // check_report_struct()
+  auto* raw = reinterpret_cast<unsigned char*>(out);
+  const size_t known = std::min(size, sizeof(T));
+  std::memcpy(raw + sizeof(size_t), reinterpret_cast<const unsigned char*>(&ours) + sizeof(size_t),
+              known - sizeof(size_t));
+  if (size > sizeof(T)) std::memset(raw + sizeof(T), 0, size - sizeof(T));
+}
+
 }  // namespace
 
 extern "C" {
@@ -638,6 +670,92 @@ int ordo_tree_list(ordo_txn* txn, ordo_tree_list_fn fn, void* ctx, ordo_error* e
   });
 }
 
+// ---- Reports and copies
+
+int ordo_db_info(ordo_db* db, ordo_database_info* info, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(const ordo::Database* d, db_of(db));
+    ORDO_RETURN_IF_ERROR(check_report_struct(info, sizeof(ordo_database_info), "info"));
+    const ordo::DatabaseInfo i = d->info();
+    ordo_database_info out{};
+    out.page_size_bytes = i.page_size_bytes;
+    out.format_version = i.format_version;
+    out.file_bytes = i.file_bytes;
+    out.txn_id = i.txn_id;
+    out.page_high_water = i.current.page_high_water;
+    out.free_pages = i.current.free_pages;
+    out.pages_used = i.pages_used;
+    out.tree_count = i.current.tree_count;
+    fill_report(info, out);
+    return Status::ok();
+  });
+}
+
+int ordo_db_check(ordo_db* db, ordo_check_report* report, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (db == nullptr) return null_arg("db");
+    ORDO_RETURN_IF_ERROR(check_report_struct(report, sizeof(ordo_check_report), "report"));
+    ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn r, db->db->begin_read());
+    ORDO_ASSIGN_OR_RETURN(const ordo::CheckReport c, r.check());
+    ordo_check_report out{};
+    out.problems = c.problems.size();
+    out.truncated = c.truncated;
+    out.txn_id = r.txn_id();
+    out.high_water_pages = c.high_water_pages;
+    out.tree_pages = c.tree_pages;
+    out.overflow_pages = c.overflow_pages;
+    out.free_pages = c.free_pages;
+    out.trees = c.trees;
+    out.entries = c.entries;
+    out.log_records = c.log_records;
+    out.first_problem_page = UINT64_MAX;
+    if (!c.problems.empty()) {
+      out.first_problem_page = c.problems[0].page_number;
+      const std::string& what = c.problems[0].what;
+      const size_t n = std::min(what.size(), sizeof(out.first_problem) - 1);
+      std::memcpy(out.first_problem, what.data(), n);
+      out.first_problem[n] = '\0';
+    }
+    fill_report(report, out);
+    return Status::ok();
+  });
+}
+
+int ordo_db_copy(ordo_db* db, const char* path, uint32_t flags, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (db == nullptr) return null_arg("db");
+    if (path == nullptr) return null_arg("path");
+    if ((flags & ~uint32_t{ORDO_COPY_COMPACT | ORDO_COPY_OVERWRITE}) != 0) {
+      return Status::invalid_argument("unknown flags " + std::to_string(flags));
+    }
+    ordo::CopyOptions options;
+    options.compact = (flags & ORDO_COPY_COMPACT) != 0;
+    options.overwrite = (flags & ORDO_COPY_OVERWRITE) != 0;
+    return db->db->copy_to(path, options).status();
+  });
+}
+
+int ordo_tree_stats(ordo_txn* txn, const ordo_tree* tree, ordo_tree_statistics* stats,
+                    ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+    ORDO_RETURN_IF_ERROR(check_report_struct(stats, sizeof(ordo_tree_statistics), "stats"));
+    ORDO_ASSIGN_OR_RETURN(const ordo::TreeStats s, t->tree_stats(tree_of(tree)));
+    ordo_tree_statistics out{};
+    out.entries = s.entries;
+    out.depth = s.depth;
+    out.leaf_pages = s.leaf_pages;
+    out.branch_pages = s.branch_pages;
+    out.leaf_fill = s.leaf_fill;
+    out.overflow_pages = s.overflow_pages;
+    out.overflow_values = s.overflow_values;
+    out.key_bytes = s.key_bytes;
+    out.value_bytes = s.value_bytes;
+    fill_report(stats, out);
+    return Status::ok();
+  });
+}
+
 // ---- Reads and writes
 
 int ordo_get(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
@@ -692,6 +810,71 @@ int ordo_append(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t ke
     ORDO_ASSIGN_OR_RETURN(ByteView k, bytes(key, key_len, "key"));
     ORDO_ASSIGN_OR_RETURN(ByteView v, bytes(value, value_len, "value"));
     return w->append(tree_of(tree), k, v);
+  });
+}
+
+int ordo_insert(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                const void* value, size_t value_len, bool* inserted, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (inserted != nullptr) *inserted = false;
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(ByteView k, bytes(key, key_len, "key"));
+    ORDO_ASSIGN_OR_RETURN(ByteView v, bytes(value, value_len, "value"));
+    ORDO_ASSIGN_OR_RETURN(const bool done, w->insert(tree_of(tree), k, v));
+    if (inserted != nullptr) *inserted = done;
+    return Status::ok();
+  });
+}
+
+int ordo_replace(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                 const void* value, size_t value_len, const void** old_value, size_t* old_len,
+                 bool* existed, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (existed != nullptr) *existed = false;
+    const bool want_old = old_value != nullptr || old_len != nullptr;
+    if (want_old) {
+      ORDO_RETURN_IF_ERROR(out_bytes(old_value, old_len, "old_value or old_len"));
+    }
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(ByteView k, bytes(key, key_len, "key"));
+    ORDO_ASSIGN_OR_RETURN(ByteView v, bytes(value, value_len, "value"));
+    ORDO_ASSIGN_OR_RETURN(std::optional<std::string> old, w->replace(tree_of(tree), k, v));
+    if (existed != nullptr) *existed = old.has_value();
+    txn->old_value = old ? std::move(*old) : std::string();
+    if (want_old) put_bytes(ByteView(txn->old_value), old_value, old_len);
+    return Status::ok();
+  });
+}
+
+int ordo_compare_and_set(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                         const void* expected, size_t expected_len, const void* desired,
+                         size_t desired_len, uint32_t flags, bool* applied, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (applied != nullptr) *applied = false;
+    if ((flags & ~uint32_t{ORDO_CAS_EXPECT_ABSENT | ORDO_CAS_DELETE}) != 0) {
+      return Status::invalid_argument("unknown flags " + std::to_string(flags));
+    }
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(ByteView k, bytes(key, key_len, "key"));
+    ORDO_ASSIGN_OR_RETURN(ByteView e, bytes(expected, expected_len, "expected"));
+    ORDO_ASSIGN_OR_RETURN(ByteView d, bytes(desired, desired_len, "desired"));
+    std::optional<ByteView> expect;
+    std::optional<ByteView> desire;
+    if ((flags & ORDO_CAS_EXPECT_ABSENT) != 0) {
+      if (expected != nullptr) {
+        return Status::invalid_argument("expected given with ORDO_CAS_EXPECT_ABSENT");
+      }
+    } else {
+      expect = e;
+    }
+    if ((flags & ORDO_CAS_DELETE) != 0) {
+      if (desired != nullptr) return Status::invalid_argument("desired given with ORDO_CAS_DELETE");
+    } else {
+      desire = d;
+    }
+    ORDO_ASSIGN_OR_RETURN(const bool done, w->compare_and_set(tree_of(tree), k, expect, desire));
+    if (applied != nullptr) *applied = done;
+    return Status::ok();
   });
 }
 

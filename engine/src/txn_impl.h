@@ -138,6 +138,9 @@ class WriteTxnImpl : public TxnImpl {
   Status put(const Tree& tree, ByteView key, ByteView value);
   Status append(const Tree& tree, ByteView key, ByteView value);
   Status del(const Tree& tree, ByteView key);
+  // insert, replace and compare_and_set: one descent (btree::update); the
+  // log records the put or del it made, nothing when it changed nothing.
+  Result<btree::UpdateOutcome> update(const Tree& tree, ByteView key, const btree::Update& update);
   Result<uint64_t> del_range(const Tree& tree, const KeyRange& range);
   Status commit();
 

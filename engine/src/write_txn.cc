@@ -1,5 +1,6 @@
 // WriteTxn: tree changes, ID issue, and the commit protocol.
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -216,6 +217,24 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   return Status::ok();
 }
 
+Result<btree::UpdateOutcome> WriteTxnImpl::update(const Tree& tree, ByteView key,
+                                                  const btree::Update& update) {
+  ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
+  ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
+  Result<btree::UpdateOutcome> out = btree::update(pages_, st->root, key, update, &st->rightmost);
+  if (!out.is_ok()) return note(out.status());
+  if (!out->changed) return out;
+  st->dirty = true;
+  if (update.value.has_value()) {
+    ORDO_ASSERT(st->root.root != btree::kNullPage);
+    log_.put(st->name, key, *update.value);
+  } else {
+    ORDO_ASSERT(out->found);  // only a present key is removed
+    log_.del(st->name, key);
+  }
+  return out;
+}
+
 Result<uint64_t> WriteTxnImpl::del_range(const Tree& tree, const KeyRange& range) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   st->rightmost.invalidate();
@@ -398,6 +417,37 @@ Status WriteTxn::put(const Tree& tree, ByteView key, ByteView value) {
 Status WriteTxn::del(const Tree& tree, ByteView key) {
   if (!impl_) return ended();
   return writer().del(tree, key);
+}
+Result<bool> WriteTxn::insert(const Tree& tree, ByteView key, ByteView value) {
+  if (!impl_) return ended();
+  btree::Update update;
+  update.when = btree::Update::When::kAbsent;
+  update.value = value;
+  ORDO_ASSIGN_OR_RETURN(const btree::UpdateOutcome out, writer().update(tree, key, update));
+  return out.changed;
+}
+Result<std::optional<std::string>> WriteTxn::replace(const Tree& tree, ByteView key,
+                                                     ByteView value) {
+  if (!impl_) return ended();
+  std::string old_value;
+  btree::Update update;
+  update.value = value;
+  update.old_value = &old_value;
+  ORDO_ASSIGN_OR_RETURN(const btree::UpdateOutcome out, writer().update(tree, key, update));
+  ORDO_ASSERT(out.applied && out.changed);  // a replace always writes
+  if (!out.found) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(old_value));
+}
+Result<bool> WriteTxn::compare_and_set(const Tree& tree, ByteView key,
+                                       std::optional<ByteView> expected,
+                                       std::optional<ByteView> desired) {
+  if (!impl_) return ended();
+  btree::Update update;
+  update.when = expected.has_value() ? btree::Update::When::kEquals : btree::Update::When::kAbsent;
+  update.expected = expected.value_or(ByteView());
+  update.value = desired;
+  ORDO_ASSIGN_OR_RETURN(const btree::UpdateOutcome out, writer().update(tree, key, update));
+  return out.applied;
 }
 Result<uint64_t> WriteTxn::del_range(const Tree& tree, ByteView from, ByteView to) {
   if (!impl_) return ended();

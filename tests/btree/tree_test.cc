@@ -169,6 +169,70 @@ TEST(TreeTest, OverflowValuesRoundTripAndTheirRunsAreFreed) {
   }
 }
 
+// update(): the leaf decides; a write that does not apply copies no page
+// (the committed root stays), one that applies frees the run it replaces or
+// removes, and the old value read out is the whole run.
+TEST(TreeTest, UpdateDecidesAtTheLeafAndCopiesNothingWhenNotApplied) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  std::map<std::string, std::string> model;
+  const std::string big(5000, 'B');
+  for (int i = 0; i < 3000; ++i) {
+    const std::string v = i % 100 == 0 ? big + std::to_string(i) : "v" + std::to_string(i);
+    ASSERT_TRUE(put(pages, tree, be_key(i), v).is_ok());
+    model[be_key(i)] = v;
+  }
+  ASSERT_TRUE(finalize(pages, tree).is_ok());
+  pages.commit();
+  ASSERT_GE(tree.depth, 2u);
+  const TreeRoot before = tree;
+  const size_t runs = pages.live_runs();
+
+  Update insert;
+  insert.when = Update::When::kAbsent;
+  insert.value = ByteView("x");
+  Update cas;
+  cas.when = Update::When::kEquals;
+  cas.expected = ByteView("not it");
+  for (int i : {0, 100, 1500, 2999}) {
+    auto out = update(pages, tree, be_key(i), insert);
+    ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+    EXPECT_TRUE(out->found && !out->applied && !out->changed);
+    out = update(pages, tree, be_key(i), cas);  // removal that does not apply
+    ASSERT_TRUE(out.is_ok());
+    EXPECT_TRUE(out->found && !out->applied && !out->changed);
+  }
+  cas.value = ByteView("y");
+  auto out = update(pages, tree, "absent", cas);
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_TRUE(!out->found && !out->applied);
+  EXPECT_EQ(tree, before);  // not one page copied
+
+  // Replace an overflow value: the old one comes back whole, its run is freed.
+  std::string old_value;
+  Update replace;
+  replace.value = ByteView("small");
+  replace.old_value = &old_value;
+  out = update(pages, tree, be_key(1500), replace);
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_TRUE(out->found && out->applied && out->changed);
+  EXPECT_EQ(old_value, model[be_key(1500)]);
+  model[be_key(1500)] = "small";
+  // Remove one by a matching compare.
+  Update remove_it;
+  remove_it.when = Update::When::kEquals;
+  remove_it.expected = ByteView(model[be_key(200)]);
+  out = update(pages, tree, be_key(200), remove_it);
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_TRUE(out->found && out->applied && out->changed);
+  model.erase(be_key(200));
+  ASSERT_TRUE(finalize(pages, tree).is_ok());
+  pages.commit();
+  EXPECT_EQ(pages.live_runs(), runs - 2);
+  EXPECT_EQ(tree.entries, model.size());
+  expect_matches(pages, tree, model);
+}
+
 TEST(TreeTest, DeletesMergeUnderfullPages) {
   const uint64_t seed = 5;
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));

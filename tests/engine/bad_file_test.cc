@@ -7,6 +7,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <random>
 
 #include "engine_test_util.h"
@@ -240,6 +242,27 @@ TEST_F(BadFileTest, DamagedTreePageIsCorruptionOnRead) {
   EXPECT_TRUE(r->tree_stats(r->default_tree()).status().is_corruption());
   auto w = (*db)->begin_write();
   EXPECT_TRUE(w->put(w->default_tree(), "new", "v").is_corruption());
+  w->abort();
+  // The conditional writes meet the damage in their one descent, as put does.
+  const Tree t;
+  const std::function<Status(WriteTxn&)> writes[] = {
+      [&](WriteTxn& txn) { return txn.insert(t, "new", "v").status(); },
+      [&](WriteTxn& txn) { return txn.replace(t, "5", "v").status(); },
+      [&](WriteTxn& txn) {
+        return txn.compare_and_set(t, "5", std::nullopt, ByteView("v")).status();
+      },
+      [&](WriteTxn& txn) {
+        return txn.compare_and_set(t, "5", ByteView("x"), std::nullopt).status();
+      },
+  };
+  for (const auto& write : writes) {
+    auto txn = (*db)->begin_write();
+    ASSERT_TRUE(txn.is_ok());
+    const Status s = write(*txn);
+    EXPECT_TRUE(s.is_corruption()) << s.to_string();
+    // The txn can only be aborted now, as after a put that met damage.
+    EXPECT_TRUE(txn->put(t, "k", "v").is_invalid_argument());
+  }
 }
 
 TEST_F(BadFileTest, FlippedCellByteIsCaughtOnlyWithVerification) {

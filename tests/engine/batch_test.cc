@@ -126,6 +126,72 @@ TEST_F(BatchTest, ConcurrentCallersShareCommitsAndEveryChangeIsDurable) {
   testing::expect_check_clean(*r);
 }
 
+// Read-modify-write through batch: each member reads two counters (one
+// inline, one an overflow value) and advances them with compare_and_set. Members
+// run one after another in the group's txn, and a rerun after another
+// member failed reads afresh, so no increment is lost and none is counted
+// twice; the failing members' increments are rolled back.
+TEST_F(BatchTest, CompareAndSetIncrementsFromManyThreadsLoseNoUpdate) {
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 60;
+  auto db = testing::open_db(path());
+  ASSERT_NE(db, nullptr);
+  const std::string pad(3 * db->max_inline_value_bytes(), '.');
+  auto counter_of = [](Result<ByteView> v) -> uint64_t {
+    return v.is_ok() ? std::stoull(v->str()) : 0;  // stops at the padding
+  };
+  auto increment = [&](WriteTxn& txn, const std::string& key, const std::string& padding) {
+    const Tree t = txn.default_tree();
+    std::optional<std::string> old;
+    if (auto v = txn.get(t, key); v.is_ok()) {
+      old = v->str();
+    } else if (!v.status().is_not_found()) {
+      return v.status();
+    }
+    const std::string next = std::to_string(old ? counter_of(ByteView(*old)) + 1 : 1) + padding;
+    std::optional<ByteView> expected;
+    if (old) expected = ByteView(*old);
+    auto applied = txn.compare_and_set(t, key, expected, ByteView(next));
+    if (!applied.is_ok()) return applied.status();
+    return *applied ? Status::ok() : Status::busy("compare_and_set lost a race");
+  };
+  std::atomic<int> succeeded{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        // Every 10th call of thread 0 fails after its increments.
+        const bool fail = t == 0 && i % 10 == 0;
+        Status s = db->batch([&](WriteTxn& txn) -> Status {
+          ORDO_RETURN_IF_ERROR(increment(txn, "small", ""));
+          ORDO_RETURN_IF_ERROR(increment(txn, "big", pad));
+          return fail ? Status::not_found("this member fails") : Status::ok();
+        });
+        if (s.is_ok()) {
+          succeeded++;
+        } else if (!fail || !s.is_not_found()) {
+          ADD_FAILURE() << "thread " << t << " call " << i << ": " << s.to_string();
+          failures++;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(failures.load(), 0);
+  EXPECT_EQ(succeeded.load(), kThreads * kCalls - kCalls / 10);
+  db.reset();
+  db = testing::open_db(path());
+  ASSERT_NE(db, nullptr);
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(counter_of(r->get(r->default_tree(), "small")), static_cast<uint64_t>(succeeded));
+  auto big = r->get(r->default_tree(), "big");
+  ASSERT_TRUE(big.is_ok());
+  EXPECT_EQ(big->str(), std::to_string(succeeded.load()) + pad);
+  testing::expect_check_clean(*r);
+}
+
 TEST_F(BatchTest, AFailingMemberGetsItsStatusAndTheOthersCommit) {
   const uint64_t seed = testing::test_seed(77);
   constexpr int kMembers = 6;

@@ -896,6 +896,257 @@ TEST_F(CApiTest, BatchFromManyThreads) {
   }
 }
 
+// A batch function that adds one to the decimal counter under "n" with
+// ordo_get and ordo_compare_and_set.
+int increment_counter(void*, ordo_txn* txn) {
+  const void* v = nullptr;
+  size_t n = 0;
+  ordo_error err;
+  int rc = ordo_get(txn, nullptr, "n", 1, &v, &n, &err);
+  if (rc != ORDO_OK && rc != ORDO_NOT_FOUND) return rc;
+  const bool present = rc == ORDO_OK;
+  const std::string old = present ? str(v, n) : "";
+  const std::string next = std::to_string(present ? std::stoull(old) + 1 : 1);
+  bool applied = false;
+  rc = ordo_compare_and_set(txn, nullptr, "n", 1, present ? old.data() : nullptr, old.size(),
+                            next.data(), next.size(), present ? 0 : ORDO_CAS_EXPECT_ABSENT,
+                            &applied, &err);
+  if (rc != ORDO_OK) return rc;
+  return applied ? ORDO_OK : ORDO_BUSY;
+}
+
+TEST_F(CApiTest, InsertReplaceAndCompareAndSet) {
+  Db db = open(path());
+  uint32_t inline_max = 0;
+  ASSERT_EQ(ordo_db_max_inline_value_bytes(db.get(), &inline_max, &err_), ORDO_OK);
+  const std::string big(3 * inline_max, 'B');
+  Txn w = write(db.get());
+  Tree t = create(w.get(), "t");
+  bool inserted = false;
+  ASSERT_EQ(ordo_insert(w.get(), t.get(), "k", 1, "v1", 2, &inserted, &err_), ORDO_OK)
+      << err_.message;
+  EXPECT_TRUE(inserted);
+  ASSERT_EQ(ordo_insert(w.get(), t.get(), "k", 1, "v2", 2, &inserted, &err_), ORDO_OK);
+  EXPECT_FALSE(inserted);
+  ASSERT_EQ(ordo_insert(w.get(), t.get(), "big", 3, big.data(), big.size(), nullptr, &err_),
+            ORDO_OK);
+  EXPECT_EQ(get(w.get(), t.get(), "k"), "v1");
+
+  // replace: the old value, an overflow one too, from the txn's buffer.
+  const void* old = nullptr;
+  size_t old_len = 99;
+  bool existed = true;
+  ASSERT_EQ(ordo_replace(w.get(), t.get(), "new", 3, "n", 1, &old, &old_len, &existed, &err_),
+            ORDO_OK)
+      << err_.message;
+  EXPECT_FALSE(existed);
+  EXPECT_NE(old, nullptr);
+  EXPECT_EQ(old_len, 0u);
+  ASSERT_EQ(ordo_replace(w.get(), t.get(), "big", 3, "small", 5, &old, &old_len, &existed, &err_),
+            ORDO_OK);
+  EXPECT_TRUE(existed);
+  EXPECT_EQ(str(old, old_len), big);
+  ASSERT_EQ(ordo_replace(w.get(), t.get(), "k", 1, "v3", 2, nullptr, nullptr, nullptr, &err_),
+            ORDO_OK);
+  EXPECT_EQ(get(w.get(), t.get(), "k"), "v3");
+
+  // compare_and_set: values, absence, deletion.
+  bool applied = true;
+  ASSERT_EQ(ordo_compare_and_set(w.get(), t.get(), "k", 1, "v1", 2, "x", 1, 0, &applied, &err_),
+            ORDO_OK);
+  EXPECT_FALSE(applied);
+  ASSERT_EQ(ordo_compare_and_set(w.get(), t.get(), "k", 1, "v3", 2, "x", 1, 0, &applied, &err_),
+            ORDO_OK);
+  EXPECT_TRUE(applied);
+  ASSERT_EQ(ordo_compare_and_set(w.get(), t.get(), "k", 1, nullptr, 0, "y", 1,
+                                 ORDO_CAS_EXPECT_ABSENT, &applied, &err_),
+            ORDO_OK);
+  EXPECT_FALSE(applied);
+  // NULL with length 0 is the empty value, not absence.
+  ASSERT_EQ(ordo_compare_and_set(w.get(), t.get(), "e", 1, nullptr, 0, "y", 1, 0, &applied, &err_),
+            ORDO_OK);
+  EXPECT_FALSE(applied);
+  ASSERT_EQ(ordo_compare_and_set(w.get(), t.get(), "e", 1, nullptr, 0, nullptr, 0,
+                                 ORDO_CAS_EXPECT_ABSENT, &applied, &err_),
+            ORDO_OK);
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(get(w.get(), t.get(), "e"), "");
+  ASSERT_EQ(ordo_compare_and_set(w.get(), t.get(), "k", 1, "x", 1, nullptr, 0, ORDO_CAS_DELETE,
+                                 &applied, &err_),
+            ORDO_OK);
+  EXPECT_TRUE(applied);
+  EXPECT_EQ(get(w.get(), t.get(), "k"), "<NotFound>");
+
+  // Misuse.
+  expect_error(ordo_compare_and_set(w.get(), t.get(), "k", 1, "x", 1, "y", 1, 4, &applied, &err_),
+               ORDO_INVALID_ARGUMENT, "flags");
+  expect_error(ordo_compare_and_set(w.get(), t.get(), "k", 1, "x", 1, "y", 1,
+                                    ORDO_CAS_EXPECT_ABSENT, &applied, &err_),
+               ORDO_INVALID_ARGUMENT, "expected");
+  expect_error(ordo_compare_and_set(w.get(), t.get(), "k", 1, "x", 1, "y", 1, ORDO_CAS_DELETE,
+                                    &applied, &err_),
+               ORDO_INVALID_ARGUMENT, "desired");
+  expect_error(ordo_replace(w.get(), t.get(), "k", 1, "v", 1, &old, nullptr, nullptr, &err_),
+               ORDO_INVALID_ARGUMENT, "old_value");
+  expect_error(ordo_insert(w.get(), t.get(), nullptr, 1, "v", 1, &inserted, &err_),
+               ORDO_INVALID_ARGUMENT, "key");
+  uint32_t max_key = 0;
+  ASSERT_EQ(ordo_db_max_key_bytes(db.get(), &max_key, &err_), ORDO_OK);
+  const std::string long_key(max_key + 1, 'k');
+  expect_error(
+      ordo_insert(w.get(), t.get(), long_key.data(), long_key.size(), "v", 1, &inserted, &err_),
+      ORDO_INVALID_ARGUMENT, "key");
+  expect_error(ordo_insert(nullptr, t.get(), "k", 1, "v", 1, &inserted, &err_),
+               ORDO_INVALID_ARGUMENT, "txn");
+  ASSERT_EQ(ordo_txn_commit(w.get(), &err_), ORDO_OK) << err_.message;
+  expect_error(ordo_insert(w.get(), t.get(), "k", 1, "v", 1, &inserted, &err_), ORDO_TXN_ENDED,
+               "ordo_insert");
+  expect_error(ordo_replace(w.get(), t.get(), "k", 1, "v", 1, &old, &old_len, &existed, &err_),
+               ORDO_TXN_ENDED, "ordo_replace");
+  Txn r = read(db.get());
+  expect_error(ordo_compare_and_set(r.get(), t.get(), "k", 1, nullptr, 0, "v", 1,
+                                    ORDO_CAS_EXPECT_ABSENT, &applied, &err_),
+               ORDO_INVALID_ARGUMENT, "read txn");
+  EXPECT_EQ(get(r.get(), t.get(), "big"), "small");
+  EXPECT_EQ(get(r.get(), t.get(), "new"), "n");
+  EXPECT_EQ(get(r.get(), t.get(), "e"), "");
+  EXPECT_EQ(scan_keys(r.get(), t.get()), (std::vector<std::string>{"big", "e", "new"}));
+}
+
+TEST_F(CApiTest, BatchCompareAndSetCountsEveryIncrement) {
+  Db db = open(path());
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kCalls; ++i) {
+        ordo_error err;
+        EXPECT_EQ(ordo_batch(db.get(), increment_counter, nullptr, &err), ORDO_OK) << err.message;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  Txn r = read(db.get());
+  EXPECT_EQ(get(r.get(), nullptr, "n"), std::to_string(kThreads * kCalls));
+}
+
+TEST_F(CApiTest, InfoCheckCopyAndTreeStats) {
+  Db db = open(path());
+  {
+    Txn w = write(db.get());
+    Tree t = create(w.get(), "t");
+    for (int i = 0; i < 500; ++i) {
+      ASSERT_EQ(put(w.get(), t.get(), "key" + std::to_string(i), std::string(100, 'v')), ORDO_OK);
+    }
+    ASSERT_EQ(put(w.get(), nullptr, "big", std::string(10000, 'B')), ORDO_OK);
+    ASSERT_EQ(ordo_txn_commit(w.get(), &err_), ORDO_OK) << err_.message;
+    Txn d = write(db.get());  // leaves free pages behind
+    ASSERT_EQ(ordo_del_range(d.get(), t.get(), "key1", 4, "key3", 4, nullptr, &err_), ORDO_OK);
+    ASSERT_EQ(ordo_txn_commit(d.get(), &err_), ORDO_OK) << err_.message;
+  }
+  ordo_database_info info{};
+  info.struct_size = sizeof info;
+  ASSERT_EQ(ordo_db_info(db.get(), &info, &err_), ORDO_OK) << err_.message;
+  EXPECT_EQ(info.struct_size, sizeof info);
+  EXPECT_EQ(info.page_size_bytes, 4096u);
+  EXPECT_EQ(info.format_version, 3u);
+  EXPECT_EQ(info.txn_id, 2u);  // two commits
+  EXPECT_EQ(info.tree_count, 1u);
+  EXPECT_GT(info.page_high_water, 0u);
+  EXPECT_EQ(info.pages_used + info.free_pages, info.page_high_water);
+  EXPECT_GE(info.file_bytes, info.page_high_water * info.page_size_bytes);
+
+  ordo_check_report report{};
+  report.struct_size = sizeof report;
+  ASSERT_EQ(ordo_db_check(db.get(), &report, &err_), ORDO_OK) << err_.message;
+  EXPECT_EQ(report.problems, 0u) << report.first_problem;
+  EXPECT_FALSE(report.truncated);
+  EXPECT_STREQ(report.first_problem, "");
+  EXPECT_EQ(report.first_problem_page, UINT64_MAX);
+  EXPECT_EQ(report.txn_id, info.txn_id);
+  EXPECT_EQ(report.trees, 2u);
+  EXPECT_EQ(report.high_water_pages, info.page_high_water);
+  EXPECT_EQ(report.free_pages, info.free_pages);
+  EXPECT_EQ(report.overflow_pages, 3u);
+
+  Txn r = read(db.get());
+  Tree t = open_tree(r.get(), "t");
+  ordo_tree_statistics stats{};
+  stats.struct_size = sizeof stats;
+  ASSERT_EQ(ordo_tree_stats(r.get(), t.get(), &stats, &err_), ORDO_OK) << err_.message;
+  const size_t left = scan_keys(r.get(), t.get()).size();
+  EXPECT_EQ(stats.entries, left);
+  EXPECT_EQ(stats.key_bytes + stats.value_bytes > 100 * left, true);
+  EXPECT_GE(stats.depth, 2u);
+  EXPECT_GT(stats.leaf_pages, 1u);
+  EXPECT_GT(stats.leaf_fill, 0.0);
+  EXPECT_LE(stats.leaf_fill, 1.0);
+  ASSERT_EQ(ordo_tree_stats(r.get(), nullptr, &stats, &err_), ORDO_OK);
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.overflow_values, 1u);
+  EXPECT_EQ(stats.overflow_pages, 3u);
+
+  // Copies, plain and compact; the compact one has no free page.
+  const std::string plain = dir_.file("plain.ordo");
+  const std::string compact = dir_.file("compact.ordo");
+  ASSERT_EQ(ordo_db_copy(db.get(), plain.c_str(), 0, &err_), ORDO_OK) << err_.message;
+  ASSERT_EQ(ordo_db_copy(db.get(), compact.c_str(), ORDO_COPY_COMPACT, &err_), ORDO_OK)
+      << err_.message;
+  expect_error(ordo_db_copy(db.get(), plain.c_str(), 0, &err_), ORDO_INVALID_ARGUMENT, "exists");
+  ASSERT_EQ(ordo_db_copy(db.get(), plain.c_str(), ORDO_COPY_OVERWRITE, &err_), ORDO_OK)
+      << err_.message;
+  expect_error(ordo_db_copy(db.get(), plain.c_str(), 8, &err_), ORDO_INVALID_ARGUMENT, "flags");
+  expect_error(ordo_db_copy(db.get(), nullptr, 0, &err_), ORDO_INVALID_ARGUMENT, "path");
+  expect_error(ordo_db_copy(db.get(), dir_.file("no/such/dir.ordo").c_str(), 0, &err_),
+               ORDO_NOT_FOUND, "ordo_db_copy");
+  for (const std::string& p : {plain, compact}) {
+    Db copy = open(p);
+    ordo_database_info ci{};
+    ci.struct_size = sizeof ci;
+    ASSERT_EQ(ordo_db_info(copy.get(), &ci, &err_), ORDO_OK);
+    EXPECT_EQ(ci.txn_id, info.txn_id);
+    EXPECT_EQ(ci.tree_count, 1u);
+    if (p == compact) {
+      EXPECT_EQ(ci.free_pages, 0u);
+      EXPECT_LT(ci.page_high_water, info.page_high_water);
+    }
+    Txn cr = read(copy.get());
+    Tree ct = open_tree(cr.get(), "t");
+    EXPECT_EQ(scan_keys(cr.get(), ct.get()).size(), left);
+    EXPECT_EQ(get(cr.get(), nullptr, "big"), std::string(10000, 'B'));
+    ordo_check_report cc{};
+    cc.struct_size = sizeof cc;
+    ASSERT_EQ(ordo_db_check(copy.get(), &cc, &err_), ORDO_OK);
+    EXPECT_EQ(cc.problems, 0u) << cc.first_problem;
+  }
+
+  // Versioned structs: too small is refused before any work; a newer, larger
+  // one gets its unknown tail zeroed.
+  ordo_database_info small{};
+  small.struct_size = sizeof(size_t);
+  expect_error(ordo_db_info(db.get(), &small, &err_), ORDO_INVALID_ARGUMENT, "struct_size");
+  ordo_check_report small_report{};
+  small_report.struct_size = sizeof small_report - 1;
+  expect_error(ordo_db_check(db.get(), &small_report, &err_), ORDO_INVALID_ARGUMENT, "struct_size");
+  expect_error(ordo_tree_stats(r.get(), nullptr, nullptr, &err_), ORDO_INVALID_ARGUMENT, "stats");
+  expect_error(ordo_db_info(nullptr, &info, &err_), ORDO_INVALID_ARGUMENT, "db");
+  struct Newer {
+    ordo_database_info known;
+    uint64_t later_field;
+  } newer;
+  std::memset(&newer, 0xff, sizeof newer);
+  newer.known.struct_size = sizeof newer;
+  ASSERT_EQ(ordo_db_info(db.get(), &newer.known, &err_), ORDO_OK) << err_.message;
+  EXPECT_EQ(newer.known.struct_size, sizeof newer);
+  EXPECT_EQ(newer.known.txn_id, info.txn_id);
+  EXPECT_EQ(newer.later_field, 0u);
+  // A tree that does not exist in the txn.
+  Txn w = write(db.get());
+  ASSERT_EQ(ordo_tree_drop(w.get(), "t", 1, &err_), ORDO_OK);
+  expect_error(ordo_tree_stats(w.get(), t.get(), &stats, &err_), ORDO_NOT_FOUND, "t");
+}
+
 TEST_F(CApiTest, SecondWritableOpenIsBusy) {
   Db first = open(path());
   ASSERT_NE(first, nullptr);

@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -455,6 +456,31 @@ class WriteTxn : public Txn {
   // Removes `key`; NotFound when absent. Pages left underfull merge with a
   // neighbour; freed pages go to the free tree. Other errors as put().
   Status del(const Tree& tree, ByteView key);
+
+  // Conditional writes, each decided at the leaf in the one descent of the
+  // tree that put() makes (no get before a put); nothing is written when
+  // they change nothing. Errors, size limits and what open cursors see
+  // are those of put() (a removal by compare_and_set: of del()); values too
+  // large for a leaf work in all three, and a replaced or removed one's
+  // overflow pages are freed. Inside Database::batch they make
+  // read-modify-write steps that no other member can interleave with.
+  //
+  // Inserts `key` only when it is absent (LMDB's MDB_NOOVERWRITE): true when
+  // it was inserted, false when the key existed (its value is left as it is).
+  Result<bool> insert(const Tree& tree, ByteView key, ByteView value);
+  // Inserts or overwrites, as put(), and returns the value the key held
+  // before (a copy, read from its overflow pages for a large one), or
+  // nullopt when it was absent.
+  Result<std::optional<std::string>> replace(const Tree& tree, ByteView key, ByteView value);
+  // Sets `key` to `desired` only when its value equals `expected` byte for
+  // byte; nullopt as `expected` means "the key is absent", as `desired`
+  // "remove the key". Returns whether the values matched (the write was
+  // made); false changes nothing. compare_and_set(t, k, nullopt, v) is
+  // insert(t, k, v); compare_and_set(t, k, nullopt, nullopt) is true exactly
+  // when the key is absent.
+  Result<bool> compare_and_set(const Tree& tree, ByteView key, std::optional<ByteView> expected,
+                               std::optional<ByteView> desired);
+
   // Removes every key in [from, to) (nothing when from >= to) and returns
   // how many it removed. Errors as put(); on an error the txn can only be
   // aborted. Work: one delete per key removed.

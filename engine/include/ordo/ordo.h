@@ -66,7 +66,8 @@
  * values are allowed. Bytes come out as (const void** data, size_t* len)
  * pointing into ordo's memory (never NULL on success, even for len 0): valid
  * until the txn ends, and in a write txn only until its next write (any put,
- * del, del_range, append, tree create/drop/rename, cursor put/del). Copy them
+ * del, del_range, append, insert, replace, compare_and_set, tree
+ * create/drop/rename, cursor put/del). Copy them
  * to keep them. Keys compare as unsigned bytes (memcmp order, a prefix first).
  *
  * Limits (page size P, 4096 by default): key at most P/4 - 24 bytes (1000 at
@@ -445,6 +446,54 @@ ORDO_API int ordo_del_range(ordo_txn* txn, const ordo_tree* tree, const void* fr
 ORDO_API int ordo_append(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
                          const void* value, size_t value_len, ordo_error* err);
 
+/* Conditional writes (WriteTxn::insert, replace, compare_and_set in
+ * ordo/database.h): each is decided at the leaf in one descent of the tree,
+ * costs what ordo_put costs, and writes nothing when it changes nothing.
+ * Values too large for a leaf work in all three. Errors, limits and what open
+ * cursors see are those of ordo_put (a removal's: of ordo_del); misuse of
+ * the out pointers below is ORDO_INVALID_ARGUMENT. Inside an ordo_batch
+ * callback they make read-modify-write steps no other member interleaves.
+ * One thread at a time per txn, as every txn call. */
+
+/* Write txns: inserts the key only when it is absent (LMDB's
+ * MDB_NOOVERWRITE). `*inserted` (may be NULL) is true when it was inserted,
+ * false when the key existed; its value is then left as it was and ORDO_OK
+ * is returned. */
+ORDO_API int ordo_insert(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                         const void* value, size_t value_len, bool* inserted, ordo_error* err);
+
+/* Write txns: inserts or overwrites, as ordo_put, and reports the value the
+ * key held before. `*existed` is false when the key was absent (then
+ * `*old_value` points at 0 bytes). `*old_value` / `*old_len` point into a
+ * buffer the txn handle owns (the old value may have been freed from the
+ * file): valid until the txn's next write (any call listed under "Bytes" at
+ * the top, another ordo_replace included) or its end, as other returned
+ * bytes are; for the txn ordo_batch lends, at most until the callback
+ * returns. Copy them to keep them. The three out pointers may all be NULL
+ * (nothing reported); old_value and old_len are both NULL or neither. */
+ORDO_API int ordo_replace(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                          const void* value, size_t value_len, const void** old_value,
+                          size_t* old_len, bool* existed, ordo_error* err);
+
+/* Flags of ordo_compare_and_set: without them `expected` and `desired` are
+ * values (NULL with length 0 is the empty value). */
+enum {
+  ORDO_CAS_EXPECT_ABSENT = 1, /* applies only when the key is absent; expected NULL, 0 */
+  ORDO_CAS_DELETE = 2         /* when it applies, removes the key; desired NULL, 0 */
+};
+/* Write txns: sets the key to `desired` only when its value equals
+ * `expected` byte for byte (with ORDO_CAS_EXPECT_ABSENT: only when the key is
+ * absent; with ORDO_CAS_DELETE the key is removed instead). `*applied` (may
+ * be NULL) says whether it matched and the write was made; a mismatch is
+ * ORDO_OK with `*applied` false and nothing changed. EXPECT_ABSENT together
+ * with DELETE applies exactly when the key is absent (and changes nothing).
+ * Errors: those of ordo_put; ORDO_INVALID_ARGUMENT also for unknown flag
+ * bits, or a flag given with non-empty bytes for the side it replaces. */
+ORDO_API int ordo_compare_and_set(ordo_txn* txn, const ordo_tree* tree, const void* key,
+                                  size_t key_len, const void* expected, size_t expected_len,
+                                  const void* desired, size_t desired_len, uint32_t flags,
+                                  bool* applied, ordo_error* err);
+
 /* Called by ordo_scan for each entry in key order. The key and value
  * pointers are valid until the call returns or writes to the txn, whichever
  * comes first. Return 0 to go on, nonzero to stop. The callback may read and
@@ -530,6 +579,108 @@ ORDO_API int ordo_cursor_put(ordo_cursor* cursor, const void* key, size_t key_le
  * ORDO_INVALID_ARGUMENT when not on an entry or for a read txn's cursor; the
  * errors of ordo_del. */
 ORDO_API int ordo_cursor_del(ordo_cursor* cursor, ordo_error* err);
+
+/* ---- Reports and copies ----------------------------------------------- */
+
+/* The report structs below are versioned as ordo_options is: set
+ * struct_size to sizeof the struct as the caller's header declares it
+ * (in C: `ordo_database_info i = {.struct_size = sizeof i};`) before the call, which fills the
+ * fields that size covers and leaves struct_size as it is. A struct larger
+ * than this library's (a newer header) has its unknown tail zeroed. Errors of
+ * every function here also: ORDO_INVALID_ARGUMENT for a NULL struct or a
+ * struct_size smaller than the first version of that struct. */
+
+/* What ordo_db_info reports: the state of the last commit, from
+ * Database::info (ordo/diagnostics.h, DatabaseInfo). */
+typedef struct ordo_database_info {
+  size_t struct_size;
+  uint32_t page_size_bytes; /* the file's page size */
+  uint32_t format_version;  /* the file's format version */
+  uint64_t file_bytes;      /* the file's current length in bytes */
+  uint64_t txn_id;          /* the last committed txn */
+  uint64_t page_high_water; /* pages ever used (meta pages and log area included) */
+  uint64_t free_pages;      /* pages recorded as free */
+  uint64_t pages_used;      /* page_high_water - free_pages */
+  uint64_t tree_count;      /* named trees (the default tree is not counted) */
+} ordo_database_info;
+
+/* Fills `*info` about the open database. Work: the meta pages decoded, no
+ * walk; a read-only handle first reads the newest commit on disk. Cannot
+ * fail on a valid db (a damaged meta is reported by ordo_db_check, not
+ * here). Errors: ORDO_INVALID_ARGUMENT for NULL db, see above for `info`.
+ * Thread-safe. */
+ORDO_API int ordo_db_info(ordo_db* db, ordo_database_info* info, ordo_error* err);
+
+/* What ordo_db_check found (Txn::check in ordo/database.h, CheckReport in
+ * ordo/diagnostics.h). Page counts are in pages. */
+typedef struct ordo_check_report {
+  size_t struct_size;
+  uint64_t problems;           /* problems found; 0 for a sound file */
+  bool truncated;              /* more problems existed than were counted (over 1000) */
+  uint64_t txn_id;             /* the snapshot checked: the last commit */
+  uint64_t high_water_pages;   /* pages below the high-water mark */
+  uint64_t tree_pages;         /* leaf and branch pages of every tree */
+  uint64_t overflow_pages;     /* pages of large values */
+  uint64_t free_pages;         /* pages listed as free */
+  uint64_t trees;              /* the default tree plus the named trees */
+  uint64_t entries;            /* entries of those trees */
+  uint64_t log_records;        /* log records after the last checkpoint, each checked */
+  uint64_t first_problem_page; /* the page of the first problem; UINT64_MAX when none */
+  /* The first problem in words, NUL-terminated (truncated to fit); "" when
+   * none. */
+  char first_problem[ORDO_ERROR_MESSAGE_SIZE];
+} ordo_check_report;
+
+/* Checks the last commit whole, in a read txn of its own: every page of
+ * every tree, the catalog and the free tree against its parent's checksum,
+ * structure, key order, overflow runs, counts, and that every page is used
+ * exactly once or free (no leak). Problems go into `*report`: ORDO_OK means
+ * the check ran, and report->problems says whether the file is sound.
+ * Writers go on meanwhile (their commits are not checked). Work: one read and
+ * one hash of every page. Errors: ORDO_INVALID_ARGUMENT for NULL db or a
+ * forked child; what ordo_begin_read reports; ORDO_IO_ERROR when a page
+ * cannot be read. Thread-safe. */
+ORDO_API int ordo_db_check(ordo_db* db, ordo_check_report* report, ordo_error* err);
+
+/* Flags of ordo_db_copy. */
+enum {
+  ORDO_COPY_COMPACT = 1,  /* rewrite every tree densely: no free page in the copy */
+  ORDO_COPY_OVERWRITE = 2 /* replace a file already at `path` (atomically, by rename) */
+};
+/* Writes a consistent copy of the last commit to a new database file at
+ * `path` (NUL-terminated) while writers go on: a temporary file in the
+ * target's directory, fsynced, renamed to `path`, the directory fsynced; on
+ * error `path` is left as it was. `flags`: 0 or ORDO_COPY_* bits. Errors:
+ * ORDO_INVALID_ARGUMENT for NULL db or path, unknown flags, a `path` that
+ * exists without ORDO_COPY_OVERWRITE or names this database's own file, a
+ * directory or a non-regular file; ORDO_NOT_FOUND when the target's
+ * directory does not exist; ORDO_FULL when the disk is full; ORDO_CORRUPTION
+ * for a damaged page met; ORDO_IO_ERROR for other OS failures. Work: one
+ * read and one write of every page in use. Thread-safe. */
+ORDO_API int ordo_db_copy(ordo_db* db, const char* path, uint32_t flags, ordo_error* err);
+
+/* The shape and fill of one tree (Txn::tree_stats; TreeStats in
+ * ordo/diagnostics.h). */
+typedef struct ordo_tree_statistics {
+  size_t struct_size;
+  uint64_t entries;
+  uint32_t depth; /* levels: 0 for an empty tree, 1 when the root is a leaf */
+  uint64_t leaf_pages;
+  uint64_t branch_pages;
+  double leaf_fill;         /* leaf bytes in use / leaf bytes, 0 to 1 */
+  uint64_t overflow_pages;  /* pages of the runs of its large values */
+  uint64_t overflow_values; /* values stored in overflow runs */
+  uint64_t key_bytes;       /* sum of the key lengths */
+  uint64_t value_bytes;     /* sum of the value lengths */
+} ordo_tree_statistics;
+
+/* Any txn: fills `*stats` for `tree` (NULL: the default tree) as the txn sees
+ * it, from a walk of every page of the tree. Errors: ORDO_NOT_FOUND for a tree
+ * that does not exist in this txn; ORDO_INVALID_ARGUMENT for NULL txn, a tree
+ * handle of another database; ORDO_TXN_ENDED; ORDO_CORRUPTION naming the
+ * first damaged page. Work: one read of every page of the tree. */
+ORDO_API int ordo_tree_stats(ordo_txn* txn, const ordo_tree* tree, ordo_tree_statistics* stats,
+                             ordo_error* err);
 
 /* ---- IDs --------------------------------------------------------------- */
 

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "ordo/btree/page_access.h"
 #include "ordo/btree/rightmost_path.h"
@@ -49,6 +51,41 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, 
 // the last child at every level refills it; a split invalidates it.
 Status put(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value,
            RightmostPath* rightmost = nullptr);
+
+// A write decided at the leaf (update()): the descent reads the entry for the
+// key, checks `when` against it, and makes the change only when it holds.
+struct Update {
+  enum class When : uint8_t {
+    kAlways,  // whatever the key holds
+    kAbsent,  // only when the key is absent
+    kEquals,  // only when the key is present and holds exactly `expected`
+  };
+  When when = When::kAlways;
+  ByteView expected;  // kEquals only
+  // What the key is set to when `when` holds; nullopt removes it.
+  std::optional<ByteView> value;
+  // When non-null, and `when` holds and the key was present: receives a copy
+  // of the value it held (read from its overflow run for a large one).
+  std::string* old_value = nullptr;
+};
+
+// What update() found and did.
+struct UpdateOutcome {
+  bool found = false;    // the key was present
+  bool applied = false;  // `when` held
+  // Applied, and the tree was written: a put, or the removal of a present key.
+  bool changed = false;
+};
+
+// One descent for a conditional write: searches the key read-only, decides
+// at the leaf, and only when the tree changes copies the path it found (no
+// second search) and puts or removes there as put() and remove() do, freeing
+// a replaced or removed overflow run after its value was read. When nothing
+// changes no page is copied. `rightmost` as for put(); a removal invalidates
+// it. Errors as put(); InvalidArgument (oversized key or value) before
+// anything is read.
+Result<UpdateOutcome> update(PageWriter& pages, TreeRoot& tree, ByteView key, const Update& update,
+                             RightmostPath* rightmost = nullptr);
 
 // Removes `key`; *found tells whether it existed. A page left under a quarter
 // full merges with a neighbour when the two fit one page; empty pages are

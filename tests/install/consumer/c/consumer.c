@@ -1,6 +1,7 @@
 /* A C11 program that uses ordo through ordo/ordo.h only: creates a database
- * in the directory given as argv[1], writes two trees, reads them back,
- * commits, closes, reopens and reads again. Every return code is checked;
+ * in the directory given as argv[1], writes two trees (conditional writes
+ * among them), reads them back, commits, closes, reopens, reads again, and
+ * checks, describes and copies the file. Every return code is checked;
  * an unexpected one prints its name and message and exits 1.
  *
  *   cc -std=c11 consumer.c $(pkg-config --cflags --libs ordo) -o consumer
@@ -22,6 +23,13 @@ static void expect(int rc, int want, const char* what) {
 }
 
 static void check(int rc, const char* what) { expect(rc, ORDO_OK, what); }
+
+/* Exits 1 unless `ok`. */
+static void require(bool ok, const char* what) {
+  if (ok) return;
+  fprintf(stderr, "consumer: %s: not as expected\n", what);
+  exit(1);
+}
 
 /* Exits 1 unless the value of `key` in `tree` is `want`. */
 static void expect_value(ordo_txn* txn, const ordo_tree* tree, const char* key, const char* want) {
@@ -131,7 +139,20 @@ int main(int argc, char** argv) {
   check(ordo_put(txn, people, "grace", 5, "New York", 8, &err), "put grace");
   check(ordo_put(txn, cities, "London", 6, "UK", 2, &err), "put London");
   check(ordo_put(txn, cities, "Paris", 5, "France", 6, &err), "put Paris");
-  check(ordo_put(txn, NULL, "greeting", 8, "hello", 5, &err), "put greeting");
+  bool inserted = false;
+  bool applied = false;
+  const void* old = NULL;
+  size_t old_len = 0;
+  check(ordo_insert(txn, NULL, "greeting", 8, "hi", 2, &inserted, &err), "insert greeting");
+  require(inserted, "insert of an absent key");
+  check(ordo_insert(txn, NULL, "greeting", 8, "hey", 3, &inserted, &err), "insert greeting again");
+  require(!inserted, "insert of a present key");
+  check(ordo_replace(txn, NULL, "greeting", 8, "hallo", 5, &old, &old_len, NULL, &err),
+        "replace greeting");
+  require(old_len == 2 && memcmp(old, "hi", 2) == 0, "replace's old value");
+  check(ordo_compare_and_set(txn, NULL, "greeting", 8, "hallo", 5, "hello", 5, 0, &applied, &err),
+        "compare_and_set greeting");
+  require(applied, "compare_and_set of the current value");
   uint8_t id[ORDO_UUID_BYTES];
   char id_text[ORDO_UUID_STRING_SIZE];
   check(ordo_next_id(txn, id, &err), "ordo_next_id");
@@ -150,6 +171,30 @@ int main(int argc, char** argv) {
   db = NULL;
   check(ordo_open(path, &options, &db, &err), "ordo_open again");
   read_back(db);
+
+  ordo_database_info info = {.struct_size = sizeof info};
+  check(ordo_db_info(db, &info, &err), "ordo_db_info");
+  ordo_check_report report = {.struct_size = sizeof report};
+  check(ordo_db_check(db, &report, &err), "ordo_db_check");
+  if (info.tree_count != 2 || report.problems != 0 || report.entries != 6) {
+    fprintf(stderr, "consumer: %llu trees, %llu entries, %llu problems (%s)\n",
+            (unsigned long long)info.tree_count, (unsigned long long)report.entries,
+            (unsigned long long)report.problems, report.first_problem);
+    exit(1);
+  }
+  char copy_path[4200];
+  snprintf(copy_path, sizeof copy_path, "%s.copy", path);
+  check(ordo_db_copy(db, copy_path, ORDO_COPY_COMPACT | ORDO_COPY_OVERWRITE, &err), "ordo_db_copy");
+  ordo_db_close(db);
+  db = NULL;
+  check(ordo_open(copy_path, &options, &db, &err), "ordo_open copy");
+  read_back(db);
+  ordo_txn* reader = NULL;
+  check(ordo_begin_read(db, &reader, &err), "ordo_begin_read copy");
+  ordo_tree_statistics stats = {.struct_size = sizeof stats};
+  check(ordo_tree_stats(reader, NULL, &stats, &err), "ordo_tree_stats");
+  require(stats.entries == 1 && stats.depth == 1, "ordo_tree_stats of the default tree");
+  ordo_txn_free(reader);
   ordo_db_close(db);
   printf("consumer: ok (ordo %s, id %s)\n", ordo_version(), id_text);
   return 0;
