@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <filesystem>
+
 #include "compare_command.h"
 #include "study_targets.h"
 
@@ -17,10 +19,13 @@ std::string default_python_script() {
 
 std::string default_python_module_dir() {
 #ifdef ORDO_BENCH_PYTHON_MODULE_DIR
-  return ORDO_BENCH_PYTHON_MODULE_DIR;
-#else
-  return "";
+  // Where python/ puts the package in this build tree, when it built one.
+  std::error_code ec;
+  if (std::filesystem::exists(ORDO_BENCH_PYTHON_MODULE_DIR "/ordo/__init__.py", ec)) {
+    return ORDO_BENCH_PYTHON_MODULE_DIR;
+  }
 #endif
+  return "";
 }
 
 int run_python_command(const PythonCommand& command) {
