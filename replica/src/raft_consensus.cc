@@ -1,6 +1,7 @@
 // Consensus over the canonical Raft C library (libraft 0.15) with its libuv
 // I/O, on the transport of raft_transport.h (the cluster handshake in front
-// of Raft). With raft_transport.cc, the only file that includes raft.h.
+// of Raft), its messages sent through send_coalescer.h. With those two, the
+// only file that includes raft.h.
 //
 // One libuv loop runs on a thread of its own. Callers' requests are queued
 // under mu_ and handed to the loop with uv_async_send; every raft_* call,
@@ -39,9 +40,11 @@ extern "C" {
 
 #include "consensus.h"
 #include "leader_contact.h"
+#include "ordo/assert.h"
 #include "ordo/base/errno_status.h"
 #include "ordo/sys/ports.h"
 #include "raft_transport.h"
+#include "send_coalescer.h"
 
 namespace ordo::replica {
 
@@ -244,6 +247,7 @@ class RaftConsensus final : public Consensus {
                      raft_io_send_cb cb);
   // Raft's tick and receive callbacks pass through these (leader_contact.h).
   static int io_start(raft_io* io, unsigned msecs, raft_io_tick_cb tick, raft_io_recv_cb recv);
+  static void io_close(raft_io* io, raft_io_close_cb cb);
   static void on_tick(raft_io* io);
   static void on_recv(raft_io* io, raft_message* message);
   // Loop thread: a peer closed its Raft connection to this replica.
@@ -281,6 +285,9 @@ class RaftConsensus final : public Consensus {
   int (*uv_set_vote_)(raft_io*, raft_id) = nullptr;
   int (*uv_send_)(raft_io*, raft_io_send*, const raft_message*, raft_io_send_cb) = nullptr;
   int (*uv_start_)(raft_io*, unsigned, raft_io_tick_cb, raft_io_recv_cb) = nullptr;
+  void (*uv_close_)(raft_io*, raft_io_close_cb) = nullptr;
+  // Every message goes out through it (send_coalescer.h); made with the loop.
+  std::unique_ptr<SendCoalescer> coalescer_;
   raft_io_tick_cb raft_tick_ = nullptr;  // Raft's, given to io_start
   raft_io_recv_cb raft_recv_ = nullptr;
 
@@ -345,6 +352,7 @@ Status RaftConsensus::start() {
   async_.data = this;
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
+  coalescer_ = std::make_unique<SendCoalescer>(&loop_);
   was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
   if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
     unsigned long long at = 0;
@@ -388,6 +396,7 @@ void RaftConsensus::close_handles() {
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
   }
+  coalescer_->close();
 }
 
 Status RaftConsensus::open_raft(bool first) {
@@ -424,6 +433,8 @@ Status RaftConsensus::open_raft(bool first) {
   uv_set_vote_ = io_.set_vote;
   uv_send_ = io_.send;
   uv_start_ = io_.start;
+  uv_close_ = io_.close;
+  coalescer_->attach(&io_, uv_send_);
   send_bytes_.clear();
   leader_contact_ = LeaderContact();
   io_.append = &RaftConsensus::io_append;
@@ -433,6 +444,7 @@ Status RaftConsensus::open_raft(bool first) {
   io_.set_vote = &RaftConsensus::io_set_vote;
   io_.send = &RaftConsensus::io_send;
   io_.start = &RaftConsensus::io_start;
+  io_.close = &RaftConsensus::io_close;
 
   fsm_.version = 2;
   fsm_.data = this;
@@ -1241,7 +1253,7 @@ int RaftConsensus::io_send(raft_io* io, raft_io_send* req, const raft_message* m
                            raft_io_send_cb cb) {
   RaftConsensus* self = of_io(io);
   if (message->type != RAFT_IO_APPEND_ENTRIES || message->append_entries.n_entries == 0) {
-    return self->uv_send_(io, req, message, cb);
+    return self->coalescer_->send(req, message, cb);
   }
   uint64_t bytes = 0;
   for (unsigned i = 0; i < message->append_entries.n_entries; ++i) {
@@ -1261,7 +1273,7 @@ int RaftConsensus::io_send(raft_io* io, raft_io_send* req, const raft_message* m
   auto* w = W::wrap(self, req, cb);
   w->bytes = bytes;
   w->peer = message->server_id;
-  int rv = self->uv_send_(io, &w->req, message, [](raft_io_send* inner, int status) {
+  int rv = self->coalescer_->send(&w->req, message, [](raft_io_send* inner, int status) {
     auto* done = static_cast<W*>(inner->data);
     raft_io_send* outer = done->outer;
     raft_io_send_cb outer_cb = done->outer_cb;
@@ -1270,10 +1282,7 @@ int RaftConsensus::io_send(raft_io* io, raft_io_send* req, const raft_message* m
     delete done;
     outer_cb(outer, status);
   });
-  if (rv != 0) {
-    delete w;  // libuv's send takes the request only on success
-    return rv;
-  }
+  ORDO_ASSERT(rv == 0);  // the coalescer reports a failed send to the callback
   in_flight += bytes;
   return 0;
 }
@@ -1284,6 +1293,14 @@ int RaftConsensus::io_start(raft_io* io, unsigned msecs, raft_io_tick_cb tick,
   self->raft_tick_ = tick;
   self->raft_recv_ = recv;
   return self->uv_start_(io, msecs, &RaftConsensus::on_tick, &RaftConsensus::on_recv);
+}
+
+void RaftConsensus::io_close(raft_io* io, raft_io_close_cb cb) {
+  RaftConsensus* self = of_io(io);
+  // libuv's I/O takes no send once closing: what is held fails as libuv
+  // fails the sends it still has.
+  self->coalescer_->cancel(RAFT_CANCELED);
+  self->uv_close_(io, cb);
 }
 
 void RaftConsensus::on_tick(raft_io* io) {
