@@ -20,15 +20,31 @@ std::atomic<uint64_t> forks{0};
 void count_fork_in_child() { forks.fetch_add(1, std::memory_order_relaxed); }
 
 // The exporter behind a memoryview of a read txn's key or value: points into
-// the database mapping and keeps the Database (so the mapping) alive while
-// any view of it exists, even past the txn: a view that could not be released
-// at the txn's end (it had exports of its own) reads mapped memory, never
-// unmapped memory.
+// the database mapping and holds the txn's keeper (a capsule owning a
+// reference to the Database), so the mapping stays while any view of it
+// exists, even past the txn: a view that could not be released at the txn's
+// end (it had exports of its own) reads mapped memory, never unmapped
+// memory. A plain C type: one allocation per value handed out.
 struct MappedBytes {
-  const std::byte* data = nullptr;
-  size_t size = 0;
-  std::shared_ptr<Database> keep;
+  PyObject_HEAD const std::byte* data;
+  Py_ssize_t size;
+  PyObject* keeper;
 };
+
+PyTypeObject* mapped_bytes_type = nullptr;  // made once by init_views, kept for the process
+
+int mapped_bytes_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  auto* b = reinterpret_cast<MappedBytes*>(self);
+  return PyBuffer_FillInfo(view, self, const_cast<std::byte*>(b->data), b->size,
+                           /*readonly=*/1, flags);
+}
+
+void mapped_bytes_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  Py_XDECREF(reinterpret_cast<MappedBytes*>(self)->keeper);
+  type->tp_free(self);
+  Py_DECREF(type);  // a heap type's instances hold a reference to it
+}
 
 }  // namespace
 
@@ -40,13 +56,18 @@ void install_fork_handler() {
 uint64_t fork_generation() { return forks.load(std::memory_order_relaxed); }
 
 void init_views(py::module_& m) {
-  py::class_<MappedBytes>(m, "_MappedBytes", py::buffer_protocol(),
-                          "Bytes of a read txn's snapshot, exported to memoryviews.")
-      .def_buffer([](MappedBytes& b) {
-        return py::buffer_info(const_cast<std::byte*>(b.data), 1, "B", 1,
-                               {static_cast<py::ssize_t>(b.size)}, {py::ssize_t{1}},
-                               /*readonly=*/true);
-      });
+  static PyType_Slot slots[] = {
+      {Py_bf_getbuffer, reinterpret_cast<void*>(mapped_bytes_getbuffer)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(mapped_bytes_dealloc)},
+      {Py_tp_doc, const_cast<char*>("Bytes of a read txn's snapshot, exported to memoryviews.")},
+      {0, nullptr},
+  };
+  static PyType_Spec spec = {"ordo._ordo._MappedBytes", sizeof(MappedBytes), 0, Py_TPFLAGS_DEFAULT,
+                             slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw py::error_already_set();
+  mapped_bytes_type = reinterpret_cast<PyTypeObject*>(type);
+  m.attr("_MappedBytes") = py::handle(type);
 }
 
 Database& DbState::open_db() {
@@ -138,7 +159,16 @@ void TxnState::abort_quietly(const std::string& why) noexcept {
 
 py::object TxnState::value(ByteView bytes) {
   if (!buffers) return py::bytes(bytes.char_data(), bytes.size());
-  py::object exporter = py::cast(MappedBytes{bytes.data(), bytes.size(), db->db});
+  if (!keeper) {
+    keeper = py::capsule(new std::shared_ptr<Database>(db->db),
+                         [](void* p) { delete static_cast<std::shared_ptr<Database>*>(p); });
+  }
+  auto* b = PyObject_New(MappedBytes, mapped_bytes_type);
+  if (b == nullptr) throw py::error_already_set();
+  b->data = bytes.data();
+  b->size = static_cast<Py_ssize_t>(bytes.size());
+  b->keeper = py::object(keeper).release().ptr();
+  py::object exporter = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(b));
   PyObject* view = PyMemoryView_FromObject(exporter.ptr());
   if (view == nullptr) throw py::error_already_set();
   py::object result = py::reinterpret_steal<py::object>(view);

@@ -65,6 +65,8 @@ struct TxnState {
   std::string ended_why = "the txn was committed or aborted";
   // Weak references to the memoryviews handed out (buffers), released at end.
   std::vector<py::weakref> views;
+  // Owns a reference to the Database for the views' exporters (state.cc).
+  py::object keeper;
   size_t views_compact_at = 64;
 
   TxnState() = default;
