@@ -40,21 +40,38 @@ CursorState open_cursor(const TxnPtr& txn, py::handle tree) {
   return c;
 }
 
-// Runs `move` on the cursor with the GIL released; returns whether the
-// cursor is on an entry. Raises the move's error.
+// Where a move left the cursor, read with the GIL still released (reading
+// a key or an overflow value may fault pages in from the file).
+struct Entry {
+  bool valid = false;
+  ByteView key, value;
+};
+
+// Runs `move` on the cursor with the GIL released; returns the entry the
+// cursor is on (the views valid as Cursor::key() says). Raises the move's
+// error, or the one reading the entry met.
 template <typename Move>
-bool move_cursor(CursorState& c, Move move) {
+Entry move_cursor(CursorState& c, Move move, bool read_entry = false) {
   TxnCall call(*c.txn);
   Status s;
+  Entry e;
   {
     py::gil_scoped_release nogil;
     s = move(*c.cursor);
+    e.valid = s.is_ok() && c.cursor->valid();
+    if (e.valid && read_entry) {
+      e.key = c.cursor->key();
+      e.value = c.cursor->value();
+      s = c.cursor->status();
+    }
   }
   if (!s.is_ok()) throw_status(s);
   c.positioned = true;
   c.yielded = false;
-  return c.cursor->valid();
+  return e;
 }
+
+bool moved(CursorState& c, Status (*move)(Cursor&)) { return move_cursor(c, move).valid; }
 
 // The current entry as (key, value), or None when not on one. REQUIRES: a
 // TxnCall on the cursor's txn (the views are read under it).
@@ -78,11 +95,15 @@ py::object current_part(CursorState& c, bool key) {
 }
 
 py::object next_item(CursorState& c) {
-  if (!c.positioned) {
-    move_cursor(c, [](Cursor& k) { return k.first(); });
-  } else if (c.yielded) {
-    move_cursor(c, [](Cursor& k) { return k.next(); });
+  if (!c.positioned || c.yielded) {
+    const bool first = !c.positioned;
+    Entry e = move_cursor(
+        c, [first](Cursor& k) { return first ? k.first() : k.next(); }, true);
+    if (!e.valid) throw py::stop_iteration();
+    c.yielded = true;
+    return py::make_tuple(c.txn->value(e.key), c.txn->value(e.value));
   }
+  // Positioned by a call since the last item: yield the entry it is on.
   TxnCall call(*c.txn);
   py::object item = current_item(c);
   if (item.is_none()) throw py::stop_iteration();
@@ -92,16 +113,13 @@ py::object next_item(CursorState& c) {
 
 py::object next_in_range(RangeState& r) {
   CursorState& c = r.c;
-  if (!r.started) {
-    r.started = true;
-    ByteView from = r.range.from();
-    move_cursor(c, [from](Cursor& k) { return k.seek(from); });
-  } else {
-    move_cursor(c, [](Cursor& k) { return k.next(); });
-  }
-  TxnCall call(*c.txn);
-  if (!c.cursor->valid() || r.range.past_end(c.cursor->key())) throw py::stop_iteration();
-  return current_item(c);
+  const bool first = !r.started;
+  r.started = true;
+  const ByteView from = r.range.from();
+  Entry e = move_cursor(
+      c, [first, from](Cursor& k) { return first ? k.seek(from) : k.next(); }, true);
+  if (!e.valid || r.range.past_end(e.key)) throw py::stop_iteration();
+  return py::make_tuple(c.txn->value(e.key), c.txn->value(e.value));
 }
 
 void write_at_cursor(CursorState& c, py::handle key, py::handle value) {
@@ -153,25 +171,24 @@ the current entry (from the first when not positioned) to the last. In a write
 txn it sees the txn's writes. Used by its txn's thread; every call raises
 TxnEndedError once the txn ended.)")
       .def(
-          "first",
-          [](CursorState& c) { return move_cursor(c, [](Cursor& k) { return k.first(); }); },
+          "first", [](CursorState& c) { return moved(c, [](Cursor& k) { return k.first(); }); },
           "Moves to the first entry; False when the tree is empty.")
       .def(
-          "last", [](CursorState& c) { return move_cursor(c, [](Cursor& k) { return k.last(); }); },
+          "last", [](CursorState& c) { return moved(c, [](Cursor& k) { return k.last(); }); },
           "Moves to the last entry; False when the tree is empty.")
       .def(
           "seek",
           [](CursorState& c, py::handle key) {
             BytesArg k(key, "key");
-            return move_cursor(c, [&k](Cursor& cur) { return cur.seek(k.view()); });
+            return move_cursor(c, [&k](Cursor& cur) { return cur.seek(k.view()); }).valid;
           },
           py::arg("key"),
           "Moves to the first entry with a key >= key (py-lmdb's set_range); False past the end.")
       .def(
-          "next", [](CursorState& c) { return move_cursor(c, [](Cursor& k) { return k.next(); }); },
+          "next", [](CursorState& c) { return moved(c, [](Cursor& k) { return k.next(); }); },
           "Moves to the next entry; False past the end (or when not positioned).")
       .def(
-          "prev", [](CursorState& c) { return move_cursor(c, [](Cursor& k) { return k.prev(); }); },
+          "prev", [](CursorState& c) { return moved(c, [](Cursor& k) { return k.prev(); }); },
           "Moves to the previous entry; False before the first (or when not positioned).")
       .def_property_readonly(
           "valid",
