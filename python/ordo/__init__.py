@@ -27,9 +27,10 @@ from ordo._errors import (
     TxnEndedError,
     VersionMismatchError,
 )
-from ordo._ordo import ColumnBatch, Cursor, Database, Tree, Txn, open
+from ordo._ordo import ColumnBatch, Cursor, Database, Tree, Txn, __version__, open
 
 __all__ = [
+    "__version__",
     "open",
     "Database",
     "Txn",

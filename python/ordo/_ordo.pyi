@@ -9,6 +9,8 @@ Value = Union[bytes, memoryview]  # memoryview in read txns with buffers=True
 TreeArg = Union[None, "Tree", str, bytes]
 T = TypeVar("T")
 
+__version__: str
+
 def open(path: Union[str, bytes, os.PathLike], **options: Any) -> Database: ...
 
 class Tree:

@@ -9,6 +9,7 @@
 
 #include "bytes_arg.h"
 #include "errors.h"
+#include "ordo/assert.h"
 #include "state.h"
 #include "txn_parts.h"
 
@@ -150,6 +151,7 @@ uint64_t put_many(TxnState& s, py::handle items, py::handle tree, bool append) {
       }
       bytes += keys.back().view().size() + values.back().view().size();
     }
+    ORDO_ASSERT(keys.size() == values.size());
     Status st;
     size_t i = 0;
     {
@@ -224,6 +226,7 @@ uint64_t put_columns(TxnState& s, py::handle keys, py::handle values, py::handle
     }
     for (; st.is_ok() && i < rows; ++i) {
       const int64_t from = offsets.at(i), to = offsets.at(i + 1);
+      ORDO_ASSERT(0 <= from && from <= to && to <= value_bytes);  // checked above
       const ByteView key(key_data + i * width, width);
       const ByteView value(value_data + from, static_cast<size_t>(to - from));
       st = append ? w.append(t, key, value) : w.put(t, key, value);

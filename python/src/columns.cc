@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "bytes_arg.h"
 #include "errors.h"
+#include "ordo/assert.h"
 #include "state.h"
 #include "txn_parts.h"
 
@@ -121,6 +122,8 @@ Status fill(ColumnScan& scan, Batch& b) {
     b.min_key = std::min(b.min_key, key.size());
     b.max_key = std::max(b.max_key, key.size());
     ++b.rows;
+    ORDO_ASSERT(b.key_offsets.offsets.size() == b.rows + 1 &&
+                b.value_offsets.offsets.size() == b.rows + 1);
     if (b.keys.bytes.size() + b.values.bytes.size() + 16 * b.rows >= scan.batch_bytes) {
       return Status::ok();  // the cursor stays on the last entry taken
     }

@@ -8,6 +8,7 @@
 
 PYBIND11_MODULE(_ordo, m) {
   m.doc() = "ordo's C++ API for Python; import it as the package `ordo`.";
+  m.attr("__version__") = ORDO_VERSION_STRING;
   ordo::python::init_errors();
   ordo::python::install_fork_handler();
   ordo::python::init_views(m);

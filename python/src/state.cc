@@ -195,9 +195,11 @@ TxnCall::TxnCall(TxnState& state) : state_(state) {
                 "iterable may not use its txn)");
   }
   state.busy = true;
+  ORDO_ASSERT(state.txn != nullptr && (state.writer == nullptr) == !state.write);
 }
 
 TxnCall::~TxnCall() {
+  ORDO_ASSERT(state_.busy);  // set by this call; no other call could enter meanwhile
   state_.busy = false;
   if (state_.end_requested) {
     state_.end_requested = false;

@@ -224,6 +224,10 @@ def test_reset_renew(db):
     txn.abort()
 
 
+def test_version():
+    assert ordo.__version__.count(".") == 2
+
+
 def test_open_options(tmp_path):
     p = tmp_path / "opts.ordo"
     with ordo.open(p, page_size_bytes=8192, sync_commits=False, commit_protocol="two_sync",
