@@ -32,17 +32,27 @@ struct Batch {
   size_t min_key = SIZE_MAX, max_key = 0;
 };
 
-// numpy, when importable; None otherwise.
+// numpy, when importable; None otherwise. Imported at the first scan, not
+// at import time (numpy is optional and slow to import). A plain pointer set
+// with the GIL held, not a function-local static: a static's guard would be
+// held across the import, which releases the GIL, and a second thread
+// waiting on that guard with the GIL held would deadlock it.
+PyObject* numpy_module = nullptr;
+
 py::object numpy() {
-  static py::object* np = [] {
-    try {
-      return new py::object(py::module_::import("numpy"));
-    } catch (py::error_already_set&) {
+  if (numpy_module == nullptr) {
+    PyObject* np = PyImport_ImportModule("numpy");
+    if (np == nullptr) {
       PyErr_Clear();
-      return new py::object(py::none());
+      np = py::none().release().ptr();
     }
-  }();
-  return *np;
+    if (numpy_module == nullptr) {
+      numpy_module = np;  // kept for the process
+    } else {
+      Py_DECREF(np);  // another thread imported it meanwhile
+    }
+  }
+  return py::reinterpret_borrow<py::object>(numpy_module);
 }
 
 py::object column_object(OwnedColumn column) {

@@ -19,8 +19,9 @@ using DbPtr = std::shared_ptr<DbState>;
 using TxnPtr = std::shared_ptr<TxnState>;
 
 std::string path_arg(py::handle path) {
-  static py::object* fspath = new py::object(py::module_::import("os").attr("fspath"));
-  py::object p = (*fspath)(path);
+  PyObject* fspath = PyOS_FSPath(path.ptr());
+  if (fspath == nullptr) throw py::error_already_set();
+  py::object p = py::reinterpret_steal<py::object>(fspath);
   if (PyBytes_Check(p.ptr())) return p.cast<std::string>();
   return py::str(p).cast<std::string>();
 }
@@ -40,14 +41,16 @@ DbPtr open_database(py::handle path, const py::kwargs& kwargs) {
 }
 
 TxnPtr begin_read(const DbPtr& d, bool buffers) {
-  Database& db = d->open_db();
+  DbUse db = d->open_db();
   Result<ReadTxn> r = [&] {
     py::gil_scoped_release nogil;
-    return db.begin_read();
+    return db->begin_read();
   }();
   if (!r.is_ok()) throw_status(r.status());
+  if (!d->db) throw_error("ClosedError", "the database was closed");  // by another thread meanwhile
   auto t = std::make_shared<TxnState>();
   t->db = d;
+  t->database = db.shared();
   t->read = std::make_unique<ReadTxn>(std::move(*r));
   t->txn = t->read.get();
   t->buffers = buffers;
@@ -56,7 +59,7 @@ TxnPtr begin_read(const DbPtr& d, bool buffers) {
 }
 
 TxnPtr begin_write(const DbPtr& d, const py::object& timeout) {
-  Database& db = d->open_db();
+  DbUse db = d->open_db();
   std::optional<std::chrono::milliseconds> wait;
   if (!timeout.is_none()) {
     const double seconds = timeout.cast<double>();
@@ -65,13 +68,15 @@ TxnPtr begin_write(const DbPtr& d, const py::object& timeout) {
   }
   Result<WriteTxn> w = [&] {
     py::gil_scoped_release nogil;  // waits while another thread's write txn is open
-    if (!wait) return db.begin_write();
-    if (wait->count() == 0) return db.try_begin_write();
-    return db.begin_write(*wait);
+    if (!wait) return db->begin_write();
+    if (wait->count() == 0) return db->try_begin_write();
+    return db->begin_write(*wait);
   }();
   if (!w.is_ok()) throw_status(w.status());
+  if (!d->db) throw_error("ClosedError", "the database was closed");  // by another thread meanwhile
   auto t = std::make_shared<TxnState>();
   t->db = d;
+  t->database = db.shared();
   t->write_owned = std::make_unique<WriteTxn>(std::move(*w));
   t->writer = t->write_owned.get();
   t->txn = t->writer;
@@ -81,7 +86,7 @@ TxnPtr begin_write(const DbPtr& d, const py::object& timeout) {
 }
 
 py::object batch(const DbPtr& d, const py::object& fn) {
-  Database& db = d->open_db();
+  DbUse db = d->open_db();
   if (!PyCallable_Check(fn.ptr())) throw py::type_error("batch(): fn must be callable");
   std::exception_ptr raised;
   py::object result = py::none();
@@ -91,6 +96,7 @@ py::object batch(const DbPtr& d, const py::object& fn) {
     py::gil_scoped_acquire gil;
     auto t = std::make_shared<TxnState>();
     t->db = d;
+    t->database = db.shared();
     t->writer = &writer;
     t->txn = &writer;
     t->write = true;
@@ -110,7 +116,7 @@ py::object batch(const DbPtr& d, const py::object& fn) {
   Status s;
   {
     py::gil_scoped_release nogil;
-    s = db.batch(member);
+    s = db->batch(member);
   }
   if (raised) std::rethrow_exception(raised);
   if (!s.is_ok()) throw_status(s);
@@ -119,13 +125,13 @@ py::object batch(const DbPtr& d, const py::object& fn) {
 
 PyTree tree(const DbPtr& d, const py::object& name_object, bool create) {
   const std::string name = name_arg(name_object);
-  Database& db = d->open_db();
+  DbUse db = d->open_db();
   Result<Tree> t = Status::invalid_argument("unset");
   if (create) {
     Status s;
     {
       py::gil_scoped_release nogil;
-      Result<WriteTxn> w = db.begin_write();
+      Result<WriteTxn> w = db->begin_write();
       if (!w.is_ok()) {
         s = w.status();
       } else {
@@ -138,7 +144,7 @@ PyTree tree(const DbPtr& d, const py::object& name_object, bool create) {
     Status s;
     {
       py::gil_scoped_release nogil;
-      Result<ReadTxn> r = db.begin_read();
+      Result<ReadTxn> r = db->begin_read();
       if (!r.is_ok()) {
         s = r.status();
       } else {
@@ -153,11 +159,11 @@ PyTree tree(const DbPtr& d, const py::object& name_object, bool create) {
 }
 
 py::dict check(const DbPtr& d, bool strict) {
-  Database& db = d->open_db();
+  DbUse db = d->open_db();
   Result<CheckReport> report = Status::invalid_argument("unset");
   {
     py::gil_scoped_release nogil;
-    Result<ReadTxn> r = db.begin_read();
+    Result<ReadTxn> r = db->begin_read();
     report = r.is_ok() ? r->check() : Result<CheckReport>(r.status());
   }
   if (!report.is_ok()) throw_status(report.status());
@@ -248,18 +254,18 @@ create=False raises NotFoundError when missing.)")
       .def(
           "info",
           [](const DbPtr& d) {
-            Database& db = d->open_db();
+            DbUse db = d->open_db();
             DatabaseInfo info;
             {
               py::gil_scoped_release nogil;
-              info = db.info();
+              info = db->info();
             }
             return info_dict(info);
           },
           "The state of the database as a dict: path, page size, file length, last txn, "
           "meta pages, log area, ID high-water marks, recovery.")
       .def(
-          "stats", [](const DbPtr& d) { return stats_dict(d->open_db().stats()); },
+          "stats", [](const DbPtr& d) { return stats_dict(d->open_db()->stats()); },
           "Counters since open as a dict: commits, pages and bytes written, syncs, ...")
       .def("check", &check, py::kw_only(), py::arg("strict") = true,
            R"(Checks the last commit whole (every page, checksum, key order, free pages) and
@@ -268,7 +274,7 @@ when it found problems, with the report as its .report attribute.)")
       .def(
           "copy",
           [](const DbPtr& d, const py::object& path, bool compact, bool overwrite) {
-            Database& db = d->open_db();
+            DbUse db = d->open_db();
             CopyOptions options;
             options.compact = compact;
             options.overwrite = overwrite;
@@ -276,7 +282,7 @@ when it found problems, with the report as its .report attribute.)")
             Result<CopyResult> r = Status::invalid_argument("unset");
             {
               py::gil_scoped_release nogil;
-              r = db.copy_to(target, options);
+              r = db->copy_to(target, options);
             }
             if (!r.is_ok()) throw_status(r.status());
             return copy_dict(*r);
@@ -288,23 +294,23 @@ complete or absent); compact=True rewrites the trees densely. Returns a dict
       .def(
           "checkpoint",
           [](const DbPtr& d) {
-            Database& db = d->open_db();
+            DbUse db = d->open_db();
             Status s;
             {
               py::gil_scoped_release nogil;
-              s = db.checkpoint();
+              s = db->checkpoint();
             }
             if (!s.is_ok()) throw_status(s);
           },
           "Makes every commit durable and a checkpoint (after commits with sync_commits=False).")
       .def_property_readonly(
-          "page_size_bytes", [](const DbPtr& d) { return d->open_db().page_size_bytes(); },
+          "page_size_bytes", [](const DbPtr& d) { return d->open_db()->page_size_bytes(); },
           "The file's page size in bytes.")
       .def_property_readonly(
-          "max_key_bytes", [](const DbPtr& d) { return d->open_db().max_key_bytes(); },
+          "max_key_bytes", [](const DbPtr& d) { return d->open_db()->max_key_bytes(); },
           "The longest key (and tree name) in bytes.")
       .def_property_readonly(
-          "max_value_bytes", [](const DbPtr& d) { return d->open_db().max_value_bytes(); },
+          "max_value_bytes", [](const DbPtr& d) { return d->open_db()->max_value_bytes(); },
           "The longest value in bytes.")
       .def("close", &DbState::close,
            R"(Closes the database: every txn still open is aborted (one in a call in another

@@ -4,12 +4,14 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "reports.h"
 #include "state.h"
 
 PYBIND11_MODULE(_ordo, m) {
   m.doc() = "ordo's C++ API for Python; import it as the package `ordo`.";
   m.attr("__version__") = ORDO_VERSION_STRING;
   ordo::python::init_errors();
+  ordo::python::init_reports();
   ordo::python::install_fork_handler();
   ordo::python::init_views(m);
   ordo::python::init_database(m);

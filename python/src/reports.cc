@@ -32,10 +32,21 @@ py::dict log_dict(const LogInfo& l) {
 
 }  // namespace
 
+// uuid.UUID, imported by init_reports() when the module is imported (not by
+// a function-local static: its guard, held across an import that releases
+// the GIL, deadlocks a second thread that waits on it with the GIL held).
+PyObject* uuid_class = nullptr;
+
+void init_reports() {
+  if (uuid_class == nullptr) {
+    uuid_class = py::object(py::module_::import("uuid").attr("UUID")).release().ptr();
+  }
+}
+
 py::object uuid_object(const Uuid& id) {
-  static py::object* uuid_class = new py::object(py::module_::import("uuid").attr("UUID"));
-  return (*uuid_class)(py::arg("bytes") = py::bytes(reinterpret_cast<const char*>(id.bytes.data()),
-                                                    id.bytes.size()));
+  return py::reinterpret_borrow<py::object>(uuid_class)(
+      py::arg("bytes") =
+          py::bytes(reinterpret_cast<const char*>(id.bytes.data()), id.bytes.size()));
 }
 
 py::dict info_dict(const DatabaseInfo& info) {

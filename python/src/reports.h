@@ -15,6 +15,8 @@ py::dict stats_dict(const Stats& stats);
 py::dict check_dict(const CheckReport& report);
 py::dict copy_dict(const CopyResult& result);
 py::dict tree_stats_dict(const TreeStats& stats);
+// Imports what the reports need (uuid). Called once by the module's init.
+void init_reports();
 // uuid.UUID of a Uuid (next_id, the ID high-water mark).
 py::object uuid_object(const Uuid& id);
 

@@ -70,13 +70,20 @@ void init_views(py::module_& m) {
   m.attr("_MappedBytes") = py::handle(type);
 }
 
-Database& DbState::open_db() {
+DbUse::~DbUse() {
+  if (db_.use_count() == 1) {
+    py::gil_scoped_release nogil;
+    db_.reset();
+  }
+}
+
+DbUse DbState::open_db() {
   if (fork_generation != python::fork_generation()) {
     throw_error("InvalidArgumentError",
                 "the database was opened before a fork: open it again in the child process");
   }
   if (!db) throw_error("ClosedError", "the database was closed");
-  return *db;
+  return DbUse(db);
 }
 
 void DbState::track(const std::shared_ptr<TxnState>& txn) {
@@ -128,20 +135,28 @@ void TxnState::release_views() {
 void TxnState::end(bool commit, const std::string& why) {
   ORDO_ASSERT(txn != nullptr);
   release_views();
+  // Marked ended before the GIL is released: a call from another thread
+  // meanwhile (this may be close() ending an idle txn) sees an ended txn.
+  Txn* const t = txn;
+  WriteTxn* const w = writer;
+  std::unique_ptr<ReadTxn> r = std::move(read);
+  std::unique_ptr<WriteTxn> owned = std::move(write_owned);
+  std::shared_ptr<Database> keep = std::move(database);
+  txn = nullptr;
+  writer = nullptr;
+  ended_why = why;
   Status status;
   if (!lent) {
     py::gil_scoped_release nogil;
     if (commit) {
-      status = writer->commit();
+      status = w->commit();
     } else {
-      txn->abort();
+      t->abort();
     }
-    read.reset();
-    write_owned.reset();
+    r.reset();
+    owned.reset();
+    keep.reset();  // the last reference when the database was closed: closes the file
   }
-  txn = nullptr;
-  writer = nullptr;
-  ended_why = why;
   if (!status.is_ok()) throw_status(status);
 }
 

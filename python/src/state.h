@@ -30,6 +30,24 @@ struct TxnState;
 void install_fork_handler();
 uint64_t fork_generation();
 
+// One call's use of the open Database: holds a reference, so that close() in
+// another thread (which drops DbState's) cannot destroy the object while the
+// call is in it with the GIL released. Dropping the last reference closes the
+// file (and may checkpoint): done with the GIL released. Hold it with the GIL
+// held, as a local of the call.
+class DbUse {
+ public:
+  explicit DbUse(std::shared_ptr<Database> db) : db_(std::move(db)) {}
+  DbUse(const DbUse&) = delete;
+  DbUse& operator=(const DbUse&) = delete;
+  ~DbUse();
+  Database* operator->() const { return db_.get(); }
+  const std::shared_ptr<Database>& shared() const { return db_; }
+
+ private:
+  std::shared_ptr<Database> db_;
+};
+
 // One open database (ordo.Database).
 struct DbState {
   std::shared_ptr<Database> db;  // null once closed
@@ -40,9 +58,9 @@ struct DbState {
   // Tree handles by name: a handle stays valid for this Database (database.h, Tree).
   std::unordered_map<std::string, Tree> trees;
 
-  // The open database; raises ClosedError once closed and
+  // The open database, for one call; raises ClosedError once closed and
   // InvalidArgumentError in a forked child.
-  Database& open_db();
+  DbUse open_db();
   // Ends every txn (a txn in a call in another thread ends when that call
   // returns), then closes the handle (the file once no view needs it).
   void close();
@@ -53,6 +71,9 @@ struct DbState {
 // Database.batch lends to its function.
 struct TxnState {
   std::shared_ptr<DbState> db;
+  // The Database the txn was begun on, while the txn lives: what its views'
+  // keeper holds (db->db is null once closed, even during a call).
+  std::shared_ptr<Database> database;
   std::unique_ptr<ReadTxn> read;
   std::unique_ptr<WriteTxn> write_owned;
   WriteTxn* writer = nullptr;  // owned or lent; null for a read txn
