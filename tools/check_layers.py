@@ -33,6 +33,7 @@ PARTS = [
     ("tools/ordo-node/", "node", []),
     ("tools/", "tool", []),
     ("bench/", "bench", []),
+    ("python/", "python", []),
     ("tests/", "tests", []),
 ]
 
@@ -63,10 +64,12 @@ ALLOWED = {
     "tool": INTERNAL_BASE,
     "node": INTERNAL_BASE | {"sys", "replica_api"},
     "bench": PUBLIC | {"sys", "replica_api", "node"},  # a client: no internal header
+    "python": PUBLIC,  # the Python package: a client of the public API only
     "tests": None,  # the tests may reach any part
 }
 
-SOURCE_DIRS = ["base", "idgen", "io", "btree", "engine", "sys", "replica", "tools", "bench", "tests"]
+SOURCE_DIRS = ["base", "idgen", "io", "btree", "engine", "sys", "replica", "tools", "bench", "python",
+               "tests"]
 EXTENSIONS = (".h", ".cc", ".c", ".cpp")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -1,0 +1,23 @@
+// The parts of the _ordo module, each registering its classes and functions
+// (module.cc calls them in this order).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "ordo/options.h"
+
+namespace ordo::python {
+
+namespace py = pybind11;
+
+void init_views(py::module_& m);     // state.cc: the exporter of memoryviews
+void init_database(py::module_& m);  // database.cc: open(), Database, Tree
+void init_txn(py::module_& m);       // txn.cc: Txn
+void init_cursor(py::module_& m);    // cursor.cc: Cursor, range iterators
+void init_columns(py::module_& m);   // columns.cc: ColumnBatch, the scan_columns iterator
+
+// ordo.open's keyword options as Options (options.cc). TypeError names an
+// unknown option or a value of the wrong type; ValueError an unknown enum name.
+Options options_from_kwargs(const py::kwargs& kwargs);
+
+}  // namespace ordo::python
