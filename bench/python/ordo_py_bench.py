@@ -18,10 +18,11 @@ scan:   a file of N rows (built first, not measured): a full scan into
         Python objects; a full scan into columns (ordo scan_columns; py-lmdb
         a cursor iterated into two lists); random point reads.
 
-Each phase reports rows (or calls) per second and CPU per row (process CPU
+Each phase reports rows per second (the one-row phases: us per call
+instead) and CPU per row (process CPU
 time, all threads); the ingest and scan phases also RssAnon above the
-phase's start: the peak (sampled every millisecond by a thread) and at its
-end (steady). The one-row phases and point reads allocate a few pages at
+phase's start, in whole MiB: the peak (sampled every millisecond by a
+thread) and at its end (steady). The one-row phases and point reads allocate a few pages at
 most, below what the sampling tells apart.
 """
 import argparse
@@ -48,8 +49,9 @@ def rss_anon_kib():
 class Phase:
     """Times one phase and samples RssAnon while it runs."""
 
-    def __init__(self, figures, name, rows, memory=True):
-        self.figures, self.name, self.rows, self.memory = figures, name, rows, memory
+    def __init__(self, figures, name, rows, memory=True, rate=True):
+        self.figures, self.name, self.rows = figures, name, rows
+        self.memory, self.rate = memory, rate
 
     def _sample(self):
         while not self.done.wait(0.001):
@@ -73,11 +75,14 @@ class Phase:
         end = rss_anon_kib()
         self.peak = max(self.peak, end)
         f, n = self.figures, self.name
-        f[n + "_per_s"] = self.rows / seconds
+        if self.rate:
+            f[n + "_per_s"] = self.rows / seconds
         f[n + "_cpu_us_per_row"] = cpu / self.rows * 1e6
         if self.memory:
-            f[n + "_rss_peak_mib"] = (self.peak - self.base) / 1024
-            f[n + "_rss_steady_mib"] = (end - self.base) / 1024
+            # Whole MiB, never below the start: the sampling's jitter and
+            # memory an earlier phase gives back are not the phase's.
+            f[n + "_rss_peak_mib"] = round(max(0, self.peak - self.base) / 1024)
+            f[n + "_rss_steady_mib"] = round(max(0, end - self.base) / 1024)
         self.seconds = seconds
         return False
 
@@ -198,19 +203,19 @@ def run_calls(args, figures):
     fill(engine, 1000, values)
     keys = [key(i) for i in range(1000)]
     with engine.read() as txn:
-        with Phase(figures, "get_call", args.calls, memory=False) as p:
+        with Phase(figures, "get_call", args.calls, memory=False, rate=False) as p:
             get = engine.get
             for i in range(args.calls):
                 get(txn, keys[i % 1000])
     figures["get_call_us"] = p.seconds / args.calls * 1e6
-    with Phase(figures, "put_commit_nondurable", args.commits, memory=False) as p:
+    with Phase(figures, "put_commit_nondurable", args.commits, memory=False, rate=False) as p:
         for i in range(args.commits):
             with engine.write() as txn:
                 engine.put(txn, key(2000 + i), values[i % 1000])
     figures["put_commit_nondurable_us"] = p.seconds / args.commits * 1e6
     engine.close()
     engine = open_engine(args, os.path.join(args.path, "durable"), durable=True)
-    with Phase(figures, "put_commit_durable", args.durable_commits, memory=False) as p:
+    with Phase(figures, "put_commit_durable", args.durable_commits, memory=False, rate=False) as p:
         for i in range(args.durable_commits):
             with engine.write() as txn:
                 engine.put(txn, key(i), values[i % 1000])
