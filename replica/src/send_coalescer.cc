@@ -48,32 +48,37 @@ int SendCoalescer::send(raft_io_send* req, const raft_message* message, raft_io_
 void SendCoalescer::on_idle(uv_idle_t* idle) { static_cast<SendCoalescer*>(idle->data)->flush(); }
 
 void SendCoalescer::flush() {
-  // A callback called from here may send again: loop until nothing is held.
+  drain([this](std::vector<Held>& queue) {
+    size_t i = 0;
+    while (i < queue.size()) {
+      size_t end = i + 1;
+      if (queue[i].message.type == RAFT_IO_APPEND_ENTRIES) {
+        raft_append_entries last = queue[i].message.append_entries;
+        while (end < queue.size() && queue[end].message.type == RAFT_IO_APPEND_ENTRIES) {
+          const raft_append_entries& next = queue[end].message.append_entries;
+          if (!continues(last, next)) break;
+          last = next;
+          ++end;
+        }
+      }
+      std::vector<Held> run(std::make_move_iterator(queue.begin() + static_cast<long>(i)),
+                            std::make_move_iterator(queue.begin() + static_cast<long>(end)));
+      send_now(run);
+      i = end;
+    }
+  });
+}
+
+template <typename PerPeer>
+void SendCoalescer::drain(PerPeer per_peer) {
+  // A callback called from per_peer may send again: loop until nothing is
+  // held.
   while (!held_.empty()) {
     auto held = std::move(held_);
     auto peers = std::move(peers_);
     held_.clear();
     peers_.clear();
-    for (raft_id peer : peers) {
-      std::vector<Held>& queue = held[peer];
-      size_t i = 0;
-      while (i < queue.size()) {
-        size_t end = i + 1;
-        if (queue[i].message.type == RAFT_IO_APPEND_ENTRIES) {
-          raft_append_entries last = queue[i].message.append_entries;
-          while (end < queue.size() && queue[end].message.type == RAFT_IO_APPEND_ENTRIES) {
-            const raft_append_entries& next = queue[end].message.append_entries;
-            if (!continues(last, next)) break;
-            last = next;
-            ++end;
-          }
-        }
-        std::vector<Held> run(std::make_move_iterator(queue.begin() + static_cast<long>(i)),
-                              std::make_move_iterator(queue.begin() + static_cast<long>(end)));
-        send_now(run);
-        i = end;
-      }
-    }
+    for (raft_id peer : peers) per_peer(held[peer]);
   }
   (void)uv_idle_stop(&idle_);
 }
@@ -117,16 +122,9 @@ void SendCoalescer::on_joined_sent(raft_io_send* req, int status) {
 }
 
 void SendCoalescer::cancel(int status) {
-  while (!held_.empty()) {
-    auto held = std::move(held_);
-    auto peers = std::move(peers_);
-    held_.clear();
-    peers_.clear();
-    for (raft_id peer : peers) {
-      for (Held& h : held[peer]) h.cb(h.req, status);
-    }
-  }
-  (void)uv_idle_stop(&idle_);
+  drain([status](std::vector<Held>& queue) {
+    for (Held& h : queue) h.cb(h.req, status);
+  });
 }
 
 void SendCoalescer::close() {

@@ -67,6 +67,10 @@ class SendCoalescer {
   static void on_idle(uv_idle_t* idle);
   static void on_joined_sent(raft_io_send* req, int status);
   void send_now(std::vector<Held>& run);
+  // Hands each peer's held messages, in order, to `per_peer` until none is
+  // held, then stops the idle handle.
+  template <typename PerPeer>
+  void drain(PerPeer per_peer);
 
   uv_idle_t idle_{};
   raft_io* io_ = nullptr;
