@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "free_entry.h"
+#include "kept_snapshots.h"
 #include "log_record.h"
 #include "ordo/assert.h"
 #include "ordo/btree/node.h"
@@ -341,6 +342,13 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
                              " trees, the meta says " + std::to_string(meta.tree_count));
   }
   for (const Named& t : named) c.user_tree("tree '" + t.name + "'", t.root, t.leaf);
+  // The kept snapshots' own records (the pages they reach are free-tree pages).
+  c.tree("kept snapshots", meta.kept, meta_page, [&](const NodeView& leaf, uint32_t i, PageNo pg) {
+    if (leaf.is_overflow(i) || leaf.key(i).size() != engine::kKeptKeyBytes ||
+        leaf.value(i).size() != engine::kKeptRecordBytes) {
+      c.problem(pg, "kept snapshots: malformed entry " + std::to_string(i));
+    }
+  });
   if (report.free_pages != meta.free_pages) {
     c.problem(meta_page, "free tree lists " + std::to_string(report.free_pages) +
                              " pages, the meta says " + std::to_string(meta.free_pages));

@@ -79,7 +79,10 @@ class Copier {
   // one-pass compact copy; a stream gets two passes).
   Result<CopyResult> run(CopySink& sink) {
     ORDO_RETURN_IF_ERROR(count_trees());
-    if (!options_.compact) return plain(sink);
+    // Kept snapshots are not copied; their pages are free-tree pages that a
+    // plain copy writes as zeros, so a snapshot that keeps some is copied
+    // compact (the copy keeps none and leaks no page).
+    if (!options_.compact && snap_.kept.root == btree::kNullPage) return plain(sink);
     if (sink.seekable()) return compact(sink, /*write_meta_first=*/false, nullptr);
     // A stream: the meta pages come first and name the roots, so a first
     // pass computes them without writing.
@@ -238,6 +241,7 @@ class Copier {
     ORDO_ASSIGN_OR_RETURN(meta.catalog, catalog.finish());
     meta.free_tree = btree::TreeRoot{};
     meta.free_pages = 0;
+    meta.kept = btree::TreeRoot{};
     meta.tree_count = roots.size();
     const uint64_t hw = out.next_page();
     meta = [&] {

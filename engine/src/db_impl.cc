@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "commit_write.h"
+#include "kept_snapshots.h"
 #include "log_record.h"
 #include "options_check.h"
 #include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 #include "page_memory.h"
 #include "recovery.h"
+#include "snapshot_pages.h"
 #include "txn_log.h"
 
 namespace ordo {
@@ -426,7 +428,7 @@ Result<Meta> DatabaseImpl::register_reader() {
   if (!options_.read_only) {
     base::MutexLock g(state_mu_);
     ORDO_ASSERT(committed_.page_size == page_size_);  // published at open
-    readers_.add(committed_.txn_id);
+    if (readers_.add(committed_.txn_id)) reader_metas_[committed_.txn_id] = committed_;
     return committed_;
   }
   // Another process may be writing: pin the newest snapshot through a reader
@@ -442,6 +444,7 @@ Result<Meta> DatabaseImpl::register_reader() {
           readers_.remove(meta.txn_id);
           return s;
         }
+        reader_metas_[meta.txn_id] = meta;
       }
     }
     auto again = newest_meta_from_file();
@@ -459,6 +462,7 @@ Result<Meta> DatabaseImpl::register_reader() {
 void DatabaseImpl::unregister_reader(uint64_t txn_id) {
   base::MutexLock g(state_mu_);
   if (readers_.remove(txn_id)) {
+    reader_metas_.erase(txn_id);
     // The slot's lock belongs to the file description a forked child shares
     // with its parent: only the process that took it releases it.
     if (options_.read_only && !in_forked_child()) (void)file_->unlock_reader_slot(txn_id);
@@ -478,13 +482,22 @@ Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const 
   std::vector<uint64_t> snapshots;
   uint64_t checkpoint_txn = 0;
   std::string held_before;
+  Meta state;
   {
     base::MutexLock g(state_mu_);
+    state = committed_;
     snapshots = readers_.snapshots();
     checkpoint_txn = log_.checkpoint_txn;
     if (held_entries_.checkpoint_txn == checkpoint_txn && held_entries_.txn_id == snapshot_txn) {
       held_before = held_entries_.before;
     }
+  }
+  if (state.kept.root != btree::kNullPage) {
+    // Kept snapshots hold their pages as readers do.
+    engine::SnapshotPages pages(*file_, state.page_size, state.page_high_water,
+                                options_.verify_checksums);
+    ORDO_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, engine::read_kept_txns(pages, state));
+    snapshots.insert(snapshots.end(), kept.begin(), kept.end());
   }
   ORDO_ASSIGN_OR_RETURN(
       engine::ReuseRule rule,

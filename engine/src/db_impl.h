@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,15 @@ class DatabaseImpl {
   // both still hold, so a commit does not rescan them.
   void keep_free_entries_held_before(uint64_t checkpoint_txn, uint64_t txn_id,
                                      std::string held_before) ORDO_EXCLUDES(state_mu_);
+
+  // Older snapshots (held_snapshots.cc): a snapshot whose pages are still
+  // held, by a live read txn of this handle or as a kept snapshot of the
+  // newest commit, registered as one more reader of it (unregister_reader()
+  // ends that). NotFound "snapshot N is not held: ..." otherwise; Corruption
+  // for a damaged kept snapshots tree.
+  Result<engine::Meta> register_held_reader(uint64_t txn_id) ORDO_EXCLUDES(state_mu_);
+  // The kept snapshots of the newest commit, ascending txn id.
+  Result<std::vector<engine::Meta>> kept_snapshots() ORDO_EXCLUDES(state_mu_);
 
   // Read-only handles: catch up with commits made by another process.
   Status refresh_committed() ORDO_EXCLUDES(state_mu_);
@@ -230,6 +240,8 @@ class DatabaseImpl {
   mutable base::Mutex state_mu_;
   engine::Meta committed_ ORDO_GUARDED_BY(state_mu_);
   engine::ReaderTable readers_ ORDO_GUARDED_BY(state_mu_);
+  // The meta of each snapshot in readers_ (for register_held_reader()).
+  std::map<uint64_t, engine::Meta> reader_metas_ ORDO_GUARDED_BY(state_mu_);
   Status poisoned_ ORDO_GUARDED_BY(state_mu_);
 
   engine::WriterGate writer_gate_;

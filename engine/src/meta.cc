@@ -54,6 +54,7 @@ void encode_meta(const Meta& m, std::byte* page) {
   store_u64(page + kMetaOffLogFirstPage, m.log_first_page);
   store_u64(page + kMetaOffLogPages, m.log_pages);
   store_u64(page + kMetaOffLogEpoch, m.log_epoch);
+  encode_tree_root(m.kept, page + kMetaOffKeptTree);
   store_u64(page + kMetaChecksumOffset, XXH3_64bits(page, kMetaChecksumOffset));
 }
 
@@ -88,6 +89,7 @@ MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::st
   m->log_first_page = v3 ? load_u64(p + kMetaOffLogFirstPage) : 0;
   m->log_pages = v3 ? load_u64(p + kMetaOffLogPages) : 0;
   m->log_epoch = v3 ? load_u64(p + kMetaOffLogEpoch) : 0;
+  m->kept = v3 ? decode_tree_root(p + kMetaOffKeptTree) : btree::TreeRoot{};
   const char* bad = nullptr;
   if ((m->flags & ~(v3 ? kMetaKnownFlags : kMetaFlagOneSync)) != 0) {
     bad = "unknown flags";
@@ -96,7 +98,7 @@ MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::st
               m->log_pages > m->page_high_water - m->log_first_page)) {
     bad = "log area outside the pages in use";
   } else if (in_log_area(*m, m->default_tree.root) || in_log_area(*m, m->catalog.root) ||
-             in_log_area(*m, m->free_tree.root)) {
+             in_log_area(*m, m->free_tree.root) || in_log_area(*m, m->kept.root)) {
     bad = "a tree root inside the log area";
   } else if (m->page_high_water < kFirstDataPage) {
     bad = "page high-water below the first data page";
@@ -108,6 +110,8 @@ MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::st
     bad = "catalog root page or depth out of range";
   } else if (!tree_root_sane(m->free_tree, m->page_high_water)) {
     bad = "free tree root page or depth out of range";
+  } else if (!tree_root_sane(m->kept, m->page_high_water)) {
+    bad = "kept snapshots root page or depth out of range";
   } else if (m->free_pages > m->page_high_water) {
     bad = "free page count above the page high-water";
   }

@@ -21,7 +21,8 @@
 //   184   8 first page of the log area
 //   192   8 pages in the log area (0: no log; every commit is a checkpoint)
 //   200   8 log epoch: the number of the checkpoint this meta belongs to
-//   208  40 zero
+//   208  32 kept snapshots tree root (zeros: none; a version 3 file has zeros)
+//   240   8 zero
 //   248   8 XXH3-64 of bytes 0..247
 // The rest of the page is zero.
 // TreeRoot encoding (32 bytes): root page u64, root checksum u64, entries
@@ -61,6 +62,8 @@ inline constexpr uint32_t kMetaOffFlags = 176;
 inline constexpr uint32_t kMetaOffLogFirstPage = 184;
 inline constexpr uint32_t kMetaOffLogPages = 192;
 inline constexpr uint32_t kMetaOffLogEpoch = 200;
+// The tree of kept snapshots (kept_snapshots.h); zeros in a file that never kept one.
+inline constexpr uint32_t kMetaOffKeptTree = 208;
 // Meta flag: written by a one-sync commit, so open must verify that txn's pages.
 inline constexpr uint64_t kMetaFlagOneSync = 1;
 // Meta flag: the meta of a txn carried in its log record (never in a meta slot).
@@ -101,6 +104,7 @@ struct Meta {
   uint64_t log_first_page = 0;
   uint64_t log_pages = 0;
   uint64_t log_epoch = 0;
+  btree::TreeRoot kept;  // kept snapshots (kept_snapshots.h)
 };
 
 // The meta slot (0 or 1) that a checkpoint meta of `log_epoch` lives in.

@@ -54,6 +54,7 @@ class TxnImpl {
   Status check_tree_name(std::string_view name) const;
 
   DatabaseImpl& db() { return *db_; }
+  const std::shared_ptr<DatabaseImpl>& db_ptr() const { return db_; }
   const engine::Meta& snapshot() const { return snapshot_; }
   // False while a read txn is reset (ReadTxn::reset): it then answers every
   // call as an ended txn does. Write txns are always live.
@@ -159,6 +160,13 @@ class WriteTxnImpl : public TxnImpl {
   }
   // Whether a borrower asked to commit or abort since set_lent().
   bool end_asked() const { return end_asked_; }
+
+  // Kept snapshots (kept_snapshots.h), changed by this txn and made part
+  // of its commit, which is then a checkpoint commit (never only logged).
+  // Keeps the snapshot this txn started from: its txn id.
+  Result<uint64_t> keep_base_snapshot();
+  // Releases kept snapshot `txn_id`; NotFound when it is not kept.
+  Status release_kept(uint64_t txn_id);
   // Ok, or the failure that left the txn fit only to be aborted.
   const Status& failure() const { return failed_; }
 
@@ -209,6 +217,9 @@ class WriteTxnImpl : public TxnImpl {
   bool finished_ = false;
   bool lent_ = false;
   bool end_asked_ = false;
+  // The kept snapshots tree once this txn changed it.
+  btree::TreeRoot kept_;
+  bool kept_dirty_ = false;
 };
 
 // Makes the public txn objects, whose constructors are private.

@@ -282,6 +282,10 @@ Status WriteTxnImpl::commit() {
     }
   }
   ORDO_RETURN_IF_ERROR(btree::finalize(pages_, catalog_));
+  if (kept_dirty_) {
+    ORDO_RETURN_IF_ERROR(btree::finalize(pages_, kept_));
+    meta.kept = kept_;
+  }
   held_pages_ = pages_.freed_written_by_at_most(db_->log_state().checkpoint_txn);
   ORDO_RETURN_IF_ERROR(pages_.record_free_pages());
   ORDO_RETURN_IF_ERROR(btree::finalize(pages_, pages_.free_tree()));
@@ -307,11 +311,15 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
 
   std::vector<io::WriteSpan> spans = pages_.write_spans();
   std::vector<btree::TreeRoot> roots = {meta.default_tree, meta.catalog, meta.free_tree};
+  if (kept_dirty_) roots.push_back(meta.kept);
   for (const auto& [id, st] : trees_) {
     if (id != 0 && st.loaded && st.dirty && !st.dropped) roots.push_back(st.root);
   }
   engine::check_pages_before_write(meta, roots, spans);
-  const bool logged = db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed());
+  // A change of the kept snapshots is no log operation: it commits as a
+  // checkpoint, so a replay never has to redo it.
+  const bool logged =
+      db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed() && !kept_dirty_);
   Status s = logged ? write_logged(meta, spans) : write_checkpoint(meta, spans);
   if (!s.is_ok()) return s;
   ORDO_ASSERT(db_->committed().txn_id == meta.txn_id);  // published under the writer gate

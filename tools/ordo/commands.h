@@ -121,3 +121,29 @@ int run_free(const std::string& path, bool json);
 int run_readers(const std::string& path, bool json);
 
 }  // namespace ordo::tool
+
+namespace ordo::tool {
+
+// `ordo diff FILE --since TXN [--tree T]`: the changes to one tree between
+// kept snapshot TXN and the last commit, in key order (ReadTxn::changes).
+struct DiffOptions {
+  std::string path;
+  TreeOption tree;
+  uint64_t since = 0;
+  ByteFormat key_format = ByteFormat::kPrint;
+  ByteFormat value_format = ByteFormat::kPrint;
+  bool json = false;
+};
+int run_diff(const DiffOptions& options);
+
+// `ordo snapshot keep|release|list FILE [TXN]`: keep the last commit,
+// release kept snapshot TXN, or list the kept ones.
+struct SnapshotOptions {
+  std::string action;  // keep, release or list
+  std::string path;
+  uint64_t txn = 0;  // release
+  bool json = false;
+};
+int run_snapshot(const SnapshotOptions& options);
+
+}  // namespace ordo::tool

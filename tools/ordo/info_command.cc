@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "open_database.h"
@@ -32,6 +33,7 @@ json meta_json(const MetaInfo& meta, int page, bool current) {
 struct Counts {
   uint64_t named_trees = 0;
   uint64_t user_trees = 0;
+  std::vector<uint64_t> kept;  // kept snapshots' txn ids
   uint64_t user_entries = 0;
 };
 
@@ -50,6 +52,7 @@ json info_json(const std::string& path, const DatabaseInfo& info, const Counts& 
   j["id64_high_water"] = info.id64_high_water.value;
   j["user_trees"] = counts.user_trees;
   j["named_trees"] = counts.named_trees;
+  j["kept_snapshots"] = counts.kept;
   j["user_entries"] = counts.user_entries;
   j["recovery"] = info.recovery;
   j["current"] = meta_json(info.current, info.current_meta, true);
@@ -108,6 +111,9 @@ void print_text(const std::string& path, const DatabaseInfo& info, const Counts&
   line("user trees",
        fmt::format("{} (the default tree and {} named)", counts.user_trees, counts.named_trees));
   line("user entries", fmt::format("{}", counts.user_entries));
+  std::string kept;
+  for (uint64_t t : counts.kept) kept += (kept.empty() ? "txn " : ", ") + std::to_string(t);
+  line("kept snapshots", kept.empty() ? std::string("none") : kept);
   if (!info.recovery.empty()) line("recovery", info.recovery);
   const uint64_t log_pages = info.log.area_bytes / info.page_size_bytes;
   line("log area", log_pages == 0
@@ -163,6 +169,12 @@ int run_info(const std::string& path, bool json_output) {
       }
     }
   }
+  auto kept = db->kept_snapshots();
+  if (!kept.is_ok()) {
+    report_error(path, kept.status());
+    return kExitError;
+  }
+  counts.kept = *kept;
   const DatabaseInfo info = db->info();
   if (json_output) {
     print_line(json_text(info_json(path, info, counts)));

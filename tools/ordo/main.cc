@@ -262,6 +262,51 @@ int run(int argc, char** argv) {
     return run_upgrade(upgrade_options);
   });
 
+  // Changes between snapshots: diff, and the kept snapshots it compares with.
+  DiffOptions diff_options;
+  CLI::App* diff = file_command(
+      "diff",
+      "Changes to a tree since a kept snapshot, in key order: + insert, - delete, ~ update");
+  diff->add_option("--since", diff_options.since, "Txn id of a kept snapshot (ordo snapshot list)")
+      ->required()
+      ->check(unsigned_number<uint64_t>());
+  tree_option(diff, "Tree to compare (default: the default tree); \\xx escapes any byte");
+  format_options(diff, true, false);
+  commands.list.emplace_back(diff, [&] {
+    diff_options.path = path;
+    diff_options.json = json;
+    diff_options.tree = tree_of(diff);
+    diff_options.key_format = fmt_of(key_format);
+    diff_options.value_format = fmt_of(value_format);
+    return run_diff(diff_options);
+  });
+  SnapshotOptions snapshot_options;
+  CLI::App* snapshot = app.add_subcommand(
+      "snapshot", "Kept snapshots: keep the last commit, release one, list them");
+  snapshot->footer(kExitCodesHelp);
+  snapshot->require_subcommand(1);
+  commands.names.push_back("snapshot");
+  for (const char* action : {"keep", "release", "list"}) {
+    const std::string a = action;
+    CLI::App* sub = snapshot->add_subcommand(
+        action, a == "keep"      ? "Keep the last commit until released (prints its txn id)"
+                : a == "release" ? "Release kept snapshot TXN: its pages become reusable"
+                                 : "Txn ids of the kept snapshots");
+    sub->add_option("FILE", path, "Database file")->required();
+    if (a == "release") {
+      sub->add_option("TXN", snapshot_options.txn, "Txn id of the kept snapshot")
+          ->required()
+          ->check(unsigned_number<uint64_t>());
+    }
+    sub->add_flag("--json", json, "Print one JSON object");
+    commands.list.emplace_back(sub, [&, a] {
+      snapshot_options.action = a;
+      snapshot_options.path = path;
+      snapshot_options.json = json;
+      return run_snapshot(snapshot_options);
+    });
+  }
+
   // An unknown command names itself and lists the valid ones.
   if (argc >= 2 && argv[1][0] != '-') {
     const std::string first = argv[1];

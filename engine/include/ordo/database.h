@@ -63,6 +63,7 @@
 #include <vector>
 
 #include "ordo/byte_view.h"
+#include "ordo/changes.h"
 #include "ordo/copy.h"
 #include "ordo/diagnostics.h"
 #include "ordo/id64.h"
@@ -263,6 +264,32 @@ class Database {
   uint32_t max_inline_value_bytes() const;
   // The four size functions above are thread-safe and cannot fail.
 
+  // Kept snapshots (docs/USING.md, "Changes between snapshots"): commits the
+  // database holds on to until released, across close, reopen and crashes.
+  // The pages a kept snapshot reaches are never reused, as for a live read
+  // txn, so the file grows by what later commits change until it is
+  // released. A kept snapshot can be read (begin_read_at) and compared with
+  // a newer one (ReadTxn::changes). Copies (copy_to) do not carry them.
+  //
+  // Keeps the last commit; returns its txn id (keeping it twice is one
+  // kept snapshot). The change is a commit of its own (a checkpoint: two
+  // syncs), durable on return. Errors as begin_write() and commit();
+  // InvalidArgument on a new database with no commit yet. Thread-safe:
+  // waits for another thread's write txn.
+  Result<uint64_t> keep_snapshot();
+  // Releases kept snapshot `txn_id`: its pages become reusable once no
+  // read txn reads it. A commit as keep_snapshot(). NotFound when it is not
+  // kept; other errors as keep_snapshot().
+  Status release_snapshot(uint64_t txn_id);
+  // The txn ids of the kept snapshots, ascending. Corruption on a damaged
+  // page. Thread-safe.
+  Result<std::vector<uint64_t>> kept_snapshots();
+  // A read txn on kept snapshot `txn_id` (or on the snapshot of a live read
+  // txn of this handle), held as long as the txn lives, even if released
+  // meanwhile. NotFound "snapshot N is not held: ..." for any other txn id.
+  // Other errors as begin_read().
+  Result<ReadTxn> begin_read_at(uint64_t txn_id);
+
  private:
   friend class DatabaseOpener;  // engine-internal: opens over a given write backend
   explicit Database(std::shared_ptr<DatabaseImpl> impl);
@@ -433,6 +460,24 @@ class ReadTxn : public Txn {
   // caller; options.overwrite is ignored. Errors as copy_to(path) (EPIPE is
   // IOError); on an error part of the copy may have been written.
   Result<CopyResult> copy_to_fd(int fd, const CopyOptions& options = {});
+
+  // The changes to `tree` from the older snapshot `since_txn` to this txn's
+  // snapshot, in key order (ChangeCursor, ordo/changes.h). `since_txn` must
+  // be held: the snapshot of a live read txn of this handle or a kept
+  // snapshot (Database::keep_snapshot); the cursor holds it while it lives.
+  // A tree that did not exist at `since_txn` counts as empty then (every
+  // entry an insert); one that no longer exists counts as empty now (every
+  // entry a delete). `since_txn` equal to this snapshot gives no change.
+  // Returns:
+  //   NotFound         "snapshot N is not held: ..." for any other
+  //                    `since_txn` (its pages may have been reused: never a
+  //                    wrong answer); or the tree exists in neither snapshot.
+  //   InvalidArgument  `since_txn` is newer than this snapshot, or a tree
+  //                    handle of another database.
+  //   Corruption       a damaged page (also from ChangeCursor::next()).
+  //   TxnEnded         the txn ended or is reset.
+  // Work: a lookup of the tree in both catalogs; then see ChangeCursor.
+  Result<ChangeCursor> changes(const Tree& tree, uint64_t since_txn);
 
  private:
   friend class TxnFactory;  // engine-internal

@@ -1,0 +1,322 @@
+// ReadTxn::changes against a model of two snapshots, kept snapshots across
+// reopen and their hold on page reuse.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "io_test_util.h"
+
+namespace ordo {
+namespace {
+
+using testing::Model;
+
+struct Change {
+  std::optional<std::string> old_value;
+  std::optional<std::string> new_value;
+  bool operator==(const Change&) const = default;
+};
+using Changes = std::map<std::string, Change>;
+
+// What changes() must report between two contents.
+Changes model_diff(const Model& before, const Model& after) {
+  Changes out;
+  for (const auto& [k, v] : before) {
+    auto it = after.find(k);
+    if (it == after.end()) {
+      out[k] = {v, std::nullopt};
+    } else if (it->second != v) {
+      out[k] = {v, it->second};
+    }
+  }
+  for (const auto& [k, v] : after) {
+    if (!before.count(k)) out[k] = {std::nullopt, v};
+  }
+  return out;
+}
+
+// What changes() reports, checking key order on the way.
+Changes read_changes(ReadTxn& txn, const Tree& tree, uint64_t since, uint64_t* pages = nullptr) {
+  Changes out;
+  auto c = txn.changes(tree, since);
+  EXPECT_TRUE(c.is_ok()) << c.status().to_string();
+  if (!c.is_ok()) return out;
+  std::string last;
+  bool first = true;
+  for (;;) {
+    auto more = c->next();
+    EXPECT_TRUE(more.is_ok()) << more.status().to_string();
+    if (!more.is_ok() || !*more) break;
+    const std::string k = c->key().str();
+    EXPECT_TRUE(first || last < k) << "keys out of order";
+    first = false;
+    last = k;
+    Change ch;
+    if (auto v = c->old_value()) ch.old_value = v->str();
+    if (auto v = c->new_value()) ch.new_value = v->str();
+    EXPECT_TRUE(ch.old_value || ch.new_value);
+    EXPECT_FALSE(ch.old_value && ch.new_value && *ch.old_value == *ch.new_value);
+    out[k] = ch;
+  }
+  if (pages != nullptr) *pages = c->pages_read();
+  return out;
+}
+
+std::string key_of(uint64_t i) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "k%08llu", static_cast<unsigned long long>(i));
+  return buf;
+}
+
+class ChangesTest : public ::testing::Test {
+ protected:
+  io::testing::TempDir dir_;
+};
+
+TEST_F(ChangesTest, RandomChangesMatchTwoSnapshotModel) {
+  const uint64_t seed = testing::test_seed(7);
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+
+  auto db = testing::open_db(dir_.file("c.ordo"));
+  ASSERT_NE(db, nullptr);
+  const uint32_t max_inline = db->max_inline_value_bytes();
+  std::map<std::string, Model> state;  // tree name -> contents ("" default)
+  auto random_value = [&] {
+    const int shape = static_cast<int>(rng() % 100);
+    size_t len = rng() % 60;
+    if (shape < 4) len = max_inline + 1 + rng() % 9000;  // overflow run
+    std::string v(len, '\0');
+    for (char& ch : v) ch = static_cast<char>('a' + rng() % 26);
+    return v;
+  };
+  const std::vector<std::string> names = {"", "a", "b"};
+  for (int round = 0; round < 12; ++round) {
+    auto before_txn = db->begin_read();
+    ASSERT_TRUE(before_txn.is_ok());
+    const std::map<std::string, Model> before = state;
+    const uint64_t since = before_txn->txn_id();
+    const int txns = 1 + static_cast<int>(rng() % 4);
+    for (int t = 0; t < txns; ++t) {
+      auto w = db->begin_write();
+      ASSERT_TRUE(w.is_ok());
+      const int ops = static_cast<int>(rng() % 3000);
+      for (int i = 0; i < ops; ++i) {
+        const std::string& name = names[rng() % names.size()];
+        Tree tree = w->default_tree();
+        if (!name.empty()) {
+          if (!state.count(name) && rng() % 2) continue;
+          auto tr = w->create_tree(name);
+          ASSERT_TRUE(tr.is_ok());
+          tree = *tr;
+          state[name];
+        } else {
+          state[""];
+        }
+        Model& m = state[name];
+        const int op = static_cast<int>(rng() % 100);
+        const std::string k = key_of(rng() % 4000);
+        if (op < 60) {
+          const std::string v = random_value();
+          ASSERT_TRUE(w->put(tree, k, v).is_ok());
+          m[k] = v;
+        } else if (op < 90) {
+          Status s = w->del(tree, k);
+          ASSERT_TRUE(s.is_ok() || s.is_not_found());
+          m.erase(k);
+        } else if (op < 98) {
+          const std::string to = key_of(rng() % 4000);
+          auto n = w->del_range(tree, k, to);
+          ASSERT_TRUE(n.is_ok());
+          m.erase(m.lower_bound(k), k < to ? m.lower_bound(to) : m.lower_bound(k));
+        } else if (!name.empty() && state.count(name)) {
+          ASSERT_TRUE(w->drop_tree(name).is_ok());
+          state.erase(name);
+        }
+      }
+      ASSERT_TRUE(w->commit().is_ok());
+    }
+    auto now = db->begin_read();
+    ASSERT_TRUE(now.is_ok());
+    for (const std::string& name : names) {
+      SCOPED_TRACE("round " + std::to_string(round) + " tree '" + name + "'");
+      const bool was = before.count(name) > 0 || name.empty();
+      const bool is = state.count(name) > 0 || name.empty();
+      if (!was && !is) continue;
+      Tree tree = now->default_tree();
+      if (!name.empty()) {
+        auto tr = is ? now->open_tree(name) : before_txn->open_tree(name);
+        ASSERT_TRUE(tr.is_ok());
+        tree = *tr;
+      }
+      const Model empty;
+      const Model& b = before.count(name) ? before.at(name) : empty;
+      const Model& a = state.count(name) ? state.at(name) : empty;
+      EXPECT_EQ(read_changes(*now, tree, since), model_diff(b, a));
+    }
+  }
+}
+
+TEST_F(ChangesTest, SkipsSharedSubtrees) {
+  auto db = testing::open_db(dir_.file("big.ordo"));
+  ASSERT_NE(db, nullptr);
+  {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    for (uint64_t i = 0; i < 200000; ++i) {
+      ASSERT_TRUE(w->append(w->default_tree(), key_of(i), "value").is_ok());
+    }
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  auto old = db->begin_read();
+  ASSERT_TRUE(old.is_ok());
+  {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), key_of(100000), "changed").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  auto now = db->begin_read();
+  ASSERT_TRUE(now.is_ok());
+  uint64_t pages = 0;
+  Changes got = read_changes(*now, now->default_tree(), old->txn_id(), &pages);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.begin()->first, key_of(100000));
+  EXPECT_EQ(got.begin()->second, (Change{"value", "changed"}));
+  // One path in each version, not the ~1000 leaves of the tree.
+  EXPECT_LE(pages, 20u);
+}
+
+TEST_F(ChangesTest, SnapshotNotHeldIsAnError) {
+  auto db = testing::open_db(dir_.file("n.ordo"));
+  ASSERT_NE(db, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), key_of(i), "v").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  auto now = db->begin_read();
+  ASSERT_TRUE(now.is_ok());
+  auto c = now->changes(now->default_tree(), now->txn_id() - 1);
+  ASSERT_TRUE(c.status().is_not_found());
+  EXPECT_NE(
+      c.status().message().find("snapshot " + std::to_string(now->txn_id() - 1) + " is not held"),
+      std::string::npos)
+      << c.status().to_string();
+  EXPECT_TRUE(now->changes(now->default_tree(), now->txn_id() + 1).status().is_invalid_argument());
+  // Its own snapshot is held (by itself): no change.
+  EXPECT_TRUE(read_changes(*now, now->default_tree(), now->txn_id()).empty());
+}
+
+// Fills `n` keys, then overwrites them all in one txn (freeing every leaf of
+// the old version).
+void rewrite_all(Database& db, int n, const std::string& value) {
+  auto w = db.begin_write();
+  ASSERT_TRUE(w.is_ok());
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(w->put(w->default_tree(), key_of(i), value).is_ok());
+  ASSERT_TRUE(w->commit().is_ok());
+}
+
+TEST_F(ChangesTest, KeptSnapshotSurvivesReopenAndHoldsPages) {
+  const std::string path = dir_.file("k.ordo");
+  uint64_t kept = 0;
+  {
+    auto db = testing::open_db(path);
+    ASSERT_NE(db, nullptr);
+    rewrite_all(*db, 3000, "first");
+    auto k = db->keep_snapshot();
+    ASSERT_TRUE(k.is_ok()) << k.status().to_string();
+    kept = *k;
+    auto list = db->kept_snapshots();
+    ASSERT_TRUE(list.is_ok());
+    EXPECT_EQ(*list, std::vector<uint64_t>{kept});
+  }
+  auto db = testing::open_db(path);
+  ASSERT_NE(db, nullptr);
+  auto list = db->kept_snapshots();
+  ASSERT_TRUE(list.is_ok());
+  ASSERT_EQ(*list, std::vector<uint64_t>{kept});
+  // Many commits that would reuse the kept version's pages if they were free.
+  for (int i = 0; i < 6; ++i) rewrite_all(*db, 3000, "round" + std::to_string(i));
+  {
+    auto at = db->begin_read_at(kept);
+    ASSERT_TRUE(at.is_ok()) << at.status().to_string();
+    EXPECT_EQ(at->txn_id(), kept);
+    auto v = at->get(at->default_tree(), key_of(17));
+    ASSERT_TRUE(v.is_ok());
+    EXPECT_EQ(v->str(), "first");
+    auto now = db->begin_read();
+    ASSERT_TRUE(now.is_ok());
+    Changes got = read_changes(*now, now->default_tree(), kept);
+    EXPECT_EQ(got.size(), 3000u);
+    EXPECT_EQ(got[key_of(5)], (Change{"first", "round5"}));
+    testing::expect_check_clean(*now);
+  }
+  const uint64_t hw_kept = db->info().current.page_high_water;
+  // Released: the next commits reuse those pages instead of growing.
+  ASSERT_TRUE(db->release_snapshot(kept).is_ok());
+  EXPECT_TRUE(db->release_snapshot(kept).is_not_found());
+  auto none = db->kept_snapshots();
+  ASSERT_TRUE(none.is_ok());
+  EXPECT_TRUE(none->empty());
+  const uint64_t reused_before = db->stats().pages_reused;
+  for (int i = 0; i < 6; ++i) rewrite_all(*db, 3000, "again" + std::to_string(i));
+  EXPECT_GT(db->stats().pages_reused, reused_before);
+  EXPECT_LE(db->info().current.page_high_water, hw_kept + 64);
+  auto now = db->begin_read();
+  ASSERT_TRUE(now.is_ok());
+  EXPECT_TRUE(now->changes(now->default_tree(), kept).status().is_not_found());
+  EXPECT_TRUE(db->begin_read_at(kept).status().is_not_found());
+  testing::expect_check_clean(*now);
+}
+
+TEST_F(ChangesTest, KeptSnapshotPagesAreNotReused) {
+  // The same workload with and without a kept snapshot: kept, the file
+  // grows by the versions the snapshot holds.
+  auto grow = [&](bool keep) {
+    auto db = testing::open_db(dir_.file(keep ? "keep.ordo" : "nokeep.ordo"));
+    EXPECT_NE(db, nullptr);
+    rewrite_all(*db, 3000, std::string(300, 'f'));
+    if (keep) {
+      EXPECT_TRUE(db->keep_snapshot().is_ok());
+    }
+    for (int i = 0; i < 8; ++i)
+      rewrite_all(*db, 3000, std::string(300, static_cast<char>('a' + i)));
+    auto r = db->begin_read();
+    EXPECT_TRUE(r.is_ok());
+    testing::expect_check_clean(*r);
+    return db->info().current.page_high_water;
+  };
+  const uint64_t without = grow(false);
+  const uint64_t with = grow(true);
+  EXPECT_GT(with, without + 20) << "with " << with << " without " << without;
+}
+
+TEST_F(ChangesTest, CopyOfDatabaseWithKeptSnapshotsHasNone) {
+  auto db = testing::open_db(dir_.file("src.ordo"));
+  ASSERT_NE(db, nullptr);
+  rewrite_all(*db, 500, "a");
+  ASSERT_TRUE(db->keep_snapshot().is_ok());
+  rewrite_all(*db, 500, "b");
+  ASSERT_TRUE(db->copy_to(dir_.file("copy.ordo")).is_ok());
+  auto copy = testing::open_db(dir_.file("copy.ordo"));
+  ASSERT_NE(copy, nullptr);
+  auto kept = copy->kept_snapshots();
+  ASSERT_TRUE(kept.is_ok());
+  EXPECT_TRUE(kept->empty());
+  auto r = copy->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  testing::expect_check_clean(*r);
+  auto v = r->get(r->default_tree(), key_of(3));
+  ASSERT_TRUE(v.is_ok());
+  EXPECT_EQ(v->str(), "b");
+}
+
+}  // namespace
+}  // namespace ordo
