@@ -21,6 +21,6 @@ namespace ordo::engine {
 // written pages has sound cells and the checksum its parent (or its root
 // record) holds: the checksums finalize computed describe the bytes written.
 void check_pages_before_write(const Meta& meta, std::span<const btree::TreeRoot> roots,
-                              std::span<const io::WriteSpan> spans);
+                              std::span<const io::WriteSpan> spans, uint64_t stamp_txn = 0);
 
 }  // namespace ordo::engine

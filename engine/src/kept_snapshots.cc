@@ -1,6 +1,7 @@
 #include "kept_snapshots.h"
 
 #include <cstddef>
+#include <cstring>
 
 #include "ordo/assert.h"
 #include "ordo/btree/cursor.h"
@@ -26,6 +27,8 @@ std::string encode_kept(const Meta& s) {
   encode_tree_root(s.free_tree, p + 80);
   btree::store_u64(p + 112, s.tree_count);
   btree::store_u64(p + 120, s.free_pages);
+  std::memcpy(p + 128, s.last_uuid.bytes.data(), 16);
+  btree::store_u64(p + 144, s.last_id64);
   return out;
 }
 
@@ -45,6 +48,8 @@ Result<Meta> decode_kept(ByteView key, ByteView record, const Meta& current, btr
   m.free_tree = decode_tree_root(p + 80);
   m.tree_count = btree::load_u64(p + 112);
   m.free_pages = btree::load_u64(p + 120);
+  std::memcpy(m.last_uuid.bytes.data(), p + 128, 16);
+  m.last_id64 = btree::load_u64(p + 144);
   m.kept = btree::TreeRoot{};
   // A kept snapshot is older than the state holding it and within its pages.
   const auto sane = [&](const btree::TreeRoot& r) {

@@ -2,7 +2,7 @@
 // their pages are never reused (docs/FORMAT.md, "Kept snapshots"). They live
 // in a small B+-tree whose root is in the meta (Meta::kept): key the kept
 // txn id (8 bytes, big-endian), value a 128-byte record of that commit's
-// roots:
+// roots and ID high-water marks:
 //     0   8 txn id
 //     8   8 page high-water mark
 //    16  32 default tree root   (TreeRoot encoding, meta.h)
@@ -10,6 +10,9 @@
 //    80  32 free tree root
 //   112   8 named tree count
 //   120   8 free page count
+//   128  16 UUIDv7 high-water mark
+//   144   8 64-bit ID high-water mark
+//   152   8 zero
 #pragma once
 
 #include <cstdint>
@@ -23,7 +26,7 @@
 
 namespace ordo::engine {
 
-inline constexpr uint32_t kKeptRecordBytes = 128;
+inline constexpr uint32_t kKeptRecordBytes = 160;
 inline constexpr uint32_t kKeptKeyBytes = 8;
 
 // The key of kept snapshot `txn_id`.
@@ -31,8 +34,8 @@ std::string kept_key(uint64_t txn_id);
 // The record of `snapshot`.
 std::string encode_kept(const Meta& snapshot);
 // The meta of a kept snapshot read from its record: `current` (the state it
-// is read in: page size, log area, ID marks) with the record's txn id, roots
-// and counts. Corruption naming `page` for a malformed record or key.
+// is read in: page size, log area) with the record's txn id, roots, counts
+// and ID marks. Corruption naming `page` for a malformed record or key.
 Result<Meta> decode_kept(ByteView key, ByteView record, const Meta& current, btree::PageNo page);
 
 // Every kept snapshot of `state`, ascending txn id. Corruption on a damaged

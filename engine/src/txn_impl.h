@@ -167,6 +167,14 @@ class WriteTxnImpl : public TxnImpl {
   Result<uint64_t> keep_base_snapshot();
   // Releases kept snapshot `txn_id`; NotFound when it is not kept.
   Status release_kept(uint64_t txn_id);
+  // Commit as txn `txn_id` (> this txn's id) rather than the next id: a
+  // database a delta brings to the state of txn B of its source gets B's id
+  // (its pages keep this txn's id, an older one, which only widens the
+  // snapshots free-tree entries count them in). Commits as a checkpoint.
+  void commit_as(uint64_t txn_id) {
+    ORDO_ASSERT(txn_id > this->txn_id());
+    commit_as_ = txn_id;
+  }
   // Ok, or the failure that left the txn fit only to be aborted.
   const Status& failure() const { return failed_; }
 
@@ -220,6 +228,7 @@ class WriteTxnImpl : public TxnImpl {
   // The kept snapshots tree once this txn changed it.
   btree::TreeRoot kept_;
   bool kept_dirty_ = false;
+  uint64_t commit_as_ = 0;  // commit_as(); 0: the next txn id
 };
 
 // Makes the public txn objects, whose constructors are private.

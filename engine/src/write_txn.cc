@@ -268,7 +268,8 @@ Status WriteTxnImpl::commit() {
   ORDO_RETURN_IF_ERROR(db_->check_process());
   finished_ = true;
   engine::Meta meta = snapshot_;
-  meta.txn_id = txn_id();
+  // A restored delta commits as the txn it was made from (commit_as()).
+  meta.txn_id = commit_as_ != 0 ? commit_as_ : txn_id();
   std::byte root_bytes[engine::kTreeRootBytes];
   for (auto& [id, st] : trees_) {
     if (!st.loaded || !st.dirty) continue;
@@ -290,7 +291,7 @@ Status WriteTxnImpl::commit() {
   ORDO_RETURN_IF_ERROR(pages_.record_free_pages());
   ORDO_RETURN_IF_ERROR(btree::finalize(pages_, pages_.free_tree()));
   // The high-water mark only rises: pages are freed into the free tree, not cut off.
-  ORDO_ASSERT(meta.txn_id == snapshot_.txn_id + 1 &&
+  ORDO_ASSERT((meta.txn_id == snapshot_.txn_id + 1 || meta.txn_id == commit_as_) &&
               pages_.next_page() >= snapshot_.page_high_water);
   meta.catalog = catalog_;
   meta.free_tree = pages_.free_tree();
@@ -315,11 +316,11 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   for (const auto& [id, st] : trees_) {
     if (id != 0 && st.loaded && st.dirty && !st.dropped) roots.push_back(st.root);
   }
-  engine::check_pages_before_write(meta, roots, spans);
+  engine::check_pages_before_write(meta, roots, spans, txn_id());
   // A change of the kept snapshots is no log operation: it commits as a
   // checkpoint, so a replay never has to redo it.
-  const bool logged =
-      db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed() && !kept_dirty_);
+  const bool logged = db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed() &&
+                                           !kept_dirty_ && commit_as_ == 0);
   Status s = logged ? write_logged(meta, spans) : write_checkpoint(meta, spans);
   if (!s.is_ok()) return s;
   ORDO_ASSERT(db_->committed().txn_id == meta.txn_id);  // published under the writer gate
@@ -371,8 +372,12 @@ Status WriteTxnImpl::write_checkpoint(engine::Meta& meta, std::span<const io::Wr
   // commit's syncs make them durable with its own pages.
   meta.log_epoch = snapshot_.log_epoch + 1;
   ORDO_ASSERT(meta.txn_id > snapshot_.txn_id && !db_->replaying());
-  meta.flags = o.commit_protocol == CommitProtocol::kOneSync ? engine::kMetaFlagOneSync : 0;
-  const CommitProtocol protocol = o.commit_protocol == CommitProtocol::kOneSync
+  meta.flags = o.commit_protocol == CommitProtocol::kOneSync && commit_as_ == 0
+                   ? engine::kMetaFlagOneSync
+                   : 0;
+  // A commit_as() commit stamps its pages with another txn id than its meta
+  // carries, which the one-sync check at open goes by: two syncs instead.
+  const CommitProtocol protocol = o.commit_protocol == CommitProtocol::kOneSync && commit_as_ == 0
                                       ? CommitProtocol::kOneSync
                                       : CommitProtocol::kTwoSync;
   // With the log, checkpoints sync whatever sync_commits says: the page reuse

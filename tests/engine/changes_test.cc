@@ -320,3 +320,153 @@ TEST_F(ChangesTest, CopyOfDatabaseWithKeptSnapshotsHasNone) {
 
 }  // namespace
 }  // namespace ordo
+
+namespace ordo {
+namespace {
+
+// A delta copy between two kept snapshots, applied to a copy at the first,
+// gives the second; chained deltas apply one after another.
+TEST_F(ChangesTest, DeltaCopiesRestoreTheTargetState) {
+  const uint64_t seed = testing::test_seed(11);
+  std::mt19937_64 rng(seed);
+  auto db = testing::open_db(dir_.file("src.ordo"));
+  ASSERT_NE(db, nullptr);
+  const uint32_t max_inline = db->max_inline_value_bytes();
+  auto mutate = [&](int ops) {
+    auto w = db->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    for (int i = 0; i < ops; ++i) {
+      const std::string name = std::string(1, static_cast<char>('a' + rng() % 3));
+      auto tr = w->create_tree(name);
+      ASSERT_TRUE(tr.is_ok());
+      const Tree tree = rng() % 4 == 0 ? w->default_tree() : *tr;
+      const std::string k = key_of(rng() % 3000);
+      const int op = static_cast<int>(rng() % 100);
+      if (op < 65) {
+        std::string v(rng() % 50 == 0 ? max_inline + 100 : rng() % 40, 'v');
+        for (char& ch : v) ch = static_cast<char>('a' + rng() % 26);
+        ASSERT_TRUE(w->put(tree, k, v).is_ok());
+      } else if (op < 97) {
+        Status s = w->del(tree, k);
+        ASSERT_TRUE(s.is_ok() || s.is_not_found());
+      } else if (op < 99) {
+        ASSERT_TRUE(w->del_range(tree, k, key_of(rng() % 3000)).is_ok());
+      } else {
+        ASSERT_TRUE(w->drop_tree(name).is_ok());
+      }
+    }
+    auto id = w->next_id();  // ID marks travel with the delta
+    ASSERT_TRUE(id.is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  };
+  mutate(5000);
+  auto base = db->keep_snapshot();
+  ASSERT_TRUE(base.is_ok());
+  {
+    auto at = db->begin_read_at(*base);
+    ASSERT_TRUE(at.is_ok());
+    ASSERT_TRUE(at->copy_to(dir_.file("copy.ordo")).is_ok());
+  }
+  uint64_t since = *base;
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    for (int t = 0; t < 3; ++t) mutate(400);
+    auto next = db->keep_snapshot();
+    ASSERT_TRUE(next.is_ok());
+    const std::string delta = dir_.file("d" + std::to_string(round) + ".odl");
+    {
+      auto now = db->begin_read_at(*next);
+      ASSERT_TRUE(now.is_ok());
+      auto wrote = now->copy_delta_to(delta, since);
+      ASSERT_TRUE(wrote.is_ok()) << wrote.status().to_string();
+      EXPECT_EQ(wrote->base_txn, since);
+      EXPECT_EQ(wrote->target_txn, *next);
+      EXPECT_TRUE(now->copy_delta_to(delta, since).status().is_invalid_argument());  // exists
+    }
+    auto copy = testing::open_db(dir_.file("copy.ordo"));
+    ASSERT_NE(copy, nullptr);
+    auto applied = copy->apply_delta(delta);
+    ASSERT_TRUE(applied.is_ok()) << applied.status().to_string();
+    // A second time: the copy is no longer at the base.
+    EXPECT_TRUE(copy->apply_delta(delta).status().is_invalid_argument());
+    auto want = db->begin_read_at(*next);
+    ASSERT_TRUE(want.is_ok());
+    auto got = copy->begin_read();
+    ASSERT_TRUE(got.is_ok());
+    EXPECT_EQ(got->txn_id(), *next);
+    EXPECT_EQ(testing::read_state(*got), testing::read_state(*want));
+    EXPECT_EQ(copy->info().id_high_water, db->info().id_high_water);
+    testing::expect_check_clean(*got);
+    ASSERT_TRUE(db->release_snapshot(since).is_ok());
+    since = *next;
+  }
+}
+
+TEST_F(ChangesTest, DamagedOrForeignDeltaIsRefusedBeforeAnyChange) {
+  auto db = testing::open_db(dir_.file("src.ordo"));
+  ASSERT_NE(db, nullptr);
+  rewrite_all(*db, 800, "a");
+  auto base = db->keep_snapshot();
+  ASSERT_TRUE(base.is_ok());
+  {
+    auto at = db->begin_read_at(*base);
+    ASSERT_TRUE(at.is_ok());
+    ASSERT_TRUE(at->copy_to(dir_.file("copy.ordo")).is_ok());
+  }
+  rewrite_all(*db, 900, "b");
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  const std::string delta = dir_.file("d.odl");
+  ASSERT_TRUE(r->copy_delta_to(delta, *base).is_ok());
+  EXPECT_TRUE(r->copy_delta_to(dir_.file("x.odl"), *base - 1).status().is_not_found());
+  std::string bytes;
+  {
+    std::FILE* f = std::fopen(delta.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+    std::fclose(f);
+  }
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::FILE* f = std::fopen(dir_.file(name).c_str(), "wb");
+    EXPECT_NE(f, nullptr);
+    std::fwrite(content.data(), 1, content.size(), f);
+    std::fclose(f);
+    return dir_.file(name);
+  };
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 1;
+  std::string header = bytes;
+  header[20] ^= 1;
+  auto copy = testing::open_db(dir_.file("copy.ordo"));
+  ASSERT_NE(copy, nullptr);
+  const uint64_t txn_before = copy->info().txn_id;
+  for (const auto& [name, content] : std::vector<std::pair<std::string, std::string>>{
+           {"trunc.odl", bytes.substr(0, bytes.size() - 7)},
+           {"short.odl", bytes.substr(0, 40)},
+           {"flip.odl", flipped},
+           {"head.odl", header}}) {
+    SCOPED_TRACE(name);
+    Status s = copy->apply_delta(write(name, content)).status();
+    EXPECT_TRUE(s.is_corruption()) << s.to_string();
+    EXPECT_EQ(copy->info().txn_id, txn_before);
+  }
+  EXPECT_TRUE(copy->apply_delta(dir_.file("missing.odl")).status().is_not_found());
+  // Another database at the same txn id: not the delta's lineage.
+  auto other = testing::open_db(dir_.file("other.ordo"));
+  ASSERT_NE(other, nullptr);
+  while (other->info().txn_id < *base) rewrite_all(*other, 10, "o");
+  ASSERT_EQ(other->info().txn_id, *base);
+  Status s = other->apply_delta(delta).status();
+  EXPECT_TRUE(s.is_invalid_argument()) << s.to_string();
+  EXPECT_NE(s.message().find("not the delta's base"), std::string::npos) << s.to_string();
+  // The copy at the base takes it.
+  ASSERT_TRUE(copy->apply_delta(delta).is_ok());
+  auto got = copy->begin_read();
+  ASSERT_TRUE(got.is_ok());
+  EXPECT_EQ(testing::read_state(*got), testing::read_state(*r));
+}
+
+}  // namespace
+}  // namespace ordo

@@ -95,6 +95,7 @@ struct CopyCommandOptions {
   bool compact = false;
   bool force = false;
   bool json = false;
+  std::optional<uint64_t> at;  // --at: copy this kept snapshot, not the last commit
 };
 int run_copy(const CopyCommandOptions& options);
 
@@ -145,5 +146,17 @@ struct SnapshotOptions {
   bool json = false;
 };
 int run_snapshot(const SnapshotOptions& options);
+
+// `ordo copy SRC DELTA --since TXN`: a delta file of the changes since kept
+// snapshot TXN (ReadTxn::copy_delta_to). --compact and --force do not apply.
+int run_copy_delta(const CopyCommandOptions& options, uint64_t since);
+
+// `ordo restore FILE DELTA`: applies a delta file (Database::apply_delta).
+struct RestoreOptions {
+  std::string path;
+  std::string delta;
+  bool json = false;
+};
+int run_restore(const RestoreOptions& options);
 
 }  // namespace ordo::tool

@@ -63,7 +63,8 @@ int run_copy(const CopyCommandOptions& o) {
       return kExitError;
     }
   }
-  std::optional<ReadTxn> txn = read_for_inspection(o.source);
+  std::optional<ReadTxn> txn =
+      o.at ? read_kept_snapshot(o.source, *o.at) : read_for_inspection(o.source);
   if (!txn) return kExitError;
   Progress progress("copied", "pages");
   CopyOptions options;

@@ -220,8 +220,19 @@ int run(int argc, char** argv) {
   copy->add_flag("--compact,-c", copy_options.compact, "Rewrite every tree densely: no free pages");
   copy->add_flag("--force,-f", copy_options.force, "Replace DST if it exists");
   copy->add_flag("--json", json, "Print one JSON object");
+  uint64_t copy_since = 0;
+  copy->add_option(
+          "--since", copy_since,
+          "Write a delta file: the changes since kept snapshot TXN (ordo restore applies it)")
+      ->check(unsigned_number<uint64_t>());
+  uint64_t copy_at = 0;
+  copy->add_option("--at", copy_at,
+                   "Copy kept snapshot TXN instead of the last commit (a base for deltas)")
+      ->check(unsigned_number<uint64_t>());
   commands.list.emplace_back(copy, [&] {
     copy_options.json = json;
+    if (copy->count("--at")) copy_options.at = copy_at;
+    if (copy->count("--since")) return run_copy_delta(copy_options, copy_since);
     return run_copy(copy_options);
   });
 
@@ -280,6 +291,16 @@ int run(int argc, char** argv) {
     diff_options.value_format = fmt_of(value_format);
     return run_diff(diff_options);
   });
+  RestoreOptions restore_options;
+  CLI::App* restore = file_command(
+      "restore", "Apply a delta file (ordo copy --since) to a copy at its base txn, in one txn");
+  restore->add_option("DELTA", restore_options.delta, "The delta file")->required();
+  commands.list.emplace_back(restore, [&] {
+    restore_options.path = path;
+    restore_options.json = json;
+    return run_restore(restore_options);
+  });
+
   SnapshotOptions snapshot_options;
   CLI::App* snapshot = app.add_subcommand(
       "snapshot", "Kept snapshots: keep the last commit, release one, list them");

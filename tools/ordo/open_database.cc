@@ -41,6 +41,17 @@ std::optional<ReadTxn> read_for_inspection(const std::string& path) {
   return std::move(txn).value();  // keeps the database open
 }
 
+std::optional<ReadTxn> read_kept_snapshot(const std::string& path, uint64_t txn_id) {
+  std::unique_ptr<Database> db = open_for_inspection(path);
+  if (!db) return std::nullopt;
+  Result<ReadTxn> txn = db->begin_read_at(txn_id);
+  if (!txn.is_ok()) {
+    report_error(path, txn.status());
+    return std::nullopt;
+  }
+  return std::move(txn).value();  // keeps the database open
+}
+
 void print_line(const std::string& text) { write_stdout(text + "\n"); }
 
 }  // namespace ordo::tool

@@ -25,6 +25,8 @@ std::unique_ptr<Database> open_for_inspection(const std::string& path);
 // open. On failure reports the status and returns nullopt.
 std::optional<ReadTxn> read_for_inspection(const std::string& path);
 
+// The same on kept snapshot `txn_id` (Database::begin_read_at).
+std::optional<ReadTxn> read_kept_snapshot(const std::string& path, uint64_t txn_id);
 // Prints `text` and a newline on stdout (a JSON document).
 void print_line(const std::string& text);
 

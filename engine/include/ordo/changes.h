@@ -13,6 +13,16 @@ namespace ordo {
 
 class ChangeCursorImpl;
 
+// What ReadTxn::copy_delta_to wrote, or Database::apply_delta applied.
+struct DeltaResult {
+  uint64_t base_txn = 0;    // the state the delta applies to
+  uint64_t target_txn = 0;  // the state it gives
+  uint64_t trees = 0;       // trees changed, created or dropped
+  uint64_t puts = 0;        // keys inserted or updated
+  uint64_t deletes = 0;     // keys deleted
+  uint64_t bytes = 0;       // size of the delta file
+};
+
 // Made by ReadTxn::changes(tree, since_txn). Each change is one key whose
 // value differs between the two snapshots: inserted (no old value), deleted
 // (no new value) or updated (both). Keys come in ascending byte order, each

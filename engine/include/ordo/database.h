@@ -290,6 +290,21 @@ class Database {
   // Other errors as begin_read().
   Result<ReadTxn> begin_read_at(uint64_t txn_id);
 
+  // Applies the delta file at `path` (ReadTxn::copy_delta_to) in one write
+  // txn: the database, which must be at the delta's base (a copy of its
+  // source at base txn A, or one a delta brought there), becomes the state
+  // of the delta's target txn B, and commits as txn B (two syncs), so a
+  // delta from B applies next. Each change is checked against the value it
+  // replaces, and the state after it against B's trees and entry counts;
+  // on any mismatch nothing is committed. Returns what was applied.
+  // Errors: NotFound for a missing file; Corruption for a file that is not
+  // a delta, truncated or damaged (refused before anything changes), or a
+  // result that does not match B; InvalidArgument "the database is at txn
+  // N" or "not the delta's base state" when it is not at the base;
+  // VersionMismatch for another delta format; else as begin_write() and
+  // commit(). Memory: the whole delta file. Thread-safe.
+  Result<DeltaResult> apply_delta(const std::string& path);
+
  private:
   friend class DatabaseOpener;  // engine-internal: opens over a given write backend
   explicit Database(std::shared_ptr<DatabaseImpl> impl);
@@ -478,6 +493,15 @@ class ReadTxn : public Txn {
   //   TxnEnded         the txn ended or is reset.
   // Work: a lookup of the tree in both catalogs; then see ChangeCursor.
   Result<ChangeCursor> changes(const Tree& tree, uint64_t since_txn);
+
+  // Writes a delta file at `path` (a new file; docs/FORMAT.md, "Delta
+  // files"): every change of every tree from held snapshot `since_txn` to
+  // this snapshot (trees created and dropped included), with checksums, for
+  // Database::apply_delta on a copy at `since_txn`. Durable before it
+  // appears, as copy_to. Work: the changed pages, as changes().
+  // Errors: those of changes() for `since_txn`; InvalidArgument when
+  // `path` exists; NotFound when its directory does not; Full, IOError.
+  Result<DeltaResult> copy_delta_to(const std::string& path, uint64_t since_txn);
 
  private:
   friend class TxnFactory;  // engine-internal
