@@ -148,7 +148,8 @@ struct SnapshotOptions {
 int run_snapshot(const SnapshotOptions& options);
 
 // `ordo copy SRC DELTA --since TXN`: a delta file of the changes since kept
-// snapshot TXN (ReadTxn::copy_delta_to). --compact and --force do not apply.
+// snapshot TXN (ReadTxn::copy_delta_to) up to the last commit, or up to kept
+// snapshot --at. --compact and --force do not apply.
 int run_copy_delta(const CopyCommandOptions& options, uint64_t since);
 
 // `ordo restore FILE DELTA`: applies a delta file (Database::apply_delta).

@@ -37,7 +37,8 @@ int run_copy_delta(const CopyCommandOptions& o, uint64_t since) {
     report_message("copy --since writes a new delta file: --compact, --force and - do not apply");
     return kExitUsage;
   }
-  std::optional<ReadTxn> txn = read_for_inspection(o.source);
+  std::optional<ReadTxn> txn =
+      o.at ? read_kept_snapshot(o.source, *o.at) : read_for_inspection(o.source);
   if (!txn) return kExitError;
   auto r = txn->copy_delta_to(o.target, since);
   if (!r.is_ok()) {
