@@ -59,26 +59,28 @@ void expect_rows(const std::vector<Row>& doc, const std::vector<Row>& code) {
 
 TEST(FormatTest, MetaTableMatchesTheCode) {
   using namespace engine;
-  expect_rows(table_after("Pages 0 and 1"),
-              {{kMetaOffMagic, 8},
-               {kMetaOffVersion, 4},
-               {kMetaOffPageSize, 4},
-               {kMetaOffTxnId, 8},
-               {kMetaOffHighWater, 8},
-               {kMetaOffFileBytes, 8},
-               {kMetaOffDefaultTree, kTreeRootBytes},
-               {kMetaOffCatalog, kTreeRootBytes},
-               {kMetaOffFreeTree, kTreeRootBytes},
-               {kMetaOffLastUuid, 16},
-               {kMetaOffLastId64, 8},
-               {kMetaOffTreeCount, 8},
-               {kMetaOffFreePages, 8},
-               {kMetaOffFlags, 8},
-               {kMetaOffLogFirstPage, 8},
-               {kMetaOffLogPages, 8},
-               {kMetaOffLogEpoch, 8},
-               {kMetaOffLogEpoch + 8, kMetaChecksumOffset - kMetaOffLogEpoch - 8},
-               {kMetaChecksumOffset, 8}});
+  expect_rows(
+      table_after("Pages 0 and 1"),
+      {{kMetaOffMagic, 8},
+       {kMetaOffVersion, 4},
+       {kMetaOffPageSize, 4},
+       {kMetaOffTxnId, 8},
+       {kMetaOffHighWater, 8},
+       {kMetaOffFileBytes, 8},
+       {kMetaOffDefaultTree, kTreeRootBytes},
+       {kMetaOffCatalog, kTreeRootBytes},
+       {kMetaOffFreeTree, kTreeRootBytes},
+       {kMetaOffLastUuid, 16},
+       {kMetaOffLastId64, 8},
+       {kMetaOffTreeCount, 8},
+       {kMetaOffFreePages, 8},
+       {kMetaOffFlags, 8},
+       {kMetaOffLogFirstPage, 8},
+       {kMetaOffLogPages, 8},
+       {kMetaOffLogEpoch, 8},
+       {kMetaOffKeptTree, kTreeRootBytes},
+       {kMetaOffKeptTree + kTreeRootBytes, kMetaChecksumOffset - kMetaOffKeptTree - kTreeRootBytes},
+       {kMetaChecksumOffset, 8}});
   EXPECT_EQ(kMetaChecksumOffset + 8, kMetaBytes);
 }
 
