@@ -1054,3 +1054,106 @@ int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYT
 }
 
 }  // extern "C"
+
+// ---- Changes between snapshots, kept snapshots, delta copies
+
+namespace {
+
+Result<ordo::Database*> writable_db_of(ordo_db* db) {
+  if (db == nullptr) return null_arg("db");
+  ORDO_ASSERT(db->db != nullptr);  // ordo_open makes an ordo_db only around an open database
+  return db->db.get();
+}
+
+Result<ordo::ReadTxn*> read_txn_of(ordo_txn* txn) {
+  ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+  if (txn->writer != nullptr) {
+    return Status::invalid_argument("changes and delta copies are read txn calls");
+  }
+  ORDO_ASSERT(txn->txn == t);
+  return static_cast<ordo::ReadTxn*>(t);  // a txn without a writer is a ReadTxn
+}
+
+}  // namespace
+
+int ordo_keep_snapshot(ordo_db* db, uint64_t* txn_id, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (txn_id == nullptr) return null_arg("txn_id");
+    *txn_id = 0;
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSIGN_OR_RETURN(*txn_id, d->keep_snapshot());
+    return Status::ok();
+  });
+}
+
+int ordo_release_snapshot(ordo_db* db, uint64_t txn_id, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSERT(d != nullptr);
+    return d->release_snapshot(txn_id);
+  });
+}
+
+int ordo_kept_snapshots(ordo_db* db, uint64_t* txn_ids, size_t capacity, size_t* count,
+                        ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (count == nullptr) return null_arg("count");
+    *count = 0;
+    if (txn_ids == nullptr && capacity != 0) return null_arg("txn_ids");
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, d->kept_snapshots());
+    ORDO_DCHECK(std::is_sorted(kept.begin(), kept.end()));  // ascending, as documented
+    for (size_t i = 0; i < kept.size() && i < capacity; ++i) txn_ids[i] = kept[i];
+    *count = kept.size();
+    return Status::ok();
+  });
+}
+
+int ordo_begin_read_at(ordo_db* db, uint64_t txn_id, ordo_txn** txn, ordo_error* err) {
+  return guard(__func__, err, [&] {
+    return begin_txn(db, txn, [txn_id](ordo::Database& d) { return d.begin_read_at(txn_id); });
+  });
+}
+
+int ordo_changes(ordo_txn* txn, const ordo_tree* tree, uint64_t since_txn, ordo_change_fn fn,
+                 void* ctx, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn * r, read_txn_of(txn));
+    if (fn == nullptr) return null_arg("fn");
+    ScanScope scope(txn);
+    ORDO_ASSIGN_OR_RETURN(ordo::ChangeCursor c, r->changes(tree_of(tree), since_txn));
+    for (;;) {
+      ORDO_ASSIGN_OR_RETURN(bool more, c.next());
+      if (!more) return Status::ok();
+      ORDO_ASSERT(c.old_value() || c.new_value());  // a change has a side
+      const void* k = nullptr;
+      size_t key_len = 0;
+      put_bytes(c.key(), &k, &key_len);
+      const void* o = nullptr;
+      const void* n = nullptr;
+      size_t old_len = 0;
+      size_t new_len = 0;
+      if (auto v = c.old_value()) put_bytes(*v, &o, &old_len);
+      if (auto v = c.new_value()) put_bytes(*v, &n, &new_len);
+      if (fn(ctx, k, key_len, o, old_len, n, new_len) != 0 || txn->free_when_scans_end) {
+        return Status::ok();
+      }
+    }
+  });
+}
+
+int ordo_copy_delta(ordo_txn* txn, const char* path, uint64_t since_txn, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::ReadTxn * r, read_txn_of(txn));
+    if (path == nullptr) return null_arg("path");
+    return r->copy_delta_to(path, since_txn).status();
+  });
+}
+
+int ordo_apply_delta(ordo_db* db, const char* path, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    if (path == nullptr) return null_arg("path");
+    return d->apply_delta(path).status();
+  });
+}

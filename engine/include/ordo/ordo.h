@@ -712,6 +712,56 @@ ORDO_API int ordo_uuid_format(const uint8_t uuid[ORDO_UUID_BYTES], char* buf, si
 ORDO_API int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYTES],
                              ordo_error* err);
 
+/* ---- Changes between snapshots ----------------------------------------- */
+
+/* Kept snapshots (docs/USING.md, "Changes between snapshots"): commits the
+ * database holds on to until released, across reopen and crashes; the pages
+ * they reach are not reused, so the file grows by what later commits change.
+ * ordo_keep_snapshot keeps the last commit and sets `*txn_id` to its txn id
+ * (a commit of its own, durable on return). ordo_release_snapshot releases
+ * one (ORDO_NOT_FOUND when it is not kept). Errors otherwise as
+ * ordo_begin_write and ordo_txn_commit. Thread-safe. */
+ORDO_API int ordo_keep_snapshot(ordo_db* db, uint64_t* txn_id, ordo_error* err);
+ORDO_API int ordo_release_snapshot(ordo_db* db, uint64_t txn_id, ordo_error* err);
+/* The kept snapshots' txn ids, ascending: the first `capacity` into
+ * `txn_ids`, their number into `*count` (call with capacity 0 to size the
+ * array). Errors: ORDO_INVALID_ARGUMENT for NULL; ORDO_CORRUPTION. */
+ORDO_API int ordo_kept_snapshots(ordo_db* db, uint64_t* txn_ids, size_t capacity, size_t* count,
+                                 ordo_error* err);
+/* A read txn on kept snapshot `txn_id` (or the snapshot of a live read txn
+ * of this handle); free it with ordo_txn_free. ORDO_NOT_FOUND "snapshot N is
+ * not held: ..." for another txn id; otherwise as ordo_begin_read. */
+ORDO_API int ordo_begin_read_at(ordo_db* db, uint64_t txn_id, ordo_txn** txn, ordo_error* err);
+
+/* Called by ordo_changes for each changed key, in key order. `old_value` is
+ * NULL when the key was inserted, `new_value` NULL when it was deleted (both
+ * set: updated). The pointers are valid until the txn ends. Return 0 to go
+ * on, nonzero to stop; the rules of ordo_scan_fn otherwise. */
+typedef int (*ordo_change_fn)(void* ctx, const void* key, size_t key_len, const void* old_value,
+                              size_t old_len, const void* new_value, size_t new_len);
+/* Read txns: calls `fn` for each key of `tree` (NULL: the default tree)
+ * whose value differs between held snapshot `since_txn` and this txn's
+ * snapshot, skipping subtrees both share (cost: the changed pages times the
+ * depth). A tree absent at one of them counts as empty there. Errors:
+ * ORDO_NOT_FOUND "snapshot N is not held: ..." when `since_txn` is neither a
+ * kept snapshot nor read by a live read txn of this handle (never a wrong
+ * answer), or the tree exists in neither; ORDO_INVALID_ARGUMENT for a write
+ * txn, NULL fn, a `since_txn` newer than the txn; ORDO_TXN_ENDED;
+ * ORDO_CORRUPTION. */
+ORDO_API int ordo_changes(ordo_txn* txn, const ordo_tree* tree, uint64_t since_txn,
+                          ordo_change_fn fn, void* ctx, ordo_error* err);
+/* Read txns: writes a delta file at `path` (a new file) of every change
+ * from held snapshot `since_txn` to this snapshot (docs/FORMAT.md, "Delta
+ * files"). Errors as ordo_changes; ORDO_INVALID_ARGUMENT when `path`
+ * exists; ORDO_FULL, ORDO_IO_ERROR. */
+ORDO_API int ordo_copy_delta(ordo_txn* txn, const char* path, uint64_t since_txn, ordo_error* err);
+/* Applies the delta file at `path` in one write txn to a database at its
+ * base txn, which then commits as the delta's target txn. Refused, nothing
+ * changed: ORDO_CORRUPTION for a damaged or truncated delta (or a result
+ * that does not match its target), ORDO_INVALID_ARGUMENT when the database
+ * is not at the delta's base. ORDO_NOT_FOUND for a missing file. */
+ORDO_API int ordo_apply_delta(ordo_db* db, const char* path, ordo_error* err);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
