@@ -114,6 +114,8 @@ class DeltaWriter {
       return base::write_error("create " + tmp_, err);
     }
     dir_ = dir;
+    // mkostemp makes it 0600; a delta is read as a database file is (0644).
+    if (::fchmod(fd_, 0644) != 0) return base::os_error("chmod " + tmp_, errno);
     if (hash_ == nullptr) return Status::io_error("out of memory for a hash state", ENOMEM);
     buf_.assign(engine::kDeltaHeaderBytes, '\0');  // the header, written last
     XXH3_64bits_reset(hash_.get());

@@ -32,6 +32,8 @@ const char* tree_kind_name(TreeKind kind) {
       return "catalog";
     case TreeKind::kFree:
       return "free";
+    case TreeKind::kKept:
+      return "kept";
   }
   return "?";
 }
@@ -87,6 +89,8 @@ btree::TreeRoot root_of(const Meta& meta, const TreeSummary& t,
       return meta.catalog;
     case TreeKind::kFree:
       return meta.free_tree;
+    case TreeKind::kKept:
+      return meta.kept;
     case TreeKind::kNamed:
       break;
   }
@@ -126,8 +130,10 @@ Status collect_trees(TxnImpl& impl, std::vector<TreeSummary>* trees,
   ORDO_RETURN_IF_ERROR(c.status());
   trees->push_back(summary(TreeKind::kCatalog, "", m.catalog));
   trees->push_back(summary(TreeKind::kFree, "", m.free_tree));
+  const bool kept = m.kept.root != btree::kNullPage;
+  if (kept) trees->push_back(summary(TreeKind::kKept, "", m.kept));
   // named[i] is trees[i + 1]: root_of() relies on it.
-  ORDO_ASSERT(trees->size() - trees_before == named->size() - named_before + 3);
+  ORDO_ASSERT(trees->size() - trees_before == named->size() - named_before + 3 + (kept ? 1 : 0));
   return Status::ok();
 }
 
@@ -181,6 +187,8 @@ std::string tree_label(const TreeSummary& t) {
       return "catalog";
     case TreeKind::kFree:
       return "free tree";
+    case TreeKind::kKept:
+      return "kept snapshots";
     case TreeKind::kNamed:
       break;
   }

@@ -372,14 +372,16 @@ Status WriteTxnImpl::write_checkpoint(engine::Meta& meta, std::span<const io::Wr
   // commit's syncs make them durable with its own pages.
   meta.log_epoch = snapshot_.log_epoch + 1;
   ORDO_ASSERT(meta.txn_id > snapshot_.txn_id && !db_->replaying());
-  meta.flags = o.commit_protocol == CommitProtocol::kOneSync && commit_as_ == 0
+  meta.flags = o.commit_protocol == CommitProtocol::kOneSync && commit_as_ == 0 && !kept_dirty_
                    ? engine::kMetaFlagOneSync
                    : 0;
   // A commit_as() commit stamps its pages with another txn id than its meta
-  // carries, which the one-sync check at open goes by: two syncs instead.
-  const CommitProtocol protocol = o.commit_protocol == CommitProtocol::kOneSync && commit_as_ == 0
-                                      ? CommitProtocol::kOneSync
-                                      : CommitProtocol::kTwoSync;
+  // carries, which the one-sync check at open goes by, and that check does
+  // not walk the kept snapshots tree: two syncs for both.
+  const CommitProtocol protocol =
+      o.commit_protocol == CommitProtocol::kOneSync && commit_as_ == 0 && !kept_dirty_
+          ? CommitProtocol::kOneSync
+          : CommitProtocol::kTwoSync;
   // With the log, checkpoints sync whatever sync_commits says: the page reuse
   // rule counts on the last one being durable.
   const bool sync = o.sync_commits || o.commit_protocol == CommitProtocol::kLog;

@@ -22,6 +22,8 @@ std::string owner_text(const inspect::PageDetail& d) {
       return "the catalog";
     case inspect::TreeKind::kFree:
       return "the free tree";
+    case inspect::TreeKind::kKept:
+      return "the kept snapshots tree";
     case inspect::TreeKind::kNamed:
       break;
   }

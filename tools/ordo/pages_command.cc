@@ -29,6 +29,8 @@ std::string tree_column(const inspect::PageMap& map, int32_t index) {
       return "(catalog)";
     case inspect::TreeKind::kFree:
       return "(free tree)";
+    case inspect::TreeKind::kKept:
+      return "(kept)";
     case inspect::TreeKind::kNamed:
       break;
   }

@@ -40,7 +40,8 @@ Result<Snapshot> collect(Database& db) {
   snap.txn_id = txn.txn_id();
   ORDO_ASSIGN_OR_RETURN(std::vector<inspect::TreeSummary> trees, inspect::trees(txn));
   for (const auto& t : trees) {
-    if (t.kind == inspect::TreeKind::kCatalog || t.kind == inspect::TreeKind::kFree) {
+    if (t.kind == inspect::TreeKind::kCatalog || t.kind == inspect::TreeKind::kFree ||
+        t.kind == inspect::TreeKind::kKept) {
       snap.internal.push_back(t);
       continue;
     }
@@ -118,7 +119,9 @@ void print_text(const Snapshot& snap) {
   fmt::print("internal trees: ");
   for (size_t i = 0; i < snap.internal.size(); ++i) {
     fmt::print("{}{} {} entries (depth {})", i ? ", " : "",
-               snap.internal[i].kind == inspect::TreeKind::kCatalog ? "catalog" : "free tree",
+               snap.internal[i].kind == inspect::TreeKind::kCatalog ? "catalog"
+               : snap.internal[i].kind == inspect::TreeKind::kFree  ? "free tree"
+                                                                    : "kept snapshots",
                snap.internal[i].entries, snap.internal[i].depth);
   }
   fmt::print("\nfree pages {} (pending, not reusable yet: {}) in {} free-tree entries\n",

@@ -46,8 +46,9 @@ int run_trees(const std::string& path, bool json) {
       row["entries"] = t.entries;
       row["depth"] = t.depth;
       row["root_page"] = t.root_page;
-      const bool internal =
-          t.kind == inspect::TreeKind::kCatalog || t.kind == inspect::TreeKind::kFree;
+      const bool internal = t.kind == inspect::TreeKind::kCatalog ||
+                            t.kind == inspect::TreeKind::kFree ||
+                            t.kind == inspect::TreeKind::kKept;
       j[internal ? "internal_trees" : "trees"].push_back(std::move(row));
     }
     print_line(json_text(j));
@@ -68,6 +69,9 @@ int run_trees(const std::string& path, bool json) {
         break;
       case inspect::TreeKind::kFree:
         names.push_back("(free tree)");
+        break;
+      case inspect::TreeKind::kKept:
+        names.push_back("(kept snapshots)");
         break;
     }
     width = std::max(width, names.back().size());

@@ -25,8 +25,9 @@ enum class TreeKind : uint8_t {
   kNamed,    // a named tree (user data)
   kCatalog,  // internal: tree name -> root
   kFree,     // internal: pages no tree uses
+  kKept,     // internal: the kept snapshots (listed only when there are some)
 };
-const char* tree_kind_name(TreeKind kind);  // "default", "named", "catalog", "free"
+const char* tree_kind_name(TreeKind kind);  // "default", "named", "catalog", "free", "kept"
 
 // One tree as its root record says, without walking it.
 struct TreeSummary {
