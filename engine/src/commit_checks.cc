@@ -71,7 +71,6 @@ bool checksums_match(const Meta& meta, std::span<const btree::TreeRoot> roots,
 
 void check_pages_before_write(const Meta& meta, std::span<const btree::TreeRoot> roots,
                               std::span<const io::WriteSpan> spans, uint64_t stamp_txn) {
-  if (stamp_txn == 0) stamp_txn = meta.txn_id;
   const uint32_t ps = meta.page_size;
   for (const io::WriteSpan& s : spans) {
     ORDO_ASSERT(s.size_bytes == ps && s.offset_bytes % ps == 0);
@@ -79,7 +78,11 @@ void check_pages_before_write(const Meta& meta, std::span<const btree::TreeRoot>
     ORDO_ASSERT(pg >= kFirstDataPage && pg < meta.page_high_water);
     const btree::NodeView v(static_cast<const std::byte*>(s.data), ps);
     ORDO_ASSERT(v.is_leaf() || v.is_branch());
-    ORDO_ASSERT(v.txn_id() == stamp_txn);
+    if (stamp_txn == 0) {
+      ORDO_ASSERT(v.txn_id() == meta.txn_id);
+    } else {
+      ORDO_ASSERT(v.txn_id() == stamp_txn);  // a commit_as() commit's pages
+    }
     ORDO_ASSERT(btree::kHeaderSize + btree::kSlotSize * v.count() <= v.cell_start() &&
                 v.cell_start() <= ps && v.used_bytes() <= ps);
   }

@@ -16,7 +16,9 @@ namespace ordo::engine {
 // trees), as the meta and the catalog record them.
 // Always (ORDO_ASSERT, O(1) per page): each span is one whole page past the
 // meta pages and below meta.page_high_water, a leaf or branch stamped with
-// meta.txn_id whose header counts lie inside the page.
+// meta.txn_id (or `stamp_txn` when non-zero: a commit made as a later txn
+// than it began as, WriteTxnImpl::commit_as) whose header counts lie inside
+// the page.
 // With ORDO_DCHECK on: each written page reachable from `roots` through
 // written pages has sound cells and the checksum its parent (or its root
 // record) holds: the checksums finalize computed describe the bytes written.

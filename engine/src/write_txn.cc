@@ -316,7 +316,7 @@ Status WriteTxnImpl::write_and_publish(engine::Meta& meta) {
   for (const auto& [id, st] : trees_) {
     if (id != 0 && st.loaded && st.dirty && !st.dropped) roots.push_back(st.root);
   }
-  engine::check_pages_before_write(meta, roots, spans, txn_id());
+  engine::check_pages_before_write(meta, roots, spans, commit_as_ != 0 ? txn_id() : 0);
   // A change of the kept snapshots is no log operation: it commits as a
   // checkpoint, so a replay never has to redo it.
   const bool logged = db_->replaying() || (log_.limit_bytes() > 0 && !log_.overflowed() &&
