@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "ordo/assert.h"
+#include "savepoint_handles.h"
 #include "txn_impl.h"
 
 namespace ordo {
@@ -22,20 +23,22 @@ Result<Savepoint> WriteTxnImpl::savepoint() {
   savepoints_.push_back(SavepointLevel{serial, catalog_, tree_count_, log_.mark(), {}});
   pages_.push_level();
   ORDO_ASSERT(pages_.levels() == savepoints_.size());
-  return Savepoint(savepoint_txn_tag_, serial);
+  return SavepointHandles::make(savepoint_txn_tag_, serial);
 }
 
 Result<size_t> WriteTxnImpl::find_savepoint(const Savepoint& sp) const {
-  if (sp.txn_tag_ == 0) return Status::invalid_argument("the savepoint names none (default-made)");
-  if (sp.txn_tag_ != savepoint_txn_tag_) {
+  const uint64_t tag = SavepointHandles::txn_tag(sp);
+  const uint64_t serial = SavepointHandles::serial(sp);
+  if (tag == 0) return Status::invalid_argument("the savepoint names none (default-made)");
+  if (tag != savepoint_txn_tag_) {
     return Status::invalid_argument("the savepoint belongs to another write txn");
   }
   // Serials rise from the outermost level in: a binary search.
-  auto it = std::lower_bound(
-      savepoints_.begin(), savepoints_.end(), sp.serial_,
-      [](const SavepointLevel& level, uint64_t serial) { return level.serial < serial; });
-  if (it == savepoints_.end() || it->serial != sp.serial_) {
-    ORDO_ASSERT(sp.serial_ < next_savepoint_serial_);  // issued by this txn
+  auto it =
+      std::lower_bound(savepoints_.begin(), savepoints_.end(), serial,
+                       [](const SavepointLevel& level, uint64_t s) { return level.serial < s; });
+  if (it == savepoints_.end() || it->serial != serial) {
+    // One this txn issued and ended, or (from the C API) bytes of no savepoint.
     return Status::invalid_argument(
         "the savepoint is no longer open: it was released, or a rollback to or release of an "
         "earlier savepoint ended it");

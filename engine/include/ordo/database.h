@@ -87,6 +87,7 @@ class DatabaseImpl;
 class CursorImpl;
 class DatabaseOpener;
 class TreeHandles;
+class SavepointHandles;
 class TxnFactory;
 class TxnInternals;
 
@@ -748,7 +749,7 @@ class Savepoint {
   Savepoint() = default;
 
  private:
-  friend class WriteTxnImpl;  // engine-internal: makes and checks them
+  friend class SavepointHandles;  // engine-internal: makes and reads them
   Savepoint(uint64_t txn_tag, uint64_t serial) : txn_tag_(txn_tag), serial_(serial) {}
   uint64_t txn_tag_ = 0;  // which write txn took it; 0 for none
   uint64_t serial_ = 0;   // its place in that txn, rising with each savepoint()
