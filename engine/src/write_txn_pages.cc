@@ -147,10 +147,6 @@ void WriteTxnPages::free_run(PageNo first, uint64_t pages) {
   for (uint64_t i = 0; i < pages; ++i) free_list_.add_freed(writer, first + i);
 }
 
-}  // namespace ordo::engine
-
-namespace ordo::engine {
-
 void WriteTxnPages::push_level() {
   if (levels_.empty()) allocator_.set_recording(true);
   levels_.push_back(Level{allocator_.undo_mark(), free_list_.mark(), {}});

@@ -573,8 +573,8 @@ class WriteTxn : public Txn {
   // Options::txn_memory_budget_bytes; for a spilled page, read back from the
   // file), and each page allocation, free or reuse adds an entry to an undo
   // list. rollback_to() and release() cost O(pages changed since the
-  // savepoint), not O(pages of the txn). Overflow runs this txn wrote before
-  // a savepoint and freed after it are reused only once no savepoint is open.
+  // savepoint), not O(pages of the txn). Overflow runs of this txn freed while
+  // a savepoint is open are reused only once none is (a rollback may need them).
   //
   // Errors (all three): TxnEnded once the txn ended; InvalidArgument after a
   // failed call left the txn fit only to be aborted (as every write call),
