@@ -17,6 +17,7 @@
 #include "ordo/assert.h"
 #include "ordo/database.h"
 #include "ordo/ordo.h"
+#include "savepoint_handles.h"
 
 using ordo::ByteView;
 using ordo::Result;
@@ -1050,6 +1051,51 @@ int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYT
     if (!id.is_ok()) return id.status();
     std::memcpy(out, id->bytes.data(), ORDO_UUID_BYTES);
     return Status::ok();
+  });
+}
+
+}  // extern "C"
+
+// Savepoints: ordo_savepoint carries a Savepoint's two fields.
+namespace {
+
+ordo_savepoint to_c(const ordo::Savepoint& sp) {
+  return ordo_savepoint{{ordo::SavepointHandles::txn_tag(sp), ordo::SavepointHandles::serial(sp)}};
+}
+
+Result<ordo::Savepoint> from_c(const ordo_savepoint* sp) {
+  if (sp == nullptr) return null_arg("savepoint");
+  return ordo::SavepointHandles::make(sp->opaque[0], sp->opaque[1]);
+}
+
+}  // namespace
+
+extern "C" {
+
+int ordo_savepoint_take(ordo_txn* txn, ordo_savepoint* out, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (out == nullptr) return null_arg("out");
+    *out = ordo_savepoint{{0, 0}};
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(const ordo::Savepoint sp, w->savepoint());
+    *out = to_c(sp);
+    return Status::ok();
+  });
+}
+
+int ordo_savepoint_rollback(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(const ordo::Savepoint s, from_c(sp));
+    return w->rollback_to(s);
+  });
+}
+
+int ordo_savepoint_release(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(const ordo::Savepoint s, from_c(sp));
+    return w->release(s);
   });
 }
 

@@ -18,4 +18,5 @@ PYBIND11_MODULE(_ordo, m) {
   ordo::python::init_txn(m);
   ordo::python::init_cursor(m);
   ordo::python::init_columns(m);
+  ordo::python::init_savepoint(m);
 }

@@ -712,6 +712,40 @@ ORDO_API int ordo_uuid_format(const uint8_t uuid[ORDO_UUID_BYTES], char* buf, si
 ORDO_API int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYTES],
                              ordo_error* err);
 
+/* Savepoints in a write txn (WriteTxn::savepoint in ordo/database.h, the
+ * reference for what a rollback restores, what it costs, and what cursors,
+ * tree handles, IDs and ordo_batch callbacks see). An ordo_savepoint is a
+ * plain value the caller keeps: copy it freely, nothing to free; its bytes
+ * are private. Savepoints nest to any depth.
+ *
+ *   ordo_savepoint sp;
+ *   if (ordo_savepoint_take(txn, &sp, &err) != ORDO_OK) return fail(&err);
+ *   int rc = ordo_put(txn, NULL, "k", 1, "v", 1, &err);
+ *   if (rc != ORDO_OK) rc = ordo_savepoint_rollback(txn, &sp, &err);  // as if never made
+ *   ordo_savepoint_release(txn, &sp, &err);                           // sp ends
+ *
+ * Errors of all three: ORDO_TXN_ENDED once the txn ended;
+ * ORDO_INVALID_ARGUMENT for NULL, a read txn, a txn a failed call left fit
+ * only to be aborted, a forked child, and (rollback, release) a savepoint not
+ * open in this txn: zeroed, another txn's, released, or ended by a rollback
+ * to or release of an earlier one (the message says which). One thread at a
+ * time per txn, as every txn call. */
+typedef struct ordo_savepoint {
+  uint64_t opaque[2];
+} ordo_savepoint;
+/* Write txns: a savepoint at this point of the txn into `*out`. Costs a few
+ * small fields; pages are copied only as they change later. */
+ORDO_API int ordo_savepoint_take(ordo_txn* txn, ordo_savepoint* out, ordo_error* err);
+/* Write txns: undoes every change since `sp` (trees, entries, pages; not IDs)
+ * and ends the savepoints taken after it; `sp` stays open, so the txn may
+ * come back to it again. Open cursors re-seek the key they were on; views
+ * of bytes returned before end, as after a write. Costs O(pages changed
+ * since `sp`). */
+ORDO_API int ordo_savepoint_rollback(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err);
+/* Write txns: ends `sp` and the savepoints taken after it, keeping their
+ * changes (a commit commits them; ending the txn ends its savepoints too). */
+ORDO_API int ordo_savepoint_release(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
