@@ -7,27 +7,16 @@
 #include <memory>
 #include <string>
 
+#include "c_handles.h"
 #include "ordo/ordo.h"
 #include "temp_dir.h"
 
 namespace {
 
-struct DbCloser {
-  void operator()(ordo_db* db) const { ordo_db_close(db); }
-};
-struct TxnFreer {
-  void operator()(ordo_txn* txn) const { ordo_txn_free(txn); }
-};
-struct CursorFreer {
-  void operator()(ordo_cursor* c) const { ordo_cursor_free(c); }
-};
-struct TreeFreer {
-  void operator()(ordo_tree* t) const { ordo_tree_free(t); }
-};
-using Db = std::unique_ptr<ordo_db, DbCloser>;
-using Txn = std::unique_ptr<ordo_txn, TxnFreer>;
-using Cursor = std::unique_ptr<ordo_cursor, CursorFreer>;
-using Tree = std::unique_ptr<ordo_tree, TreeFreer>;
+using Db = ordo::testing::CDb;
+using Txn = ordo::testing::CTxn;
+using Cursor = ordo::testing::CCursor;
+using Tree = ordo::testing::CTree;
 
 class CApiSavepointTest : public ::testing::Test {
  protected:
