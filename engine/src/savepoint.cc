@@ -99,25 +99,4 @@ void WriteTxnImpl::end_savepoints() {
   ORDO_ASSERT(pages_.levels() == 0);
 }
 
-// Public WriteTxn.
-
-namespace {
-Status ended() { return Status::txn_ended("write txn already committed, aborted or moved from"); }
-}  // namespace
-
-Result<Savepoint> WriteTxn::savepoint() {
-  if (!impl_) return ended();
-  return writer().savepoint();
-}
-
-Status WriteTxn::rollback_to(const Savepoint& sp) {
-  if (!impl_) return ended();
-  return writer().rollback_to(sp);
-}
-
-Status WriteTxn::release(const Savepoint& sp) {
-  if (!impl_) return ended();
-  return writer().release(sp);
-}
-
 }  // namespace ordo

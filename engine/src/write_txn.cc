@@ -494,4 +494,17 @@ Status WriteTxn::commit() {
   return s;
 }
 
+Result<Savepoint> WriteTxn::savepoint() {
+  if (!impl_) return ended();
+  return writer().savepoint();
+}
+Status WriteTxn::rollback_to(const Savepoint& sp) {
+  if (!impl_) return ended();
+  return writer().rollback_to(sp);
+}
+Status WriteTxn::release(const Savepoint& sp) {
+  if (!impl_) return ended();
+  return writer().release(sp);
+}
+
 }  // namespace ordo
