@@ -63,7 +63,8 @@ class DenseBuilder {
   // Writes the open page of branch level `i` (0 = just above the leaves).
   Result<std::pair<btree::PageNo, uint64_t>> emit_page(std::vector<std::byte>& page);
   // Adds a child entry to branch level `i`.
-  Status push(size_t i, const std::string& first_key, btree::PageNo child, uint64_t checksum);
+  Status push(size_t i, const std::string& first_key, btree::PageNo child, uint64_t checksum,
+              uint64_t entries);
 
   PageEmitter& out_;
   const uint32_t ps_;
