@@ -103,9 +103,20 @@ Status DenseBuilder::add_overflow(ByteView key, uint64_t value_len, const std::b
                   });
 }
 
+Status DenseBuilder::add_leaf(const std::string& lower_bound, PageNo leaf, uint64_t checksum,
+                              uint64_t entries) {
+  ORDO_ASSERT(!leaf_.open && leaf >= btree::kFirstDataPage);  // no add() on this builder
+  entries_ += entries;
+  return push(0, lower_bound, leaf, checksum, entries);
+}
+
 Result<btree::TreeRoot> DenseBuilder::finish() {
   btree::TreeRoot root;
-  if (!leaf_.open) return root;
+  if (!leaf_.open) {
+    if (branches_.empty()) return root;
+    root.entries = entries_;
+    return close_branches(root);
+  }
   ORDO_ASSIGN_OR_RETURN(auto written, emit_page(leaf_.page));
   leaf_.open = false;
   root.entries = entries_;
@@ -117,6 +128,11 @@ Result<btree::TreeRoot> DenseBuilder::finish() {
   }
   ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second,
                             NodeView(leaf_.page.data(), ps_).count()));
+  return close_branches(root);
+}
+
+Result<btree::TreeRoot> DenseBuilder::close_branches(btree::TreeRoot root) {
+  ORDO_ASSERT(!branches_.empty() && root.entries == entries_);
   // Close every level bottom-up; the top one's page is the root. (Pushing
   // into a full level may add a level above it: the loop sees it.)
   for (size_t i = 0; i < branches_.size(); ++i) {

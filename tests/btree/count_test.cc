@@ -43,8 +43,7 @@ void expect_counts(MemPages& pages, const TreeRoot& tree, const Model& model, st
     ByteView end(other);
     auto c = count_range(pages, tree, key, &end);
     ASSERT_TRUE(c.is_ok());
-    const uint64_t expected =
-        other > key ? model_rank(model, other) - model_rank(model, key) : 0;
+    const uint64_t expected = other > key ? model_rank(model, other) - model_rank(model, key) : 0;
     ASSERT_EQ(*c, expected) << "count [" << key << ", " << other << ")";
     auto open_end = count_range(pages, tree, key, nullptr);
     ASSERT_TRUE(open_end.is_ok());
@@ -94,7 +93,11 @@ TEST(CountTest, RandomOpsMatchTheModel) {
     for (int op = 0; op < 2000; ++op) {
       // Of 200: 90 put, 40 remove, 50 tail, 1 range, 19 update.
       const int pick = static_cast<int>(rng() % 200);
-      const int kind = pick == 0 ? 18 : pick < 20 ? 19 : pick < 110 ? 0 : pick < 150 ? 9 : 13 + pick % 5;
+      const int kind = pick == 0    ? 18
+                       : pick < 20  ? 19
+                       : pick < 110 ? 0
+                       : pick < 150 ? 9
+                                    : 13 + pick % 5;
       if (kind < 9) {  // put, some values in overflow runs
         std::string key = candidates[rng() % candidates.size()];
         std::string value(rng() % 8 == 0 ? 2000 : rng() % 200, static_cast<char>('a' + rng() % 26));
@@ -142,7 +145,8 @@ TEST(CountTest, RandomOpsMatchTheModel) {
     pages.commit();
     expect_counts(pages, tree, model, rng, candidates, 200);
   }
-  std::printf("%llu entries, depth %u\n", static_cast<unsigned long long>(tree.entries), tree.depth);
+  std::printf("%llu entries, depth %u\n", static_cast<unsigned long long>(tree.entries),
+              tree.depth);
   ASSERT_GE(tree.depth, 2u);
 }
 

@@ -48,7 +48,8 @@ class NodeView {
 
   // Key of entry i. For a branch, entry 0's key is empty.
   ByteView key(uint32_t i) const {
-    return is_leaf() ? key_in(i, kLeafCellHeader, 0) : key_in(i, kBranchCellHeader, kBranchOffKeyLen);
+    return is_leaf() ? key_in(i, kLeafCellHeader, 0)
+                     : key_in(i, kBranchCellHeader, kBranchOffKeyLen);
   }
   // Leaf only: the value bytes held in the cell of entry i: the value, or for
   // an overflow value its 16-byte reference (first page, run checksum).
@@ -200,8 +201,7 @@ class NodeEditor {
                             uint64_t run_checksum);
   // `entries`: the entries in the child's subtree.
   // REQUIRES: fits(branch_cell_size(key)).
-  void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum,
-                     uint64_t entries);
+  void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum, uint64_t entries);
   // Inserts a raw cell image (a leaf or branch cell copied from another page).
   // REQUIRES: fits(cell.size()).
   void insert_cell(uint32_t i, std::span<const std::byte> cell);
