@@ -17,5 +17,6 @@ PYBIND11_MODULE(_ordo, m) {
   ordo::python::init_database(m);
   ordo::python::init_txn(m);
   ordo::python::init_cursor(m);
+  ordo::python::init_txn_count(m);
   ordo::python::init_columns(m);
 }
