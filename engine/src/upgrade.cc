@@ -119,11 +119,14 @@ Result<UpgradeResult> upgrade_v3(io::PageFile& file, const std::string& path,
   const Meta checkpoint = slots.meta[pick];
   uint64_t records = 0;
   Meta base = checkpoint;
-  engine::scan_log(file, checkpoint, 0, checkpoint.txn_id + 1, [&](const engine::LogRecord& r) {
-    records++;
-    base = r.meta;
-    return true;
-  });
+  engine::scan_log(
+      file, checkpoint, 0, checkpoint.txn_id + 1,
+      [&](const engine::LogRecord& r) {
+        records++;
+        base = r.meta;
+        return true;
+      },
+      engine::kV3FormatVersion);
   base.flags = 0;
   base.log_epoch = checkpoint.log_epoch;
   Result<Meta> meta = engine::rewrite_for_v4(file, base);

@@ -379,5 +379,59 @@ TEST_F(UpgradeV3Test, ADamagedBranchIsNamedAndNothingIsUpgraded) {
   EXPECT_TRUE(db.status().is_version_mismatch()) << db.status().to_string();
 }
 
+// A version 3 file whose last commits are log records after its checkpoint
+// (tests/engine/data/v3_logged.txt): the upgrade takes the last of them.
+std::map<std::string, std::string> logged_fixture_content() {
+  std::map<std::string, std::string> out;
+  char k[32];
+  for (int i = 0; i < 300; ++i) {
+    std::snprintf(k, sizeof k, "key%05d", i);
+    out[std::string(600, 'k') + k] =
+        i % 30 < 3 ? "t" + std::to_string(i % 30) : "v" + std::to_string(i);
+  }
+  return out;
+}
+
+TEST_F(UpgradeV3Test, LoggedCommitsAfterTheCheckpointAreKept) {
+  const std::string logged = std::string(ORDO_TEST_DATA) + "/v3_logged.ordo";
+  std::filesystem::copy_file(logged, path_, std::filesystem::copy_options::overwrite_existing);
+  auto up = Database::upgrade(path_);
+  ASSERT_TRUE(up.is_ok()) << up.status().to_string();
+  EXPECT_TRUE(up->upgraded);
+  EXPECT_EQ(up->txn_id, 5u);  // txns 2..4 logged, then the upgrade's
+  auto db = Database::open(path_);
+  ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+  EXPECT_EQ((*db)->info().txn_id, 5u);
+  auto txn = (*db)->begin_read();
+  ASSERT_TRUE(txn.is_ok());
+  const State got = read_state(*txn);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.at(""), logged_fixture_content());
+  testing::expect_check_clean(*txn);
+}
+
+// The same file after a crash of the machine that lost a page of the last
+// logged commit: only a version 3 open could replay the log, so the upgrade
+// refuses and says so, changing nothing.
+TEST_F(UpgradeV3Test, LoggedCommitsWhosePagesAreLostAreRefused) {
+  std::string file = read_bytes(std::string(ORDO_TEST_DATA) + "/v3_logged.ordo");
+  bool lost = false;
+  for (size_t pg = 2; (pg + 1) * kPageSize <= file.size() && !lost; ++pg) {
+    uint64_t txn = 0;
+    std::memcpy(&txn, file.data() + pg * kPageSize + 8, 8);
+    if ((file[pg * kPageSize] == 2 || file[pg * kPageSize] == 3) && txn == 4) {
+      std::fill(file.begin() + pg * kPageSize, file.begin() + (pg + 1) * kPageSize, '\0');
+      lost = true;
+    }
+  }
+  ASSERT_TRUE(lost);
+  write_bytes(path_, file);
+  auto up = Database::upgrade(path_);
+  ASSERT_TRUE(up.status().is_corruption()) << up.status().to_string();
+  EXPECT_NE(up.status().message().find("the log holds 3 commits"), std::string::npos)
+      << up.status().to_string();
+  EXPECT_EQ(read_bytes(path_), file);  // below the old end: not a byte changed
+}
+
 }  // namespace
 }  // namespace ordo
