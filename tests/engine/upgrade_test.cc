@@ -337,6 +337,20 @@ TEST_F(UpgradeV3Test, KeepsEveryEntryAndCountsEveryBranch) {
     ASSERT_TRUE(stats.is_ok());
     EXPECT_EQ(stats->depth, 4u);
     testing::expect_check_clean(*txn);  // every branch count checked against its child
+    // Positions and counts over the rewritten branches.
+    const auto& keys = want.at("");
+    auto n = txn->count(txn->default_tree(), KeyRange::all());
+    ASSERT_TRUE(n.is_ok());
+    EXPECT_EQ(*n, keys.size());
+    uint64_t i = 0;
+    for (const auto& [key, value] : keys) {
+      auto c = txn->at(txn->default_tree(), i);
+      ASSERT_TRUE(c.is_ok()) << i << ": " << c.status().to_string();
+      ASSERT_EQ(c->key().str(), key);
+      auto r = txn->rank(txn->default_tree(), key);
+      ASSERT_TRUE(r.is_ok());
+      ASSERT_EQ(*r, i++);
+    }
   }
   // The old branch pages are free: a later commit may reuse them.
   auto w = (*db)->begin_write();
