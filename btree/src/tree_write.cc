@@ -22,6 +22,10 @@ namespace {
 struct PathEntry {
   PageNo page;
   uint32_t index;  // child index taken in this branch
+  // The branch's bytes as writable() gave them to this operation's descent
+  // (a dirty branch stays where it is: branches are never spilled), so that
+  // its entry count is kept without another lookup; null: ask writable().
+  std::byte* data = nullptr;
 };
 
 }  // namespace
@@ -40,6 +44,7 @@ class RightmostPathAccess {
     for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
       c.branches_[level] = path[level].page;
       c.indexes_[level] = path[level].index;
+      c.branch_data_[level] = path[level].data;
     }
     c.has_low_key_ = has_low_key;
     if (has_low_key)
@@ -64,14 +69,17 @@ class RightmostPathAccess {
   static void add_entries(PageWriter& pw, const RightmostPath& c, int64_t delta) {
     ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
-      NodeEditor(pw.writable(c.branches_[level]), pw.page_size())
-          .add_child_entries(c.indexes_[level], delta);
+      std::byte* data = c.branch_data_[level];
+      // The bytes writable() gave when the path was filled are still the page's.
+      ORDO_DCHECK(data == nullptr || data == pw.writable(c.branches_[level]));
+      if (data == nullptr) data = pw.writable(c.branches_[level]);
+      NodeEditor(data, pw.page_size()).add_child_entries(c.indexes_[level], delta);
     }
   }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
     ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
-      path[level] = {c.branches_[level], c.indexes_[level]};
+      path[level] = {c.branches_[level], c.indexes_[level], c.branch_data_[level]};
     }
   }
 };
@@ -89,8 +97,10 @@ void add_entries_along(PageWriter& pw, const PathEntry* path, uint32_t branches,
   ORDO_ASSERT(branches < kMaxDepth);
   for (uint32_t level = 0; level < branches; ++level) {
     ORDO_DCHECK(pw.is_dirty(path[level].page));
-    NodeEditor(pw.writable(path[level].page), pw.page_size())
-        .add_child_entries(path[level].index, delta);
+    std::byte* data = path[level].data;
+    ORDO_DCHECK(data == nullptr || data == pw.writable(path[level].page));
+    if (data == nullptr) data = pw.writable(path[level].page);
+    NodeEditor(data, pw.page_size()).add_child_entries(path[level].index, delta);
   }
 }
 
@@ -168,7 +178,7 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
     }
     ORDO_ASSIGN_OR_RETURN(PageNo copy, cow(pw, child, level + 2 == tree.depth, checksum));
     if (copy != child) ed.set_child(idx, copy, 0);
-    path[level] = {pg, idx};
+    path[level] = {pg, idx, ed.data()};
     pg = copy;
   }
   if (on_rightmost) RightmostPathAccess::fill(*rightmost, tree, path, pg, has_low_key, low_key);
