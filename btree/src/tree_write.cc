@@ -30,6 +30,23 @@ struct PathEntry {
 
 }  // namespace
 
+namespace {
+
+// Adds `delta` to the entry count of entry `index` of the branch whose bytes
+// are `page`: a dirty branch of this txn on the path its descent checked, so
+// only a debug build checks it again (this runs for every put).
+inline void bump_entries(std::byte* page, uint32_t page_size, uint32_t index, int64_t delta) {
+  const uint32_t off = load_u16(page + kHeaderSize + kSlotSize * index);
+  ORDO_DCHECK(NodeView(page, page_size).is_branch() && index < NodeView(page, page_size).count() &&
+              off >= kHeaderSize && off + kBranchCellHeader <= page_size);
+  std::byte* at = page + off + kBranchOffEntries;
+  const uint64_t now = load_u64(at);
+  ORDO_DCHECK(delta >= 0 || now >= static_cast<uint64_t>(-delta));
+  store_u64(at, now + static_cast<uint64_t>(delta));
+}
+
+}  // namespace
+
 // Fills and reads a RightmostPath (its friend).
 class RightmostPathAccess {
  public:
@@ -68,12 +85,13 @@ class RightmostPathAccess {
   // Adds `delta` to the count of every branch entry on the cached path.
   static void add_entries(PageWriter& pw, const RightmostPath& c, int64_t delta) {
     ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
+    const uint32_t ps = pw.page_size();
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
       std::byte* data = c.branch_data_[level];
       // The bytes writable() gave when the path was filled are still the page's.
       ORDO_DCHECK(data == nullptr || data == pw.writable(c.branches_[level]));
       if (data == nullptr) data = pw.writable(c.branches_[level]);
-      NodeEditor(data, pw.page_size()).add_child_entries(c.indexes_[level], delta);
+      bump_entries(data, ps, c.indexes_[level], delta);
     }
   }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
@@ -95,12 +113,13 @@ namespace {
 // (dirty) pages of `path`: a key went in or out of the leaf below them.
 void add_entries_along(PageWriter& pw, const PathEntry* path, uint32_t branches, int64_t delta) {
   ORDO_ASSERT(branches < kMaxDepth);
+  const uint32_t ps = pw.page_size();
   for (uint32_t level = 0; level < branches; ++level) {
     ORDO_DCHECK(pw.is_dirty(path[level].page));
     std::byte* data = path[level].data;
     ORDO_DCHECK(data == nullptr || data == pw.writable(path[level].page));
     if (data == nullptr) data = pw.writable(path[level].page);
-    NodeEditor(data, pw.page_size()).add_child_entries(path[level].index, delta);
+    bump_entries(data, ps, path[level].index, delta);
   }
 }
 
