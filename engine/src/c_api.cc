@@ -1100,3 +1100,61 @@ int ordo_savepoint_release(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* 
 }
 
 }  // extern "C"
+
+// ---- Counting and positions
+
+namespace {
+
+Status count_into(ordo_txn* txn, const ordo_tree* tree, const Result<ordo::KeyRange>& range,
+                  uint64_t* count) {
+  if (count == nullptr) return Status::invalid_argument("count is NULL");
+  *count = 0;
+  ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+  if (!range.is_ok()) return range.status();
+  ORDO_ASSIGN_OR_RETURN(*count, t->count(tree_of(tree), *range));
+  return Status::ok();
+}
+
+}  // namespace
+
+int ordo_count(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
+               const void* to, size_t to_len, uint64_t* count, ordo_error* err) {
+  return guard(__func__, err,
+               [&] { return count_into(txn, tree, range_of(from, from_len, to, to_len), count); });
+}
+
+int ordo_count_prefix(ordo_txn* txn, const ordo_tree* tree, const void* prefix, size_t prefix_len,
+                      uint64_t* count, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    const Result<ByteView> p = bytes(prefix, prefix_len, "prefix");
+    if (!p.is_ok()) {
+      if (count != nullptr) *count = 0;
+      return p.status();
+    }
+    return count_into(txn, tree, ordo::KeyRange::prefix(*p), count);
+  });
+}
+
+int ordo_rank(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len, uint64_t* rank,
+              ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (rank == nullptr) return Status::invalid_argument("rank is NULL");
+    *rank = 0;
+    ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+    ORDO_ASSIGN_OR_RETURN(ByteView k, bytes(key, key_len, "key"));
+    ORDO_ASSIGN_OR_RETURN(*rank, t->rank(tree_of(tree), k));
+    return Status::ok();
+  });
+}
+
+int ordo_cursor_at(ordo_txn* txn, const ordo_tree* tree, uint64_t index, ordo_cursor** cursor,
+                   ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_RETURN_IF_ERROR(clear_out(cursor, "cursor"));
+    ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+    auto c = t->at(tree_of(tree), index);
+    if (!c.is_ok()) return c.status();
+    *cursor = new ordo_cursor{std::move(c).value()};
+    return Status::ok();
+  });
+}

@@ -343,6 +343,24 @@ class Txn {
   // be renewed. Also done by the destructor. Does nothing on an ended txn.
   void abort();
 
+  // Counting and positions (docs/USING.md). Each branch entry of a tree
+  // records how many entries its subtree holds, so these read one
+  // root-to-leaf path or two (O(depth) pages), whatever the range's size. In
+  // a write txn they see the txn's own writes. Errors: NotFound for an
+  // unknown tree; InvalidArgument for a tree handle of another database;
+  // Corruption on a damaged page; TxnEnded on an ended txn. Thread-safety:
+  // as get().
+  //
+  // The number of entries of `tree` whose key lies in `range`.
+  Result<uint64_t> count(const Tree& tree, const KeyRange& range);
+  // The number of entries whose key sorts before `key` (bytewise): the
+  // position of `key` when present, else the position it would take.
+  Result<uint64_t> rank(const Tree& tree, ByteView key);
+  // A cursor at the entry at position `i` (0-based, in key order), so that
+  // at(t, rank(t, k)) is at `k` when present. NotFound when `i` is at or past
+  // the number of entries.
+  Result<Cursor> at(const Tree& tree, uint64_t i);
+
  protected:
   explicit Txn(std::unique_ptr<TxnImpl> impl);
   friend class TxnInternals;  // engine-internal: copy and inspection (inspect.h)

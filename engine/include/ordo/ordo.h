@@ -746,6 +746,35 @@ ORDO_API int ordo_savepoint_rollback(ordo_txn* txn, const ordo_savepoint* sp, or
  * changes (a commit commits them; ending the txn ends its savepoints too). */
 ORDO_API int ordo_savepoint_release(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err);
 
+/* ---- Counting and positions ------------------------------------------ */
+
+/* Each branch entry of a tree records how many entries its subtree holds, so
+ * these read one or two root-to-leaf paths (O(depth) pages) whatever the
+ * range's size; in a write txn they see the txn's own writes. Errors of all
+ * three: ORDO_NOT_FOUND for an unknown tree; ORDO_INVALID_ARGUMENT for NULL
+ * txn or out pointer, bad byte arguments, a tree handle of another
+ * database; ORDO_TXN_ENDED; ORDO_CORRUPTION naming a damaged page. One
+ * thread at a time per txn. */
+
+/* The number of entries of `tree` with from <= key < to into `*count`
+ * (`from`/`to` as for ordo_scan: `to` NULL with to_len 0 for no upper bound). */
+ORDO_API int ordo_count(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
+                        const void* to, size_t to_len, uint64_t* count, ordo_error* err);
+/* The number of entries whose key starts with the `prefix_len` bytes at
+ * `prefix` into `*count` (every entry for an empty prefix). */
+ORDO_API int ordo_count_prefix(ordo_txn* txn, const ordo_tree* tree, const void* prefix,
+                               size_t prefix_len, uint64_t* count, ordo_error* err);
+/* The number of entries whose key sorts before the `key_len` bytes at `key`
+ * (memcmp order) into `*rank`: the key's position when present, else the
+ * position it would take. */
+ORDO_API int ordo_rank(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                       uint64_t* rank, ordo_error* err);
+/* A new cursor (as ordo_cursor_open: freed by ordo_cursor_free) on the entry
+ * at position `index` (0-based, key order) into `*cursor`, NULL on error.
+ * Also ORDO_NOT_FOUND when `index` is at or past the number of entries. */
+ORDO_API int ordo_cursor_at(ordo_txn* txn, const ordo_tree* tree, uint64_t index,
+                            ordo_cursor** cursor, ordo_error* err);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
