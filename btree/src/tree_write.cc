@@ -89,7 +89,7 @@ class RightmostPathAccess {
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
       std::byte* data = c.branch_data_[level];
       // The bytes writable() gave when the path was filled are still the page's.
-      ORDO_DCHECK(data == nullptr || data == pw.writable(c.branches_[level]));
+      ORDO_DCHECK(data == nullptr || pw.writable_in_place(c.branches_[level], data));
       if (data == nullptr) data = pw.writable(c.branches_[level]);
       bump_entries(data, ps, c.indexes_[level], delta);
     }
@@ -117,7 +117,7 @@ void add_entries_along(PageWriter& pw, const PathEntry* path, uint32_t branches,
   for (uint32_t level = 0; level < branches; ++level) {
     ORDO_DCHECK(pw.is_dirty(path[level].page));
     std::byte* data = path[level].data;
-    ORDO_DCHECK(data == nullptr || data == pw.writable(path[level].page));
+    ORDO_DCHECK(data == nullptr || pw.writable_in_place(path[level].page, data));
     if (data == nullptr) data = pw.writable(path[level].page);
     bump_entries(data, ps, path[level].index, delta);
   }

@@ -62,6 +62,13 @@ class DirtyPageCache {
   // The writable copy of dirty page `pg`, read back first if spilled.
   // REQUIRES: contains(pg).
   std::byte* writable(btree::PageNo pg);
+  // True when writable(pg) would return `data` with nothing to do first: the
+  // page is in memory and the innermost savepoint level has its prior state.
+  bool writable_in_place(btree::PageNo pg, const std::byte* data) const {
+    auto it = dirty_.find(pg);
+    return it != dirty_.end() && it->second.data == data &&
+           (levels_.empty() || it->second.level_tag == levels_.back().tag);
+  }
   // Forgets `pg`: true when it was this txn's page (its memory is released),
   // false when it is not in the cache.
   bool drop(btree::PageNo pg);

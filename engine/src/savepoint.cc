@@ -22,6 +22,10 @@ Result<Savepoint> WriteTxnImpl::savepoint() {
   ORDO_ASSERT(savepoints_.empty() || savepoints_.back().serial < serial);
   savepoints_.push_back(SavepointLevel{serial, catalog_, tree_count_, log_.mark(), {}});
   pages_.push_level();
+  // A cached rightmost path writes branch entry counts through bytes kept from
+  // an earlier writable(); the new level has no copy of those pages yet, so
+  // the next put descends and writable() keeps their state first.
+  for (auto& [id, st] : trees_) st.rightmost.invalidate();
   ORDO_ASSERT(pages_.levels() == savepoints_.size());
   return SavepointHandles::make(savepoint_txn_tag_, serial);
 }

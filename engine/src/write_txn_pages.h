@@ -45,6 +45,9 @@ class WriteTxnPages : public btree::PageWriter {
   Result<const std::byte*> read(btree::PageNo pg) override;
   Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
   bool is_dirty(btree::PageNo pg) const override { return cache_.contains(pg); }
+  bool writable_in_place(btree::PageNo pg, const std::byte* data) const override {
+    return cache_.writable_in_place(pg, data);
+  }
   std::byte* writable(btree::PageNo pg) override {
     ORDO_DCHECK(pg >= kFirstDataPage && pg < allocator_.next_page() && cache_.contains(pg));
     return cache_.writable(pg);
