@@ -297,6 +297,11 @@ void add_compare_options(CLI::App& compare, CompareArgs& args) {
       ->check(CLI::IsMember({"minmax", "bootstrap"}));
   compare.add_option("--seed", c.interval.seed, "Seed of the bootstrap resampling")
       ->capture_default_str();
+  compare
+      .add_option("--baseline", c.baseline,
+                  "Another build's ordo-bench: its ordo is the peer \"baseline\" (a build "
+                  "before a change against this one; with --engines baseline, the only peer)")
+      ->check(CLI::ExistingFile);
   // For tests: the program run as the child instead of this one.
   compare.add_option("--runner", c.runner, "Child binary (testing)")->group("");
   compare.add_option("child-args", c.extra_args, "After --: arguments passed to every run");

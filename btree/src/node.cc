@@ -17,7 +17,7 @@ uint32_t NodeView::cell_size(uint32_t i) const {
   }
   uint32_t off = cell_offset(i, kBranchCellHeader);
   if (off == 0) return 0;
-  return branch_cell_size(load_u16(p_ + off + 16));
+  return branch_cell_size(load_u16(p_ + off + kBranchOffKeyLen));
 }
 
 Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number) {
@@ -45,7 +45,7 @@ Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number)
     uint64_t size = 0;
     if (off >= lowest && off + header <= page_size) {
       size = leaf ? leaf_cell_size(load_u16(page + off), inline_value_len(page + off))
-                  : branch_cell_size(load_u16(page + off + 16));
+                  : branch_cell_size(load_u16(page + off + kBranchOffKeyLen));
     }
     if (size == 0 || off + size > page_size) {
       return Status::corruption("cell " + std::to_string(i) + " out of bounds", page_number);
@@ -149,12 +149,14 @@ void NodeEditor::insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_l
   encode_overflow_ref({first, run_checksum}, p_ + off + kLeafCellHeader + key.size());
 }
 
-void NodeEditor::insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum) {
+void NodeEditor::insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum,
+                               uint64_t entries) {
   ORDO_ASSERT(view().is_branch());
   uint32_t off = make_room(i, branch_cell_size(key.size()));
-  store_u64(p_ + off, child);
-  store_u64(p_ + off + 8, checksum);
-  store_u16(p_ + off + 16, static_cast<uint16_t>(key.size()));
+  store_u64(p_ + off + kBranchOffChild, child);
+  store_u64(p_ + off + kBranchOffChecksum, checksum);
+  store_u64(p_ + off + kBranchOffEntries, entries);
+  store_u16(p_ + off + kBranchOffKeyLen, static_cast<uint16_t>(key.size()));
   if (!key.empty()) std::memcpy(p_ + off + kBranchCellHeader, key.data(), key.size());
 }
 
@@ -184,14 +186,37 @@ void NodeEditor::remove(uint32_t i) {
 void NodeEditor::set_child(uint32_t i, PageNo child, uint64_t checksum) {
   ORDO_ASSERT(view().is_branch() && child != kNullPage);
   uint32_t off = slot_offset(i, kBranchCellHeader);
-  store_u64(p_ + off, child);
-  store_u64(p_ + off + 8, checksum);
+  store_u64(p_ + off + kBranchOffChild, child);
+  store_u64(p_ + off + kBranchOffChecksum, checksum);
 }
 
 void NodeEditor::set_child_checksum(uint32_t i, uint64_t checksum) {
   ORDO_ASSERT(view().is_branch());
   uint32_t off = slot_offset(i, kBranchCellHeader);
-  store_u64(p_ + off + 8, checksum);
+  store_u64(p_ + off + kBranchOffChecksum, checksum);
+}
+
+void NodeEditor::set_child_entries(uint32_t i, uint64_t entries) {
+  ORDO_ASSERT(view().is_branch());
+  uint32_t off = slot_offset(i, kBranchCellHeader);
+  store_u64(p_ + off + kBranchOffEntries, entries);
+}
+
+void NodeEditor::add_child_entries(uint32_t i, int64_t delta) {
+  ORDO_ASSERT(view().is_branch());
+  uint32_t off = slot_offset(i, kBranchCellHeader);
+  const uint64_t now = load_u64(p_ + off + kBranchOffEntries);
+  // A removal only passes through a child that holds the removed key.
+  ORDO_ASSERT(delta >= 0 || now >= static_cast<uint64_t>(-delta));
+  store_u64(p_ + off + kBranchOffEntries, now + static_cast<uint64_t>(delta));
+}
+
+uint64_t subtree_entries(const NodeView& v) {
+  ORDO_ASSERT(v.is_leaf() || v.is_branch());
+  if (v.is_leaf()) return v.count();
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < v.count(); ++i) sum += v.child_entries(i);
+  return sum;
 }
 
 }  // namespace ordo::btree

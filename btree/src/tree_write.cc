@@ -22,7 +22,28 @@ namespace {
 struct PathEntry {
   PageNo page;
   uint32_t index;  // child index taken in this branch
+  // The branch's bytes as writable() gave them to this operation's descent
+  // (a dirty branch stays where it is: branches are never spilled), so that
+  // its entry count is kept without another lookup; null: ask writable().
+  std::byte* data = nullptr;
 };
+
+}  // namespace
+
+namespace {
+
+// Adds `delta` to the entry count of entry `index` of the branch whose bytes
+// are `page`: a dirty branch of this txn on the path its descent checked, so
+// only a debug build checks it again (this runs for every put).
+inline void bump_entries(std::byte* page, uint32_t page_size, uint32_t index, int64_t delta) {
+  const uint32_t off = load_u16(page + kHeaderSize + kSlotSize * index);
+  ORDO_DCHECK(NodeView(page, page_size).is_branch() && index < NodeView(page, page_size).count() &&
+              off >= kHeaderSize && off + kBranchCellHeader <= page_size);
+  std::byte* at = page + off + kBranchOffEntries;
+  const uint64_t now = load_u64(at);
+  ORDO_DCHECK(delta >= 0 || now >= static_cast<uint64_t>(-delta));
+  store_u64(at, now + static_cast<uint64_t>(delta));
+}
 
 }  // namespace
 
@@ -40,6 +61,7 @@ class RightmostPathAccess {
     for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
       c.branches_[level] = path[level].page;
       c.indexes_[level] = path[level].index;
+      c.branch_data_[level] = path[level].data;
     }
     c.has_low_key_ = has_low_key;
     if (has_low_key)
@@ -60,10 +82,22 @@ class RightmostPathAccess {
   }
   // Whether one of the last 64 new keys of the last leaf went below its last key.
   static bool out_of_order(const RightmostPath& c) { return c.puts_since_unordered_ < 64; }
+  // Adds `delta` to the count of every branch entry on the cached path.
+  static void add_entries(PageWriter& pw, const RightmostPath& c, int64_t delta) {
+    ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
+    const uint32_t ps = pw.page_size();
+    for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
+      std::byte* data = c.branch_data_[level];
+      // The bytes writable() gave when the path was filled are still the page's.
+      ORDO_DCHECK(data == nullptr || pw.writable_in_place(c.branches_[level], data));
+      if (data == nullptr) data = pw.writable(c.branches_[level]);
+      bump_entries(data, ps, c.indexes_[level], delta);
+    }
+  }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
     ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
-      path[level] = {c.branches_[level], c.indexes_[level]};
+      path[level] = {c.branches_[level], c.indexes_[level], c.branch_data_[level]};
     }
   }
 };
@@ -74,6 +108,20 @@ bool RightmostPath::covers(const TreeRoot& tree, ByteView key) const {
 }
 
 namespace {
+
+// Adds `delta` to the count of the entry taken in each of the `branches`
+// (dirty) pages of `path`: a key went in or out of the leaf below them.
+void add_entries_along(PageWriter& pw, const PathEntry* path, uint32_t branches, int64_t delta) {
+  ORDO_ASSERT(branches < kMaxDepth);
+  const uint32_t ps = pw.page_size();
+  for (uint32_t level = 0; level < branches; ++level) {
+    ORDO_DCHECK(pw.is_dirty(path[level].page));
+    std::byte* data = path[level].data;
+    ORDO_DCHECK(data == nullptr || pw.writable_in_place(path[level].page, data));
+    if (data == nullptr) data = pw.writable(path[level].page);
+    bump_entries(data, ps, path[level].index, delta);
+  }
+}
 
 // Where `key` goes in a leaf: past the last entry for a key above them all (one
 // comparison, the sequential case), else the binary search of leaf_lower_bound().
@@ -149,7 +197,7 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
     }
     ORDO_ASSIGN_OR_RETURN(PageNo copy, cow(pw, child, level + 2 == tree.depth, checksum));
     if (copy != child) ed.set_child(idx, copy, 0);
-    path[level] = {pg, idx};
+    path[level] = {pg, idx, ed.data()};
     pg = copy;
   }
   if (on_rightmost) RightmostPathAccess::fill(*rightmost, tree, path, pg, has_low_key, low_key);
@@ -205,7 +253,7 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   std::vector<internal::SplitCell> split_cells;
   split_cells.reserve(cells.size());
   const uint32_t key_at = leaf ? kLeafCellHeader : kBranchCellHeader;
-  const uint32_t len_at = leaf ? 0 : 16;
+  const uint32_t len_at = leaf ? 0 : kBranchOffKeyLen;
   for (const auto& c : cells) {
     split_cells.push_back({ByteView(c.data() + key_at, load_u16(c.data() + len_at)),
                            static_cast<uint32_t>(c.size()) + kSlotSize});
@@ -239,9 +287,10 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   } else {
     // The separator moves up; the right page's entry 0 keeps only the child.
     const std::byte* c = cells[k].data();
-    uint16_t klen = load_u16(c + 16);
+    uint16_t klen = load_u16(c + kBranchOffKeyLen);
     out.separator.assign(reinterpret_cast<const char*>(c + kBranchCellHeader), klen);
-    right_ed.insert_branch(0, ByteView(), load_u64(c), load_u64(c + 8));
+    right_ed.insert_branch(0, ByteView(), load_u64(c + kBranchOffChild),
+                           load_u64(c + kBranchOffChecksum), load_u64(c + kBranchOffEntries));
     first = k + 1;
   }
   for (uint32_t i = first; i < cells.size(); ++i) {
@@ -253,12 +302,14 @@ Result<SplitResult> split_insert(PageWriter& pw, PageNo pg, uint32_t pos,
   return out;
 }
 
-std::span<const std::byte> branch_cell(std::vector<std::byte>& buf, ByteView key, PageNo child) {
+std::span<const std::byte> branch_cell(std::vector<std::byte>& buf, ByteView key, PageNo child,
+                                       uint64_t entries) {
   ORDO_ASSERT(child != kNullPage && key.size() <= UINT16_MAX);
   buf.resize(branch_cell_size(key.size()));
-  store_u64(buf.data(), child);
-  store_u64(buf.data() + 8, 0);
-  store_u16(buf.data() + 16, static_cast<uint16_t>(key.size()));
+  store_u64(buf.data() + kBranchOffChild, child);
+  store_u64(buf.data() + kBranchOffChecksum, 0);
+  store_u64(buf.data() + kBranchOffEntries, entries);
+  store_u16(buf.data() + kBranchOffKeyLen, static_cast<uint16_t>(key.size()));
   if (!key.empty()) std::memcpy(buf.data() + kBranchCellHeader, key.data(), key.size());
   return buf;
 }
@@ -379,17 +430,32 @@ Status insert_with_split(PageWriter& pw, TreeRoot& tree, const PathEntry* path, 
       ORDO_ASSIGN_OR_RETURN(PageNo root, pw.allocate());
       NodeEditor r(pw.writable(root), pw.page_size());
       r.init(PageType::kBranch, pw.txn_id());
-      r.insert_branch(0, ByteView(), pg, 0);
-      r.insert_branch(1, split.separator, split.right, 0);
+      const uint64_t left_entries = subtree_entries(NodeView(pw.writable(pg), pw.page_size()));
+      const uint64_t right_entries =
+          subtree_entries(NodeView(pw.writable(split.right), pw.page_size()));
+      ORDO_DCHECK(left_entries + right_entries == tree.entries);
+      r.insert_branch(0, ByteView(), pg, 0, left_entries);
+      r.insert_branch(1, split.separator, split.right, 0, right_entries);
       tree.root = root;
       tree.depth++;
       ORDO_ASSERT(tree.depth <= kMaxDepth);
       return Status::ok();
     }
+    const PageNo left_pg = pg;
     --level;
     pg = path[level].page;
     pos = path[level].index + 1;
-    branch_cell(up_buf, split.separator, split.right);
+    // The parent's entry for the left half held the count of both (with the
+    // new key): it gets the left's, the right half's new entry the rest.
+    NodeEditor parent(pw.writable(pg), pw.page_size());
+    const uint64_t before = parent.view().child_entries(path[level].index);
+    ORDO_DCHECK(parent.view().child(path[level].index) == left_pg);
+    const uint64_t left_entries = subtree_entries(NodeView(pw.writable(left_pg), pw.page_size()));
+    const uint64_t right_entries =
+        subtree_entries(NodeView(pw.writable(split.right), pw.page_size()));
+    ORDO_DCHECK(left_entries + right_entries == before);
+    parent.set_child_entries(path[level].index, left_entries);
+    branch_cell(up_buf, split.separator, split.right, right_entries);
     cell_buf.swap(up_buf);
   }
 }
@@ -416,6 +482,11 @@ Status put_in_leaf(PageWriter& pw, TreeRoot& tree, PathEntry* path, PageNo leaf_
     leaf.remove(pos);
   } else {
     tree.entries++;
+    if (cached) {
+      RightmostPathAccess::add_entries(pw, *rightmost, 1);
+    } else {
+      add_entries_along(pw, path, tree.depth - 1, 1);
+    }
   }
   if (leaf.fits(static_cast<uint32_t>(cell.size()))) {
     leaf.insert_cell(pos, cell);
@@ -483,6 +554,7 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
   ORDO_DCHECK(pw.is_dirty(leaf_pg));
   tree.entries++;
+  add_entries_along(pw, path, tree.depth - 1, 1);
   const uint32_t limit = static_cast<uint32_t>(pw.page_size() * std::clamp(fill, 0.5, 1.0));
   return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, limit,
                            RightEdge::kAscending);
@@ -556,13 +628,18 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
   for (uint32_t i = 0; i < right.count(); ++i) {
     uint32_t at = left.view().count();
     if (!leaf && i == 0) {
-      left.insert_branch(at, separator, right.child(0), right.child_checksum(0));
+      left.insert_branch(at, separator, right.child(0), right.child_checksum(0),
+                         right.child_entries(0));
       continue;
     }
     uint32_t off = load_u16(right.data() + kHeaderSize + kSlotSize * i);
     left.insert_cell(at, std::span<const std::byte>(right.data() + off, right.cell_size(i)));
   }
   ORDO_ASSERT(left.view().count() == merged_count && left.view().used_bytes() <= ps);
+  const uint64_t merged_entries =
+      pe.view().child_entries(right_idx - 1) + pe.view().child_entries(right_idx);
+  ORDO_DCHECK(subtree_entries(left.view()) == merged_entries);
+  pe.set_child_entries(right_idx - 1, merged_entries);
   pw.free_page(right_pg);
   pe.remove(right_idx);
   return true;
@@ -581,6 +658,7 @@ Status remove_at(PageWriter& pw, TreeRoot& tree, const PathEntry* path, PageNo p
   ORDO_RETURN_IF_ERROR(free_value(pw, leaf.view(), pos, pg));
   leaf.remove(pos);
   tree.entries--;
+  add_entries_along(pw, path, tree.depth - 1, -1);
 
   // Bottom-up: free empty pages, merge underfull ones with a neighbour.
   for (uint32_t level = tree.depth - 1;; --level) {
@@ -590,7 +668,9 @@ Status remove_at(PageWriter& pw, TreeRoot& tree, const PathEntry* path, PageNo p
         tree = TreeRoot{};
         return Status::ok();
       }
-      NodeEditor(pw.writable(path[level - 1].page), pw.page_size()).remove(path[level - 1].index);
+      NodeEditor parent(pw.writable(path[level - 1].page), pw.page_size());
+      ORDO_DCHECK(parent.view().child_entries(path[level - 1].index) == 0);
+      parent.remove(path[level - 1].index);
     } else {
       ORDO_ASSIGN_OR_RETURN(bool merged,
                             merge_with_sibling(pw, path, level, pg, level + 1 == tree.depth));
@@ -728,6 +808,8 @@ Status finalize_page(PageWriter& pw, PageNo pg) {
     if (!pw.is_dirty(child)) continue;
     ORDO_RETURN_IF_ERROR(finalize_page(pw, child));
     ORDO_ASSIGN_OR_RETURN(const std::byte* child_page, pw.read(child));
+    // Every edit kept the counts of the pages it changed exact.
+    ORDO_DCHECK(v.child_entries(i) == subtree_entries(NodeView(child_page, pw.page_size())));
     ed.set_child_checksum(i, page_checksum(child_page, pw.page_size()));
   }
   return Status::ok();
@@ -739,6 +821,7 @@ Status finalize(PageWriter& pw, TreeRoot& tree) {
   if (tree.root == kNullPage || !pw.is_dirty(tree.root)) return Status::ok();
   ORDO_RETURN_IF_ERROR(finalize_page(pw, tree.root));
   ORDO_ASSIGN_OR_RETURN(const std::byte* root, pw.read(tree.root));
+  ORDO_DCHECK(tree.entries == subtree_entries(NodeView(root, pw.page_size())));
   tree.root_checksum = page_checksum(root, pw.page_size());
   return Status::ok();
 }

@@ -46,6 +46,18 @@ class Walker {
                                              : "leaf page above the leaf level",
                                   ref.page));
     }
+    if (ref.parent != kNullPage) {
+      const uint64_t actual = subtree_entries(node);
+      if (actual != ref.expected_entries) {
+        // Named by the branch holding the count: its entry disagrees with the page.
+        ORDO_RETURN_IF_ERROR(visitor_.damaged(
+            ref, Status::corruption("entry count mismatch: entry " + std::to_string(ref.index) +
+                                        " records " + std::to_string(ref.expected_entries) +
+                                        " entries under page " + std::to_string(ref.page) +
+                                        ", which holds " + std::to_string(actual),
+                                    ref.parent)));
+      }
+    }
     ORDO_ASSIGN_OR_RETURN(const WalkStep step, visitor_.page(ref, node));
     if (step == WalkStep::kStop) stopped_ = true;
     if (step != WalkStep::kDescend) return Status::ok();
@@ -83,6 +95,7 @@ class Walker {
       child.page = branch.child(i);
       child.index = i;
       child.expected_checksum = branch.child_checksum(i);
+      child.expected_entries = branch.child_entries(i);
       child.lower = i == 0 ? ref.lower : std::optional<ByteView>(branch.key(i));
       child.upper = i + 1 < n ? std::optional<ByteView>(branch.key(i + 1)) : ref.upper;
       ORDO_RETURN_IF_ERROR(page(child));
@@ -111,6 +124,7 @@ Status walk_tree(PageReader& pages, const TreeRoot& root, PageVisitor& visitor,
   ref.page = root.root;
   ref.depth = root.depth;
   ref.expected_checksum = root.root_checksum;
+  ref.expected_entries = root.entries;
   return Walker(pages, visitor, options).page(ref);
 }
 

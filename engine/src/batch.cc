@@ -34,6 +34,9 @@ bool run_member(Member& m, WriteTxn& txn, WriteTxnImpl* impl) {
         "the batch function committed, aborted or moved the batch's write txn; batch() ends it");
   } else if (s.is_ok() && !impl->failure().is_ok()) {
     s = impl->failure();  // it went on past an error that left the txn unusable
+  } else {
+    // Its savepoints end with it: the next function cannot roll back into it.
+    impl->end_savepoints();
   }
   m.status = s;
   return s.is_ok();

@@ -17,6 +17,7 @@
 #include "ordo/assert.h"
 #include "ordo/database.h"
 #include "ordo/ordo.h"
+#include "savepoint_handles.h"
 
 using ordo::ByteView;
 using ordo::Result;
@@ -1054,6 +1055,109 @@ int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYT
 }
 
 }  // extern "C"
+
+// Savepoints: ordo_savepoint carries a Savepoint's two fields.
+namespace {
+
+ordo_savepoint to_c(const ordo::Savepoint& sp) {
+  return ordo_savepoint{{ordo::SavepointHandles::txn_tag(sp), ordo::SavepointHandles::serial(sp)}};
+}
+
+Result<ordo::Savepoint> from_c(const ordo_savepoint* sp) {
+  if (sp == nullptr) return null_arg("savepoint");
+  return ordo::SavepointHandles::make(sp->opaque[0], sp->opaque[1]);
+}
+
+}  // namespace
+
+extern "C" {
+
+int ordo_savepoint_take(ordo_txn* txn, ordo_savepoint* out, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (out == nullptr) return null_arg("out");
+    *out = ordo_savepoint{{0, 0}};
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(const ordo::Savepoint sp, w->savepoint());
+    *out = to_c(sp);
+    return Status::ok();
+  });
+}
+
+int ordo_savepoint_rollback(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(const ordo::Savepoint s, from_c(sp));
+    return w->rollback_to(s);
+  });
+}
+
+int ordo_savepoint_release(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_ASSIGN_OR_RETURN(ordo::WriteTxn * w, writer_of(txn));
+    ORDO_ASSIGN_OR_RETURN(const ordo::Savepoint s, from_c(sp));
+    return w->release(s);
+  });
+}
+
+}  // extern "C"
+
+// ---- Counting and positions
+
+namespace {
+
+Status count_into(ordo_txn* txn, const ordo_tree* tree, const Result<ordo::KeyRange>& range,
+                  uint64_t* count) {
+  if (count == nullptr) return Status::invalid_argument("count is NULL");
+  *count = 0;
+  ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+  if (!range.is_ok()) return range.status();
+  ORDO_ASSIGN_OR_RETURN(*count, t->count(tree_of(tree), *range));
+  return Status::ok();
+}
+
+}  // namespace
+
+int ordo_count(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
+               const void* to, size_t to_len, uint64_t* count, ordo_error* err) {
+  return guard(__func__, err,
+               [&] { return count_into(txn, tree, range_of(from, from_len, to, to_len), count); });
+}
+
+int ordo_count_prefix(ordo_txn* txn, const ordo_tree* tree, const void* prefix, size_t prefix_len,
+                      uint64_t* count, ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    const Result<ByteView> p = bytes(prefix, prefix_len, "prefix");
+    if (!p.is_ok()) {
+      if (count != nullptr) *count = 0;
+      return p.status();
+    }
+    return count_into(txn, tree, ordo::KeyRange::prefix(*p), count);
+  });
+}
+
+int ordo_rank(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len, uint64_t* rank,
+              ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    if (rank == nullptr) return Status::invalid_argument("rank is NULL");
+    *rank = 0;
+    ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+    ORDO_ASSIGN_OR_RETURN(ByteView k, bytes(key, key_len, "key"));
+    ORDO_ASSIGN_OR_RETURN(*rank, t->rank(tree_of(tree), k));
+    return Status::ok();
+  });
+}
+
+int ordo_cursor_at(ordo_txn* txn, const ordo_tree* tree, uint64_t index, ordo_cursor** cursor,
+                   ordo_error* err) {
+  return guard(__func__, err, [&]() -> Status {
+    ORDO_RETURN_IF_ERROR(clear_out(cursor, "cursor"));
+    ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
+    auto c = t->at(tree_of(tree), index);
+    if (!c.is_ok()) return c.status();
+    *cursor = new ordo_cursor{std::move(c).value()};
+    return Status::ok();
+  });
+}
 
 // ---- Changes between snapshots, kept snapshots, delta copies
 

@@ -35,7 +35,10 @@ Result<std::pair<PageNo, uint64_t>> DenseBuilder::emit_page(std::vector<std::byt
   return std::make_pair(pg, checksum);
 }
 
-Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child, uint64_t checksum) {
+// `entries`: the entries in the subtree under `child`, which its branch
+// cell records.
+Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child, uint64_t checksum,
+                          uint64_t entries) {
   ORDO_ASSERT(i <= branches_.size() && child >= btree::kFirstDataPage);
   if (i == branches_.size()) {
     if (branches_.size() + 1 >= btree::kMaxDepth) {
@@ -48,17 +51,18 @@ Status DenseBuilder::push(size_t i, const std::string& first_key, PageNo child, 
   if (level->open) {
     NodeEditor ed(level->page.data(), ps_);
     if (ed.fits(btree::branch_cell_size(first_key.size()))) {
-      ed.insert_branch(ed.view().count(), first_key, child, checksum);
+      ed.insert_branch(ed.view().count(), first_key, child, checksum, entries);
       return Status::ok();
     }
     ORDO_ASSIGN_OR_RETURN(auto written, emit_page(level->page));
+    const uint64_t up_entries = btree::subtree_entries(NodeView(level->page.data(), ps_));
     const std::string up_key = level->first_key;
-    ORDO_RETURN_IF_ERROR(push(i + 1, up_key, written.first, written.second));
+    ORDO_RETURN_IF_ERROR(push(i + 1, up_key, written.first, written.second, up_entries));
     level = &branches_[i];  // push may have grown branches_
   }
   NodeEditor ed(level->page.data(), ps_);
   ed.init(PageType::kBranch, txn_id_);
-  ed.insert_branch(0, ByteView(), child, checksum);  // entry 0's key is stored empty
+  ed.insert_branch(0, ByteView(), child, checksum, entries);  // entry 0's key is stored empty
   level->first_key = first_key;
   level->open = true;
   return Status::ok();
@@ -69,7 +73,8 @@ Status DenseBuilder::add_cell(ByteView key, uint32_t cell_size,
   NodeEditor ed(leaf_.page.data(), ps_);
   if (leaf_.open && !ed.fits(cell_size)) {
     ORDO_ASSIGN_OR_RETURN(auto written, emit_page(leaf_.page));
-    ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second));
+    const uint64_t leaf_entries = NodeView(leaf_.page.data(), ps_).count();
+    ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second, leaf_entries));
     leaf_.open = false;
   }
   if (!leaf_.open) {
@@ -98,9 +103,20 @@ Status DenseBuilder::add_overflow(ByteView key, uint64_t value_len, const std::b
                   });
 }
 
+Status DenseBuilder::add_leaf(const std::string& lower_bound, PageNo leaf, uint64_t checksum,
+                              uint64_t entries) {
+  ORDO_ASSERT(!leaf_.open && leaf >= btree::kFirstDataPage);  // no add() on this builder
+  entries_ += entries;
+  return push(0, lower_bound, leaf, checksum, entries);
+}
+
 Result<btree::TreeRoot> DenseBuilder::finish() {
   btree::TreeRoot root;
-  if (!leaf_.open) return root;
+  if (!leaf_.open) {
+    if (branches_.empty()) return root;
+    root.entries = entries_;
+    return close_branches(root);
+  }
   ORDO_ASSIGN_OR_RETURN(auto written, emit_page(leaf_.page));
   leaf_.open = false;
   root.entries = entries_;
@@ -110,7 +126,13 @@ Result<btree::TreeRoot> DenseBuilder::finish() {
     root.depth = 1;
     return root;
   }
-  ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second));
+  ORDO_RETURN_IF_ERROR(push(0, leaf_.first_key, written.first, written.second,
+                            NodeView(leaf_.page.data(), ps_).count()));
+  return close_branches(root);
+}
+
+Result<btree::TreeRoot> DenseBuilder::close_branches(btree::TreeRoot root) {
+  ORDO_ASSERT(!branches_.empty() && root.entries == entries_);
   // Close every level bottom-up; the top one's page is the root. (Pushing
   // into a full level may add a level above it: the loop sees it.)
   for (size_t i = 0; i < branches_.size(); ++i) {
@@ -121,10 +143,12 @@ Result<btree::TreeRoot> DenseBuilder::finish() {
       root.root_checksum = page.second;
       root.depth = static_cast<uint32_t>(branches_.size() + 1);
       ORDO_ASSERT(root.depth <= btree::kMaxDepth);  // push() stops below it
+      ORDO_DCHECK(btree::subtree_entries(NodeView(branches_[i].page.data(), ps_)) == entries_);
       return root;
     }
+    const uint64_t up_entries = btree::subtree_entries(NodeView(branches_[i].page.data(), ps_));
     const std::string up_key = branches_[i].first_key;
-    ORDO_RETURN_IF_ERROR(push(i + 1, up_key, page.first, page.second));
+    ORDO_RETURN_IF_ERROR(push(i + 1, up_key, page.first, page.second, up_entries));
   }
   return Status::corruption("dense build ended without a root");
 }

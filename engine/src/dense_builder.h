@@ -48,6 +48,12 @@ class DenseBuilder {
   // `run_checksum` stays valid).
   Status add_overflow(ByteView key, uint64_t value_len, const std::byte* run, uint64_t run_pages,
                       uint64_t run_checksum);
+  // Appends a leaf page that is already written (kept where it is, with its
+  // checksum `checksum` and `entries` entries) as the next leaf; its branch
+  // entry gets `lower_bound`, the smallest key it may hold. REQUIRES: only
+  // add_leaf() calls on this builder, leaves in key order.
+  Status add_leaf(const std::string& lower_bound, btree::PageNo leaf, uint64_t checksum,
+                  uint64_t entries);
   // Writes the pages still open and returns the tree's root (empty when no
   // entry was added).
   Result<btree::TreeRoot> finish();
@@ -63,7 +69,10 @@ class DenseBuilder {
   // Writes the open page of branch level `i` (0 = just above the leaves).
   Result<std::pair<btree::PageNo, uint64_t>> emit_page(std::vector<std::byte>& page);
   // Adds a child entry to branch level `i`.
-  Status push(size_t i, const std::string& first_key, btree::PageNo child, uint64_t checksum);
+  // Writes every open branch page bottom-up; the top one is the root.
+  Result<btree::TreeRoot> close_branches(btree::TreeRoot root);
+  Status push(size_t i, const std::string& first_key, btree::PageNo child, uint64_t checksum,
+              uint64_t entries);
 
   PageEmitter& out_;
   const uint32_t ps_;

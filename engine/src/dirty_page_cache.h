@@ -47,15 +47,28 @@ class DirtyPageCache {
 
   // Makes newly allocated page `pg` dirty; its contents are undefined.
   std::byte* add(btree::PageNo pg) {
-    auto [it, added] = dirty_.emplace(pg, Buffer{buffers_.take(), 0});
+    auto [it, added] = dirty_.emplace(pg, Buffer{buffers_.take(), 0, 0});
     ORDO_ASSERT(added);  // A page allocated twice; its new buffer would leak.
     Buffer& b = it->second;
     b.touched = ++touch_clock_;
+    if (!levels_.empty()) {
+      // New since the innermost savepoint: a rollback forgets it (unless it
+      // had a state there already, which this keeps).
+      levels_.back().prior.try_emplace(pg, nullptr);
+      b.level_tag = levels_.back().tag;
+    }
     return b.data;
   }
   // The writable copy of dirty page `pg`, read back first if spilled.
   // REQUIRES: contains(pg).
   std::byte* writable(btree::PageNo pg);
+  // True when writable(pg) would return `data` with nothing to do first: the
+  // page is in memory and the innermost savepoint level has its prior state.
+  bool writable_in_place(btree::PageNo pg, const std::byte* data) const {
+    auto it = dirty_.find(pg);
+    return it != dirty_.end() && it->second.data == data &&
+           (levels_.empty() || it->second.level_tag == levels_.back().tag);
+  }
   // Forgets `pg`: true when it was this txn's page (its memory is released),
   // false when it is not in the cache.
   bool drop(btree::PageNo pg);
@@ -72,12 +85,44 @@ class DirtyPageCache {
   // One span per in-memory page; the write backend sorts and coalesces them.
   std::vector<io::WriteSpan> write_spans() const;
 
+  // Savepoints (WriteTxn::savepoint). Each level keeps, for every page whose
+  // state changed since it began, the state it had then: absent, or its bytes
+  // (a copy made on the first change; a spilled page's read back from the
+  // file, since a later spill may overwrite it). Pages a level never touched
+  // cost nothing. The copies are in memory, outside the spill budget.
+  void push_level();
+  // Gives every page the innermost level touched its state at that level's
+  // start; the level stays, now empty.
+  void rollback_level();
+  // Ends the innermost level keeping the changes: its states go to the level
+  // around it (where that one has none of its own), or are freed.
+  void release_level();
+  size_t levels() const { return levels_.size(); }
+  // Pages whose earlier states the levels hold.
+  uint64_t level_pages() const {
+    uint64_t n = 0;
+    for (const Level& l : levels_) n += l.prior.size();
+    return n;
+  }
+
  private:
   struct Buffer {
     std::byte* data;
-    uint64_t touched;  // value of touch_clock_ at the last access
+    uint64_t touched;    // value of touch_clock_ at the last access
+    uint64_t level_tag;  // the level whose `prior` has this page, if it is that level's tag
+  };
+  struct Level {
+    uint64_t tag;
+    // Page -> its bytes when the level began (a buffer of buffers_), or
+    // nullptr when it was no page of this txn then.
+    std::unordered_map<btree::PageNo, std::byte*> prior;
   };
   void set_spilled(btree::PageNo pg, bool spilled, uint64_t next_page);
+  // Before `pg` (currently `bytes`: in memory or spilled) changes: keeps a
+  // copy in the innermost level unless that level has its state already.
+  void keep_prior(btree::PageNo pg, const std::byte* bytes);
+  // Forgets the current state of `pg`, in memory or spilled.
+  void forget(btree::PageNo pg);
 
   io::PageFile& file_;
   PageBuffers& buffers_;
@@ -91,6 +136,8 @@ class DirtyPageCache {
   std::unordered_set<btree::PageNo> spilled_reused_;  // reused pages below it
   uint64_t touch_clock_ = 0;
   uint64_t pages_spilled_ = 0;
+  std::vector<Level> levels_;
+  uint64_t next_level_tag_ = 1;  // 0 tags no level
 };
 
 }  // namespace ordo::engine

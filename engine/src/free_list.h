@@ -74,6 +74,38 @@ class FreeList {
   const std::string& held_before() const { return held_before_; }
   uint64_t checkpoint_txn() const { return rule_.checkpoint_txn(); }
 
+  // Savepoints: the list's state between two tree operations, and its
+  // return to it. The free tree's pages and the allocator's pool are the
+  // caller's to restore with it. Cost: the two keys' bytes.
+  struct Mark {
+    btree::TreeRoot tree;
+    uint64_t free_pages;
+    size_t freed;
+    std::string reclaim_from;
+    std::string held_before;
+    bool reader_pinned_seen;
+    uint64_t pages_reused;
+    bool exhausted;
+  };
+  Mark mark() const {
+    // Never inside an edit of the free tree, nor during the commit's update.
+    ORDO_ASSERT(!in_edit_ && recorded_keys_.empty());
+    return Mark{tree_,        free_pages_,         freed_.size(), reclaim_from_,
+                held_before_, reader_pinned_seen_, pages_reused_, exhausted_};
+  }
+  void restore(const Mark& m) {
+    // freed_ only grows before the commit: what a rollback removes is its tail.
+    ORDO_ASSERT(!in_edit_ && recorded_keys_.empty() && m.freed <= freed_.size());
+    tree_ = m.tree;
+    free_pages_ = m.free_pages;
+    freed_.resize(m.freed);
+    reclaim_from_ = m.reclaim_from;
+    held_before_ = m.held_before;
+    reader_pinned_seen_ = m.reader_pinned_seen;
+    pages_reused_ = m.pages_reused;
+    exhausted_ = m.exhausted;
+  }
+
   static constexpr size_t kReclaimBatchPages = 16;
   // Reusable pages gathered before each round of the commit's update.
   static constexpr size_t kRecordReservePages = 16;

@@ -53,7 +53,7 @@ namespace {
 // The record at `offset` of the log area when it is the one expected: epoch
 // and txn of `want`, whole and checksummed, its meta valid and of this file.
 bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offset, uint64_t txn_id,
-                 LogRecord* out) {
+                 uint32_t version, LogRecord* out) {
   const uint64_t area = log_area_bytes(checkpoint);
   if (offset + kLogBlockBytes > area) return false;
   const uint64_t base = checkpoint.log_first_page * checkpoint.page_size;
@@ -75,7 +75,9 @@ bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offs
   if (load_u64(h + kLogOffBodyChecksum) != XXH3_64bits(body, body_bytes)) return false;
   std::string text;
   Meta m;
-  if (decode_meta(body, &m, &text) != MetaProblem::kNone) return false;
+  const MetaProblem problem =
+      version == kV3FormatVersion ? decode_v3_meta(body, &m, &text) : decode_meta(body, &m, &text);
+  if (problem != MetaProblem::kNone) return false;
   if (m.txn_id != txn_id || (m.flags & kMetaFlagLogged) == 0 ||
       m.page_size != checkpoint.page_size || m.log_epoch != checkpoint.log_epoch ||
       m.log_first_page != checkpoint.log_first_page || m.log_pages != checkpoint.log_pages) {
@@ -91,7 +93,9 @@ bool read_record(const io::PageFile& file, const Meta& checkpoint, uint64_t offs
 }  // namespace
 
 LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
-                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit) {
+                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit,
+                 uint32_t version) {
+  ORDO_ASSERT(version == kFormatVersion || version == kV3FormatVersion);  // ours, not the file's
   // Records start on block boundaries; txn ids after a checkpoint start at 1 or more.
   ORDO_ASSERT(from_bytes % kLogBlockBytes == 0 && from_txn >= 1);
   LogScan scan;
@@ -99,7 +103,7 @@ LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from
   scan.last_txn = from_txn - 1;
   if (checkpoint.log_pages == 0) return scan;
   LogRecord rec;
-  while (read_record(file, checkpoint, scan.next_bytes, scan.last_txn + 1, &rec)) {
+  while (read_record(file, checkpoint, scan.next_bytes, scan.last_txn + 1, version, &rec)) {
     // read_record() took only the expected txn, whole blocks.
     ORDO_ASSERT(rec.meta.txn_id == scan.last_txn + 1 && rec.bytes % kLogBlockBytes == 0);
     scan.records++;

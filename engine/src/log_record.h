@@ -61,8 +61,11 @@ struct LogScan {
   uint64_t next_bytes = 0;  // where the record after the last one seen goes
   uint64_t last_txn = 0;    // txn id of the last one seen, else from_txn - 1
 };
+// `version` kV3FormatVersion reads the records of a version 3 file (the
+// upgrade).
 LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
-                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit);
+                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit,
+                 uint32_t version = kFormatVersion);
 
 // Writes zeros over the log area of `meta` in `file`, through the page cache
 // (not synced: the caller syncs it with the meta that names the area), so

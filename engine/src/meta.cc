@@ -32,13 +32,14 @@ btree::TreeRoot decode_tree_root(const std::byte* in) {
   return r;
 }
 
-void encode_meta(const Meta& m, std::byte* page) {
+void encode_meta(const Meta& m, std::byte* page, uint32_t version) {
   // A meta ordo writes passes decode_meta()'s range checks: these first.
   ORDO_ASSERT(btree::valid_page_size(m.page_size) && m.page_high_water >= kFirstDataPage);
   ORDO_ASSERT(m.page_high_water <= m.file_bytes / m.page_size && m.free_pages <= m.page_high_water);
   std::memset(page, 0, m.page_size);
   std::memcpy(page, kMagic, sizeof kMagic);
-  store_u32(page + kMetaOffVersion, kFormatVersion);
+  ORDO_ASSERT(version == kFormatVersion || version == kV3FormatVersion);
+  store_u32(page + kMetaOffVersion, version);
   store_u32(page + kMetaOffPageSize, m.page_size);
   store_u64(page + kMetaOffTxnId, m.txn_id);
   store_u64(page + kMetaOffHighWater, m.page_high_water);
@@ -54,6 +55,8 @@ void encode_meta(const Meta& m, std::byte* page) {
   store_u64(page + kMetaOffLogFirstPage, m.log_first_page);
   store_u64(page + kMetaOffLogPages, m.log_pages);
   store_u64(page + kMetaOffLogEpoch, m.log_epoch);
+  // Version 3 has no kept snapshots (zeros there).
+  ORDO_ASSERT(version == kFormatVersion || m.kept.root == btree::kNullPage);
   encode_tree_root(m.kept, page + kMetaOffKeptTree);
   store_u64(page + kMetaChecksumOffset, XXH3_64bits(page, kMetaChecksumOffset));
 }
@@ -85,11 +88,12 @@ MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::st
   m->tree_count = load_u64(p + kMetaOffTreeCount);
   m->free_pages = load_u64(p + kMetaOffFreePages);
   m->flags = load_u64(p + kMetaOffFlags);
-  const bool v3 = version == kFormatVersion;
+  const bool v3 = version != kV2FormatVersion;  // the log fields came with version 3
   m->log_first_page = v3 ? load_u64(p + kMetaOffLogFirstPage) : 0;
   m->log_pages = v3 ? load_u64(p + kMetaOffLogPages) : 0;
   m->log_epoch = v3 ? load_u64(p + kMetaOffLogEpoch) : 0;
-  m->kept = v3 ? decode_tree_root(p + kMetaOffKeptTree) : btree::TreeRoot{};
+  // Kept snapshots came with version 4; older versions have zeros there.
+  m->kept = version == kFormatVersion ? decode_tree_root(p + kMetaOffKeptTree) : btree::TreeRoot{};
   const char* bad = nullptr;
   if ((m->flags & ~(v3 ? kMetaKnownFlags : kMetaFlagOneSync)) != 0) {
     bad = "unknown flags";
@@ -125,7 +129,9 @@ MetaProblem decode_fields(const std::byte* p, uint32_t version, Meta* m, std::st
 }
 
 uint32_t checksum_offset(uint32_t version) {
-  ORDO_ASSERT(version == kV2FormatVersion || version == kFormatVersion);  // ours, not the file's
+  // Ours, not the file's.
+  ORDO_ASSERT(version == kV2FormatVersion || version == kV3FormatVersion ||
+              version == kFormatVersion);
   return version == kV2FormatVersion ? kV2ChecksumOffset : kMetaChecksumOffset;
 }
 
@@ -134,20 +140,28 @@ bool checksum_matches(const std::byte* p, uint32_t version) {
   return load_u64(p + at) == XXH3_64bits(p, at);
 }
 
-// Decodes a meta of `version` (kFormatVersion, or kV2FormatVersion for the
-// upgrade); a whole meta of the other one is kBadVersion, said in words.
+// Decodes a meta of `version` (kFormatVersion, or kV2FormatVersion or
+// kV3FormatVersion for the upgrade); a whole meta of another known version is
+// kBadVersion, said in words.
 MetaProblem decode_version(const std::byte* p, uint32_t version, Meta* m, std::string* text) {
   if (std::memcmp(p, kMagic, sizeof kMagic) != 0) {
     *text = "no ordo magic";
     return MetaProblem::kNoMagic;
   }
-  const bool v3 = version == kFormatVersion;
+  const bool current = version == kFormatVersion;
   const uint32_t found = load_u32(p + kMetaOffVersion);
-  const uint32_t other = v3 ? kV2FormatVersion : kFormatVersion;
-  if (found == other && checksum_matches(p, other)) {
-    *text = v3 ? "format version 2 (this build reads version " + std::to_string(kFormatVersion) +
-                     "; `ordo upgrade FILE` converts the file in place, keeping every page)"
-               : "format version " + std::to_string(kFormatVersion) + ": already upgraded";
+  const bool known =
+      found == kV2FormatVersion || found == kV3FormatVersion || found == kFormatVersion;
+  if (found != version && known && checksum_matches(p, found)) {
+    if (current) {
+      *text = "format version " + std::to_string(found) + " (this build reads version " +
+              std::to_string(kFormatVersion) + "; `ordo upgrade FILE` converts the file in place)";
+    } else if (found > version) {
+      *text = "format version " + std::to_string(found) + ": already upgraded";
+    } else {
+      *text = "format version " + std::to_string(found) + " (not version " +
+              std::to_string(version) + ")";
+    }
     m->txn_id = load_u64(p + kMetaOffTxnId);
     return MetaProblem::kBadVersion;
   }
@@ -157,8 +171,8 @@ MetaProblem decode_version(const std::byte* p, uint32_t version, Meta* m, std::s
   }
   if (found != version) {
     *text = "format version " + std::to_string(found) +
-            (v3 ? " (this build reads version " + std::to_string(kFormatVersion) + ")"
-                : " (`ordo upgrade` converts version " + std::to_string(kV2FormatVersion) + ")");
+            (current ? " (this build reads version " + std::to_string(kFormatVersion) + ")"
+                     : " (`ordo upgrade` converts versions 2 and 3)");
     return MetaProblem::kBadVersion;
   }
   return decode_fields(p, version, m, text);
@@ -172,6 +186,10 @@ MetaProblem decode_meta(const std::byte* p, Meta* m, std::string* text) {
 
 MetaProblem decode_v2_meta(const std::byte* p, Meta* m, std::string* text) {
   return decode_version(p, kV2FormatVersion, m, text);
+}
+
+MetaProblem decode_v3_meta(const std::byte* p, Meta* m, std::string* text) {
+  return decode_version(p, kV3FormatVersion, m, text);
 }
 
 bool is_inconsistent(MetaProblem problem) {

@@ -5,7 +5,7 @@
 // the meta of its txn in the same encoding (flag kMetaFlagLogged).
 // Layout (little-endian, offsets in bytes):
 //     0   8 magic 89 'O' 'R' 'D' 'O' 0d 0a 1a
-//     8   4 format version (3)
+//     8   4 format version (4)
 //    12   4 page size in bytes
 //    16   8 txn id
 //    24   8 page high-water mark: the next never-used page number
@@ -40,7 +40,10 @@
 namespace ordo::engine {
 
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'R', 'D', 'O', 0x0d, 0x0a, 0x1a};
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
+// Version 3: this meta layout, branch cells without entry counts; read only
+// by the upgrade (upgrade_v4.cc).
+inline constexpr uint32_t kV3FormatVersion = 3;
 inline constexpr uint32_t kMetaBytes = 256;
 inline constexpr uint32_t kTreeRootBytes = 32;
 
@@ -119,8 +122,9 @@ inline bool in_log_area(const Meta& meta, uint64_t pg) {
 void encode_tree_root(const btree::TreeRoot& root, std::byte* out);
 btree::TreeRoot decode_tree_root(const std::byte* in);
 
-// Writes the meta into a zeroed page of meta.page_size bytes.
-void encode_meta(const Meta& meta, std::byte* page);
+// Writes the meta into a zeroed page of meta.page_size bytes. `version`
+// kV3FormatVersion only for the upgrade's intermediate step.
+void encode_meta(const Meta& meta, std::byte* page, uint32_t version = kFormatVersion);
 
 enum class MetaProblem {
   kNone,
@@ -147,6 +151,9 @@ MetaProblem decode_meta(const std::byte* bytes, Meta* meta, std::string* text);
 // are 0. A version 3 meta is kBadVersion ("format version 3: already
 // upgraded"). Only `ordo upgrade` (Database::upgrade) reads version 2.
 MetaProblem decode_v2_meta(const std::byte* bytes, Meta* meta, std::string* text);
+// As decode_meta(), for a version 3 meta (the same layout). Only the upgrade
+// reads version 3.
+MetaProblem decode_v3_meta(const std::byte* bytes, Meta* meta, std::string* text);
 
 // Checks a meta that decode_meta() accepted against where it was found: meta
 // slot `slot` (0 or 1) only ever holds checkpoints of its epoch parity (with

@@ -9,8 +9,12 @@
 namespace ordo::engine {
 
 MetaSlots MetaSlots::read(const io::PageFile& file, uint32_t version) {
-  ORDO_ASSERT(version == kFormatVersion || version == kV2FormatVersion);  // ours, not the file's
-  const auto decode = version == kV2FormatVersion ? decode_v2_meta : decode_meta;
+  // Ours, not the file's.
+  ORDO_ASSERT(version == kFormatVersion || version == kV2FormatVersion ||
+              version == kV3FormatVersion);
+  const auto decode = version == kV2FormatVersion   ? decode_v2_meta
+                      : version == kV3FormatVersion ? decode_v3_meta
+                                                    : decode_meta;
   MetaSlots s;
   const std::byte* p0 = file.data(0, btree::kMinPageSize);
   if (p0 == nullptr) {

@@ -10,7 +10,10 @@ namespace ordo::engine {
 using btree::PageNo;
 
 PageNo PageAllocator::take() {
-  if (pool_pages_ == 0 || pool_locked_) return next_page_++;
+  if (pool_pages_ == 0 || pool_locked_) {
+    log(Undo::Kind::kGrew, next_page_, 1);
+    return next_page_++;
+  }
   ORDO_ASSERT(!by_size_.empty());  // pool_pages_ counts the extents' pages
   return take_from(by_size_.begin()->second, 1);
 }
@@ -28,12 +31,15 @@ PageNo PageAllocator::take_run(uint64_t pages) {
     // the free space at the end of the file.
     const auto [tail, tail_pages] = *extents_.rbegin();
     first = take_from(tail, tail_pages);
+    log(Undo::Kind::kGrew, next_page_, pages - tail_pages);
     next_page_ += pages - tail_pages;
   } else {
     first = next_page_;
+    log(Undo::Kind::kGrew, next_page_, pages);
     next_page_ += pages;
   }
   own_runs_.emplace(first, pages);
+  log(Undo::Kind::kRunOwned, first, pages);
   ORDO_ASSERT(first + pages <= next_page_);
   return first;
 }
@@ -55,12 +61,14 @@ PageNo PageAllocator::take_from(PageNo first, uint64_t pages) {
   ORDO_ASSERT(pool_pages_ >= pages);
   pool_pages_ -= pages;
   ++pool_changes_;
+  log(Undo::Kind::kTaken, first, pages);
   return first;
 }
 
 void PageAllocator::add_extent(PageNo first, uint64_t pages) {
   // Only pages below the high-water mark were ever handed out or are listed free.
   ORDO_ASSERT(pages > 0 && first + pages <= next_page_);
+  log(Undo::Kind::kAdded, first, pages);
   PageNo end = first + pages;
   auto next = extents_.lower_bound(first);
   // A page given back twice would be handed out twice: never go on.
@@ -90,6 +98,7 @@ bool PageAllocator::give_back_run(PageNo first, uint64_t pages) {
   if (it == own_runs_.end()) return false;
   ORDO_ASSERT(it->second == pages);
   own_runs_.erase(it);
+  log(Undo::Kind::kRunGone, first, pages);
   add_extent(first, pages);
   return true;
 }
@@ -113,6 +122,62 @@ bool PageAllocator::add_reclaimed(std::vector<PageNo> pages) {
   ORDO_ASSERT(pool_pages_ >= pages.size());
   ++pool_changes_;
   return true;
+}
+
+void PageAllocator::remove_extent(PageNo first, uint64_t pages) {
+  auto it = extents_.upper_bound(first);
+  // The pages were added as one piece: one extent holds them all.
+  ORDO_ASSERT(it != extents_.begin());
+  --it;
+  const PageNo start = it->first;
+  const uint64_t size = it->second;
+  ORDO_ASSERT(start <= first && first + pages <= start + size);
+  by_size_.erase({size, start});
+  extents_.erase(it);
+  // The pieces left stay maximal: the extent touched no other.
+  if (first > start) {
+    extents_.emplace(start, first - start);
+    by_size_.emplace(first - start, start);
+  }
+  const PageNo end = start + size;
+  if (first + pages < end) {
+    extents_.emplace(first + pages, end - first - pages);
+    by_size_.emplace(end - first - pages, first + pages);
+  }
+  ORDO_ASSERT(pool_pages_ >= pages);
+  pool_pages_ -= pages;
+  ++pool_changes_;
+}
+
+void PageAllocator::undo_to(size_t mark) {
+  ORDO_ASSERT(recording_ && mark <= undo_.size());
+  // The inverses are not logged: they remove what they undo.
+  recording_ = false;
+  while (undo_.size() > mark) {
+    const Undo u = undo_.back();
+    undo_.pop_back();
+    switch (u.kind) {
+      case Undo::Kind::kAdded:
+        remove_extent(u.first, u.pages);
+        break;
+      case Undo::Kind::kTaken:
+        add_extent(u.first, u.pages);
+        break;
+      case Undo::Kind::kGrew:
+        // Changes are undone newest first: these pages are the last ones.
+        ORDO_ASSERT(next_page_ == u.first + u.pages);
+        next_page_ = u.first;
+        break;
+      case Undo::Kind::kRunOwned:
+        ORDO_ASSERT(own_runs_.count(u.first) == 1);
+        own_runs_.erase(u.first);
+        break;
+      case Undo::Kind::kRunGone:
+        own_runs_.emplace(u.first, u.pages);
+        break;
+    }
+  }
+  recording_ = true;
 }
 
 std::vector<PageNo> PageAllocator::pool_pages() const {

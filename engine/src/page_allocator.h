@@ -77,8 +77,48 @@ class PageAllocator {
   uint64_t pool_changes() const { return pool_changes_; }
   // The page high-water mark after this txn: the next new page.
   uint64_t next_page() const { return next_page_; }
+  // Whether [first, first + pages) is a run from take_run() not given back.
+  bool owns_run(btree::PageNo first, uint64_t pages) const {
+    auto it = own_runs_.find(first);
+    return it != own_runs_.end() && it->second == pages;
+  }
+
+  // Savepoints: while recording, every change to the pool, the high-water
+  // mark and the runs is logged, so that undo_to() can take the allocator
+  // back to an earlier undo_mark() exactly. Cost: one entry per change.
+  // Turning recording off forgets the log.
+  void set_recording(bool on) {
+    recording_ = on;
+    if (!on) undo_.clear();
+  }
+  bool recording() const { return recording_; }
+  size_t undo_mark() const {
+    ORDO_ASSERT(recording_);  // a mark means nothing without the log
+    return undo_.size();
+  }
+  // Reverses every change logged since `mark`, newest first.
+  void undo_to(size_t mark);
 
  private:
+  // One logged change; undo_to() applies its inverse.
+  struct Undo {
+    enum class Kind : uint8_t {
+      kAdded,     // [first, first + pages) joined the pool
+      kTaken,     // [first, first + pages) left the pool
+      kGrew,      // the high-water mark rose by `pages`
+      kRunOwned,  // own_runs_ gained first -> pages
+      kRunGone,   // own_runs_ lost first -> pages
+    };
+    Kind kind;
+    btree::PageNo first;
+    uint64_t pages;
+  };
+  void log(Undo::Kind kind, btree::PageNo first, uint64_t pages) {
+    if (recording_) undo_.push_back({kind, first, pages});
+  }
+  // Takes [first, first + pages), which lies inside one extent, out of the pool.
+  void remove_extent(btree::PageNo first, uint64_t pages);
+
   bool fits_run(uint64_t pages) const {
     ORDO_ASSERT(by_size_.size() == extents_.size());  // the two indexes of one pool
     return !by_size_.empty() && by_size_.rbegin()->first >= pages;
@@ -95,6 +135,8 @@ class PageAllocator {
   uint64_t next_page_;
   uint64_t pool_changes_ = 0;
   bool pool_locked_ = false;
+  bool recording_ = false;
+  std::vector<Undo> undo_;
 };
 
 }  // namespace ordo::engine

@@ -145,6 +145,14 @@ class WriteTxnImpl : public TxnImpl {
   Result<uint64_t> del_range(const Tree& tree, const KeyRange& range);
   Status commit();
 
+  // Savepoints (savepoint.cc; WriteTxn::savepoint documents them).
+  Result<Savepoint> savepoint();
+  Status rollback_to(const Savepoint& sp);
+  Status release(const Savepoint& sp);
+  // Ends every savepoint, keeping the changes: before a commit, and when a
+  // Database::batch function returns.
+  void end_savepoints();
+
   // Database::batch lends the txn to callers' functions, which must not end
   // it: while lent, commit() and abort() end nothing and are remembered.
   void set_lent(bool lent) {
@@ -187,7 +195,32 @@ class WriteTxnImpl : public TxnImpl {
     btree::TreeRoot root;
     // put()'s cache of the rightmost path; invalidated by every other change.
     btree::RightmostPath rightmost;
+    // The serial of the savepoint whose level holds this tree's state as it
+    // began; 0 when none may (save_tree()).
+    uint64_t saved_in = 0;
   };
+  // A savepoint: what rollback_to() restores beside the pages (WriteTxnPages
+  // keeps those).
+  struct SavepointLevel {
+    uint64_t serial;
+    btree::TreeRoot catalog;
+    uint64_t tree_count;
+    engine::TxnLog::Mark log;
+    // The states, at the savepoint, of the trees changed since (by id).
+    std::unordered_map<uint32_t, TreeState> trees;
+  };
+  // Before tree `id`'s state changes: keeps it in the innermost savepoint
+  // unless that one has it already.
+  void save_tree(uint32_t id, TreeState& st) {
+    if (savepoints_.empty() || st.saved_in == savepoints_.back().serial) [[likely]]
+      return;
+    SavepointLevel& level = savepoints_.back();
+    level.trees.try_emplace(id, st);
+    st.saved_in = level.serial;
+  }
+  // The index in savepoints_ of `sp`; InvalidArgument naming why it is not
+  // one of this txn's open savepoints.
+  Result<size_t> find_savepoint(const Savepoint& sp) const;
   // The state of a tree the txn writes: checks the txn may still write
   // (InvalidArgument after a failed call or commit) and the handle, then
   // tells cursors that a write follows.
@@ -221,6 +254,9 @@ class WriteTxnImpl : public TxnImpl {
   uint32_t recent_ids_[2] = {UINT32_MAX, UINT32_MAX};
   TreeState* recent_[2] = {nullptr, nullptr};
   TreeState& tree_state(uint32_t id);
+  std::vector<SavepointLevel> savepoints_;  // innermost last; serials rise
+  uint64_t savepoint_txn_tag_ = 0;          // set by the first savepoint()
+  uint64_t next_savepoint_serial_ = 1;
   Status failed_;
   bool finished_ = false;
   bool lent_ = false;

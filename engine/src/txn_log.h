@@ -79,6 +79,19 @@ class TxnLog {
   }
   bool empty() const { return buf_.empty() && !overflowed_; }
 
+  // Savepoints: the operations so far, and a return to them. A log that
+  // overflowed since stays overflowed (the txn then commits by a checkpoint,
+  // which needs no operations).
+  struct Mark {
+    size_t bytes;
+  };
+  Mark mark() const { return Mark{buf_.size()}; }
+  void truncate(Mark m) {
+    if (overflowed_) return;
+    ORDO_ASSERT(m.bytes <= buf_.size());  // operations are only appended
+    buf_.resize(m.bytes);
+  }
+
  private:
   void add(LogOp op, std::initializer_list<ByteView> fields);
 

@@ -79,11 +79,13 @@ WriteTxnImpl::TreeState& WriteTxnImpl::tree_state(uint32_t id) {
 Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
   ORDO_RETURN_IF_ERROR(check_writable());
   ORDO_RETURN_IF_ERROR(db_->check_tree_handle(tree));
-  TreeState& st = tree_state(TreeHandles::id(tree));
+  const uint32_t id = TreeHandles::id(tree);
+  TreeState& st = tree_state(id);
   if (st.loaded && st.dropped) {
     return Status::not_found("no tree named '" + tree.name() + "' (dropped or renamed)");
   }
   if (!st.loaded) {
+    save_tree(id, st);
     auto root = lookup_catalog(tree.name());
     if (!root.is_ok()) return note(root.status());
     st.loaded = true;
@@ -99,6 +101,7 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::state_of(const Tree& tree) {
 Result<WriteTxnImpl::TreeState*> WriteTxnImpl::writable_state(const Tree& tree) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_ASSERT(!finished_ && st->loaded && !st->dropped);  // state_of() checked them
+  save_tree(TreeHandles::id(tree), *st);
   detach_cursors();
   return st;
 }
@@ -122,6 +125,7 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, name, ByteView(empty, sizeof empty))));
   TreeState& st = tree_state(TreeHandles::id(tree));
   ORDO_ASSERT(!st.loaded || st.dropped);  // state_of() found no such tree
+  save_tree(TreeHandles::id(tree), st);
   st = TreeState{};
   st.loaded = true;
   st.dirty = true;
@@ -173,6 +177,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   TreeState& renamed = tree_state(TreeHandles::id(new_tree));
   ORDO_ASSERT(&renamed != old_state);               // Two names, two ids (TreeRegistry).
   ORDO_ASSERT(!renamed.loaded || renamed.dropped);  // state_of() found no such tree
+  save_tree(TreeHandles::id(new_tree), renamed);
   renamed = TreeState{};
   renamed.loaded = true;
   renamed.dirty = true;
@@ -266,6 +271,7 @@ Status WriteTxnImpl::commit() {
                                     failed_.to_string());
   }
   ORDO_RETURN_IF_ERROR(db_->check_process());
+  end_savepoints();  // everything not rolled back commits
   finished_ = true;
   engine::Meta meta = snapshot_;
   // A restored delta commits as the txn it was made from (commit_as()).
@@ -501,6 +507,19 @@ Status WriteTxn::commit() {
   Status s = writer().commit();
   impl_.reset();  // releases the writer lock and the dirty pages
   return s;
+}
+
+Result<Savepoint> WriteTxn::savepoint() {
+  if (!impl_) return ended();
+  return writer().savepoint();
+}
+Status WriteTxn::rollback_to(const Savepoint& sp) {
+  if (!impl_) return ended();
+  return writer().rollback_to(sp);
+}
+Status WriteTxn::release(const Savepoint& sp) {
+  if (!impl_) return ended();
+  return writer().release(sp);
 }
 
 }  // namespace ordo

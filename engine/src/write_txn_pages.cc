@@ -135,10 +135,61 @@ Result<PageNo> WriteTxnPages::write_run(std::span<const std::span<const std::byt
 
 void WriteTxnPages::free_run(PageNo first, uint64_t pages) {
   ORDO_ASSERT(pages >= 1);  // overflow_pages() counts the header's page
+  if (!levels_.empty() && allocator_.owns_run(first, pages)) {
+    // Its bytes are on disk only: reused now, a later write would overwrite
+    // them while a rollback may still need them.
+    levels_.back().freed_runs.emplace_back(first, pages);
+    return;
+  }
   // A run of this txn was never visible: its pages are reusable at once.
   if (allocator_.give_back_run(first, pages)) return;
   const uint64_t writer = written_by(first);  // one txn wrote the whole run
   for (uint64_t i = 0; i < pages; ++i) free_list_.add_freed(writer, first + i);
+}
+
+void WriteTxnPages::push_level() {
+  if (levels_.empty()) allocator_.set_recording(true);
+  levels_.push_back(Level{allocator_.undo_mark(), free_list_.mark(), {}});
+  cache_.push_level();
+  ORDO_ASSERT(cache_.levels() == levels_.size());
+}
+
+void WriteTxnPages::rollback_to_level(size_t level) {
+  ORDO_ASSERT(level < levels_.size() && cache_.levels() == levels_.size());
+  // Innermost first: an outer level's state of a page is the older one.
+  for (;;) {
+    cache_.rollback_level();
+    if (levels_.size() == level + 1) break;
+    cache_.release_level();  // empty now
+    levels_.pop_back();
+  }
+  Level& l = levels_.back();
+  allocator_.undo_to(l.allocator_mark);
+  free_list_.restore(l.free_list);
+  // Runs freed since were taken since (the undo gave their pages back) or
+  // are in use again.
+  l.freed_runs.clear();
+  ORDO_ASSERT(cache_.levels() == levels_.size() && levels_.size() == level + 1);
+}
+
+void WriteTxnPages::release_level(size_t level) {
+  ORDO_ASSERT(level < levels_.size() && cache_.levels() == levels_.size());
+  while (levels_.size() > level) {
+    cache_.release_level();
+    Level inner = std::move(levels_.back());
+    levels_.pop_back();
+    if (!levels_.empty()) {
+      auto& outer = levels_.back().freed_runs;
+      outer.insert(outer.end(), inner.freed_runs.begin(), inner.freed_runs.end());
+      continue;
+    }
+    allocator_.set_recording(false);
+    for (const auto& [first, pages] : inner.freed_runs) {
+      const bool given = allocator_.give_back_run(first, pages);
+      ORDO_ASSERT(given);  // owned when freed, and nothing since gave it back
+    }
+  }
+  ORDO_ASSERT(cache_.levels() == levels_.size());
 }
 
 }  // namespace ordo::engine

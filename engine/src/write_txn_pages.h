@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "dirty_page_cache.h"
@@ -44,6 +45,9 @@ class WriteTxnPages : public btree::PageWriter {
   Result<const std::byte*> read(btree::PageNo pg) override;
   Result<const std::byte*> read_run(btree::PageNo first, uint64_t pages) override;
   bool is_dirty(btree::PageNo pg) const override { return cache_.contains(pg); }
+  bool writable_in_place(btree::PageNo pg, const std::byte* data) const override {
+    return cache_.writable_in_place(pg, data);
+  }
   std::byte* writable(btree::PageNo pg) override {
     ORDO_DCHECK(pg >= kFirstDataPage && pg < allocator_.next_page() && cache_.contains(pg));
     return cache_.writable(pg);
@@ -91,6 +95,22 @@ class WriteTxnPages : public btree::PageWriter {
   }
   uint64_t pages_spilled() const { return cache_.pages_spilled(); }
   uint64_t overflow_pages_written() const { return overflow_pages_written_; }
+  // Savepoints (WriteTxn::savepoint): levels of the txn's page state, the
+  // innermost last. A level costs what changes while it is open: one copy of
+  // each page this txn had written before it and changes again, one entry
+  // per allocation, free or reclaim (docs/USING.md, "Savepoints").
+  // Call these only between tree operations.
+  void push_level();
+  // Takes every page, the allocator and the free list back to the state at
+  // the start of level `level` (0 is the outermost), which stays, empty;
+  // the levels inside it end.
+  void rollback_to_level(size_t level);
+  // Ends level `level` and those inside it, keeping their changes.
+  void release_level(size_t level);
+  size_t levels() const { return levels_.size(); }
+  // Pages whose earlier states the levels hold in memory.
+  uint64_t level_pages() const { return cache_.level_pages(); }
+
   // One span per in-memory dirty page; the write backend sorts and coalesces them.
   std::vector<io::WriteSpan> write_spans() const {
     std::vector<io::WriteSpan> spans = cache_.write_spans();
@@ -106,6 +126,15 @@ class WriteTxnPages : public btree::PageWriter {
   // after reclaiming, holds such a run; else new pages at the end.
   Result<btree::PageNo> allocate_run(uint64_t pages);
 
+  // What a savepoint level keeps beside the page copies (DirtyPageCache).
+  struct Level {
+    size_t allocator_mark;
+    FreeList::Mark free_list;
+    // Runs of this txn freed while the level was open, given back to the
+    // allocator only once no level may need their bytes again.
+    std::vector<std::pair<btree::PageNo, uint64_t>> freed_runs;
+  };
+
   io::PageFile& file_;
   const uint32_t page_size_;
   const uint64_t txn_id_;
@@ -117,6 +146,7 @@ class WriteTxnPages : public btree::PageWriter {
   const SpillPolicy spill_policy_;
   FreeList free_list_;
   uint64_t overflow_pages_written_ = 0;
+  std::vector<Level> levels_;
 };
 
 }  // namespace ordo::engine

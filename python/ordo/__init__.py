@@ -27,7 +27,7 @@ from ordo._errors import (
     TxnEndedError,
     VersionMismatchError,
 )
-from ordo._ordo import ColumnBatch, Cursor, Database, Tree, Txn, __version__, open
+from ordo._ordo import ColumnBatch, Cursor, Database, Savepoint, Tree, Txn, __version__, open
 
 __all__ = [
     "__version__",
@@ -37,6 +37,7 @@ __all__ = [
     "Cursor",
     "Tree",
     "ColumnBatch",
+    "Savepoint",
     "Error",
     "NotFoundError",
     "InvalidArgumentError",

@@ -156,6 +156,25 @@ py::object make_range(const TxnPtr& txn, py::handle start, py::handle stop, py::
   return py::cast(std::move(r));
 }
 
+py::object make_cursor_at(const TxnPtr& txn, uint64_t index, py::handle tree) {
+  TxnCall call(*txn);
+  Tree t = require_tree(call, tree);
+  Result<Cursor> r = [&] {
+    py::gil_scoped_release nogil;
+    return call.txn().at(t, index);
+  }();
+  if (!r.is_ok()) {
+    // The tree was found: NotFound says the index is past the last entry.
+    if (r.status().is_not_found()) throw py::index_error(r.status().message());
+    throw_status(r.status());
+  }
+  CursorState c;
+  c.txn = txn;
+  c.cursor.emplace(std::move(*r));
+  c.positioned = true;
+  return py::cast(std::move(c));
+}
+
 py::object make_prefix(const TxnPtr& txn, py::handle prefix, py::handle tree) {
   RangeState r{open_cursor(txn, tree)};
   BytesArg p(prefix, "prefix");

@@ -32,4 +32,8 @@ uint64_t put_columns(TxnState& txn, py::handle keys, py::handle values, py::hand
 py::object scan_columns(const TxnPtr& txn, py::handle start, py::handle stop, py::handle tree,
                         uint64_t batch_bytes);
 
+// Txn.at(index, tree): a cursor on the entry at `index` (IndexError past the
+// last one).
+py::object make_cursor_at(const TxnPtr& txn, uint64_t index, py::handle tree);
+
 }  // namespace ordo::python

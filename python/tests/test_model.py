@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ordo
+from model_ops import apply_write
 
 keys = st.binary(min_size=0, max_size=3).map(lambda k: b"k" + k)
 values = st.binary(max_size=40) | st.binary(min_size=1500, max_size=3000)  # inline and overflow
@@ -33,20 +34,8 @@ def test_matches_a_dict(tmp_path_factory, sequence):
         txn = db.write()
         for op in sequence:
             name = op[0]
-            if name == "put":
-                txn.put(op[1], op[2])
-                pending[op[1]] = op[2]
-            elif name == "delete":
-                assert txn.delete(op[1]) == (op[1] in pending)
-                pending.pop(op[1], None)
-            elif name == "delete_range":
-                gone = [k for k in pending if op[1] <= k < op[2]]
-                assert txn.delete_range(op[1], op[2]) == len(gone)
-                for k in gone:
-                    del pending[k]
-            elif name == "put_many":
-                assert txn.put_many(op[1]) == len(op[1])
-                pending.update(op[1])
+            if apply_write(txn, pending, op):
+                pass
             elif name == "commit":
                 txn.commit()
                 committed = dict(pending)

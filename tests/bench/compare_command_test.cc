@@ -101,6 +101,30 @@ TEST(CompareCommandTest, WritesCsvJsonAndRunsAbba) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("out/runs/nodes-seq-000-r0-ordo.json")));
 }
 
+TEST(CompareCommandTest, BaselineRunsTheOtherBinarysOrdo) {
+  TempDir dir;
+  // The other build: marks its runs in the log, then runs the fake child.
+  const std::string baseline = dir.file("baseline.sh");
+  {
+    std::ofstream script(baseline);
+    script << "#!/usr/bin/env bash\necho baseline-binary >> \"$FAKE_LOG\"\nexec "
+           << FAKE_RUNNER_PATH << " \"$@\"\n";
+  }
+  std::filesystem::permissions(baseline, std::filesystem::perms::owner_all);
+  const ProcessResult r = compare_fake(dir, "quiet",
+                                       {"--workload", "nodes-seq", "--engines", "baseline",
+                                        "--baseline", baseline, "--rounds", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Pairs: the A/A control, then ordo against the baseline, which runs the
+  // other binary with --engine ordo: A B in round 0, B A in round 1, A B in 2.
+  EXPECT_EQ(read_file(dir.file("log")),
+            "0 ordo\n1 ordo\n2 ordo\nbaseline-binary\n3 ordo\n4 ordo\n5 ordo\nbaseline-binary\n"
+            "6 ordo\n7 ordo\n8 ordo\n9 ordo\n10 ordo\nbaseline-binary\n11 ordo\n");
+  const json j = load_json(dir.file("out/compare.json"));
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["peers"], json::array({"baseline"}));
+}
+
 TEST(CompareCommandTest, AbbaCancelsLinearDrift) {
   TempDir dir;
   const ProcessResult r =

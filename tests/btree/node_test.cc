@@ -112,7 +112,7 @@ TEST(NodeTest, PageSearchesAgreeWithSortedOrder) {
     be.init(PageType::kBranch, 1);
     for (size_t i = 0; i < keys.size(); ++i) {
       le.insert_leaf(static_cast<uint32_t>(i), keys[i], "v");
-      be.insert_branch(static_cast<uint32_t>(i), i == 0 ? std::string() : keys[i], i + 10, 0);
+      be.insert_branch(static_cast<uint32_t>(i), i == 0 ? std::string() : keys[i], i + 10, 0, i);
     }
     const NodeView lv(leaf.data(), 4096), bv(branch.data(), 4096);
     for (int probe = 0; probe < 100; ++probe) {

@@ -14,28 +14,16 @@
 #include <thread>
 #include <vector>
 
+#include "c_handles.h"
 #include "ordo/ordo.h"
 #include "temp_dir.h"
 
 namespace {
 
-// Handles freed by their C free functions, also when an assertion fails.
-struct DbCloser {
-  void operator()(ordo_db* db) const { ordo_db_close(db); }
-};
-struct TxnFreer {
-  void operator()(ordo_txn* txn) const { ordo_txn_free(txn); }
-};
-struct CursorFreer {
-  void operator()(ordo_cursor* c) const { ordo_cursor_free(c); }
-};
-struct TreeFreer {
-  void operator()(ordo_tree* t) const { ordo_tree_free(t); }
-};
-using Db = std::unique_ptr<ordo_db, DbCloser>;
-using Txn = std::unique_ptr<ordo_txn, TxnFreer>;
-using Cursor = std::unique_ptr<ordo_cursor, CursorFreer>;
-using Tree = std::unique_ptr<ordo_tree, TreeFreer>;
+using Db = ordo::testing::CDb;
+using Txn = ordo::testing::CTxn;
+using Cursor = ordo::testing::CCursor;
+using Tree = ordo::testing::CTree;
 
 using ordo::testing::TempDir;
 
@@ -1050,7 +1038,7 @@ TEST_F(CApiTest, InfoCheckCopyAndTreeStats) {
   ASSERT_EQ(ordo_db_info(db.get(), &info, &err_), ORDO_OK) << err_.message;
   EXPECT_EQ(info.struct_size, sizeof info);
   EXPECT_EQ(info.page_size_bytes, 4096u);
-  EXPECT_EQ(info.format_version, 3u);
+  EXPECT_EQ(info.format_version, 4u);
   EXPECT_EQ(info.txn_id, 2u);  // two commits
   EXPECT_EQ(info.tree_count, 1u);
   EXPECT_GT(info.page_high_water, 0u);
@@ -1382,6 +1370,58 @@ TEST_F(CApiTest, ErrorStructIsOverwrittenByEachCall) {
   ordo_tree* t = nullptr;
   EXPECT_EQ(ordo_tree_open(r.get(), name.data(), name.size(), &t, &err_), ORDO_NOT_FOUND);
   EXPECT_EQ(std::strlen(err_.message), sizeof(err_.message) - 1);
+}
+
+// ordo_count, ordo_count_prefix, ordo_rank and ordo_cursor_at, in a write
+// txn (its own writes) and a read txn.
+TEST_F(CApiTest, CountRankAndCursorAt) {
+  Db db = open(path());
+  {
+    Txn w = write(db.get());
+    Tree t = create(w.get(), "t");
+    for (int i = 0; i < 5000; ++i) {
+      char k[16];
+      std::snprintf(k, sizeof k, "k%05d", i);
+      ASSERT_EQ(put(w.get(), t.get(), k, "v"), ORDO_OK) << err_.message;
+    }
+    uint64_t n = 0;
+    ASSERT_EQ(ordo_count(w.get(), t.get(), "k01000", 6, "k02000", 6, &n, &err_), ORDO_OK)
+        << err_.message;
+    EXPECT_EQ(n, 1000u);
+    ASSERT_EQ(ordo_txn_commit(w.get(), &err_), ORDO_OK) << err_.message;
+  }
+  Txn r = read(db.get());
+  Tree t = open_tree(r.get(), "t");
+  uint64_t n = 0;
+  ASSERT_EQ(ordo_count(r.get(), t.get(), nullptr, 0, nullptr, 0, &n, &err_), ORDO_OK);
+  EXPECT_EQ(n, 5000u);
+  ASSERT_EQ(ordo_count(r.get(), t.get(), "k04990", 6, nullptr, 0, &n, &err_), ORDO_OK);
+  EXPECT_EQ(n, 10u);
+  ASSERT_EQ(ordo_count_prefix(r.get(), t.get(), "k012", 4, &n, &err_), ORDO_OK);
+  EXPECT_EQ(n, 100u);
+  uint64_t rank = 0;
+  ASSERT_EQ(ordo_rank(r.get(), t.get(), "k03000", 6, &rank, &err_), ORDO_OK);
+  EXPECT_EQ(rank, 3000u);
+  ASSERT_EQ(ordo_rank(r.get(), t.get(), "k03000x", 7, &rank, &err_), ORDO_OK);
+  EXPECT_EQ(rank, 3001u);  // absent: the position it would take
+  ordo_cursor* c = nullptr;
+  ASSERT_EQ(ordo_cursor_at(r.get(), t.get(), 4321, &c, &err_), ORDO_OK) << err_.message;
+  Cursor owned(c);
+  ASSERT_TRUE(ordo_cursor_valid(c));
+  const void* key = nullptr;
+  size_t key_len = 0;
+  ASSERT_EQ(ordo_cursor_key(c, &key, &key_len, &err_), ORDO_OK);
+  EXPECT_EQ(str(key, key_len), "k04321");
+  ASSERT_EQ(ordo_cursor_next(c, &err_), ORDO_OK);
+  ASSERT_EQ(ordo_cursor_key(c, &key, &key_len, &err_), ORDO_OK);
+  EXPECT_EQ(str(key, key_len), "k04322");
+
+  ordo_cursor* past = reinterpret_cast<ordo_cursor*>(&n);  // cleared on error
+  expect_error(ordo_cursor_at(r.get(), t.get(), 5000, &past, &err_), ORDO_NOT_FOUND, "position");
+  EXPECT_EQ(past, nullptr);
+  expect_error(ordo_count(r.get(), t.get(), nullptr, 0, nullptr, 0, nullptr, &err_),
+               ORDO_INVALID_ARGUMENT, "count");
+  expect_error(ordo_rank(nullptr, t.get(), "k", 1, &rank, &err_), ORDO_INVALID_ARGUMENT, "txn");
 }
 
 }  // namespace

@@ -123,6 +123,34 @@ TEST_F(CheckTest, FlippedByteInABranchIsAChecksumMismatchOnThatPage) {
   EXPECT_TRUE(has_problem(r, "checksum mismatch", root));
 }
 
+// A branch whose entry counts are wrong but whose checksums were made to
+// agree (as a bug writing counts would leave it): check names the branch.
+TEST_F(CheckTest, AWrongEntryCountIsReportedOnItsBranch) {
+  build();
+  const uint64_t root = default_root();
+  auto bytes = page(root);
+  btree::NodeEditor ed(bytes.data(), kPage);
+  ASSERT_TRUE(ed.view().is_branch());
+  ASSERT_GE(ed.view().count(), 2u);
+  // One entry too many under child 0, one too few under child 1: the root's
+  // sum (and the tree's entry count) still agree.
+  ed.add_child_entries(0, 1);
+  ed.add_child_entries(1, -1);
+  write_page(root, bytes);
+  // The meta that names the root records its new checksum, resealed.
+  for (int slot = 0; slot < 2; ++slot) {
+    auto m = page(slot);
+    if (btree::load_u64(m.data() + 40) != root) continue;
+    btree::store_u64(m.data() + 48, XXH3_64bits(bytes.data(), kPage));
+    btree::store_u64(m.data() + 248, XXH3_64bits(m.data(), 248));
+    write_page(slot, m);
+  }
+  CheckReport r = check();
+  EXPECT_TRUE(has_problem(r, "entry count mismatch: entry 0", root));
+  EXPECT_TRUE(has_problem(r, "entry count mismatch: entry 1", root));
+  EXPECT_FALSE(has_problem(r, "checksum mismatch"));
+}
+
 TEST_F(CheckTest, ACycleIsFoundNotFollowedForever) {
   build();
   uint64_t root = default_root();

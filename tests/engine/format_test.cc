@@ -177,6 +177,33 @@ TEST(FormatTest, FreeTreeKeyTableMatchesTheCode) {
   EXPECT_EQ(btree::load_be32(p + rows[2].offset), 0x21222324u);
 }
 
+TEST(FormatTest, BranchCellTableMatchesTheCode) {
+  std::ifstream in(ORDO_FORMAT_MD);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  const size_t at = text.find("**Branch cell** (" + std::to_string(btree::kBranchCellHeader) +
+                              "-byte header, then the key)");
+  ASSERT_NE(at, std::string::npos);
+  const std::string table = text.substr(at, 600);
+  EXPECT_NE(
+      table.find("| " + std::to_string(btree::kBranchOffChild) + " | 8 | child page number |"),
+      std::string::npos);
+  EXPECT_NE(table.find("| " + std::to_string(btree::kBranchOffChecksum) +
+                       " | 8 | XXH3-64 of the "
+                       "child page |"),
+            std::string::npos);
+  EXPECT_NE(table.find("| " + std::to_string(btree::kBranchOffEntries) +
+                       " | 8 | entries in the child's subtree"),
+            std::string::npos);
+  EXPECT_NE(table.find("| " + std::to_string(btree::kBranchOffKeyLen) + " | 2 | key length |"),
+            std::string::npos);
+  EXPECT_NE(
+      table.find("| " + std::to_string(btree::kBranchCellHeader) + " | key length | the key |"),
+      std::string::npos);
+  EXPECT_EQ(btree::kBranchOffKeyLen + 2, btree::kBranchCellHeader);
+}
+
 TEST(FormatTest, VersionStatedInTheDocumentMatchesTheCode) {
   std::ifstream in(ORDO_FORMAT_MD);
   std::string first_line;

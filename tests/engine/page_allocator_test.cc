@@ -1,6 +1,6 @@
 // PageAllocator: reusable pages before new ones, kept as merged extents; a run
 // takes the smallest extent that holds it, a single page the smallest extent;
-// own runs come back whole; a locked pool.
+// own runs come back whole; a locked pool; undo to a savepoint's mark.
 #include "page_allocator.h"
 
 #include <gtest/gtest.h>
@@ -229,6 +229,70 @@ TEST(PageAllocatorTest, RandomOperationsKeepTheExtentsExact) {
     EXPECT_GT(first, end) << "extents overlap or touch at " << first;
     end = first + pages;
   }
+}
+
+// Savepoints: undo_to() a mark gives back the exact pool, high-water mark and
+// own runs of that moment, whatever came between (nested marks too).
+TEST(PageAllocatorTest, UndoToAMarkRestoresTheExactState) {
+  const uint64_t seed = testing::test_seed(5);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  PageAllocator a(500);
+  std::vector<btree::PageNo> reclaimed;
+  for (btree::PageNo pg = 2; pg < 500; ++pg) {
+    if (rng() % 2 == 0) reclaimed.push_back(pg);
+  }
+  ASSERT_TRUE(a.add_reclaimed(reclaimed));
+  struct Snapshot {
+    size_t mark;
+    Extents extents;
+    uint64_t next_page;
+    std::vector<btree::PageNo> singles;
+    std::map<btree::PageNo, uint64_t> runs;
+  };
+  std::vector<btree::PageNo> singles;
+  std::map<btree::PageNo, uint64_t> runs;
+  std::vector<Snapshot> marks;
+  a.set_recording(true);
+  for (int op = 0; op < 20000; ++op) {
+    const uint32_t kind = rng() % 8;
+    if (kind == 0) {
+      singles.push_back(a.take());
+    } else if (kind == 1) {
+      const uint64_t n = 1 + rng() % 12;
+      runs.emplace(a.take_run(n), n);
+    } else if (kind == 2 && !singles.empty()) {
+      const size_t i = rng() % singles.size();
+      a.give_back(singles[i]);
+      singles[i] = singles.back();
+      singles.pop_back();
+    } else if (kind == 3 && !runs.empty()) {
+      auto it = std::next(runs.begin(), rng() % runs.size());
+      ASSERT_TRUE(a.give_back_run(it->first, it->second));
+      runs.erase(it);
+    } else if (kind == 4) {
+      // Pages reclaimed from the free list: new ones past the high-water
+      // mark stand in for them (reclaimed pages are never in use).
+      std::vector<btree::PageNo> more;
+      for (int i = 0; i < 1 + static_cast<int>(rng() % 4); ++i) more.push_back(a.take());
+      for (btree::PageNo pg : more) a.give_back(pg);
+    } else if (kind == 5 && marks.size() < 8) {
+      marks.push_back({a.undo_mark(), a.extents(), a.next_page(), singles, runs});
+    } else if (kind == 6 && !marks.empty()) {
+      const size_t at = rng() % marks.size();
+      a.undo_to(marks[at].mark);
+      ASSERT_EQ(a.extents(), marks[at].extents) << "undo to mark " << at;
+      ASSERT_EQ(a.next_page(), marks[at].next_page);
+      singles = marks[at].singles;
+      runs = marks[at].runs;
+      for (const auto& [first, n] : runs) ASSERT_TRUE(a.owns_run(first, n));
+      marks.resize(at + 1);
+    } else if (kind == 7 && !marks.empty()) {
+      marks.pop_back();  // a release: its changes stay, logged for the outer marks
+    }
+  }
+  a.set_recording(false);
+  for (const auto& [first, n] : runs) EXPECT_TRUE(a.give_back_run(first, n));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Database::upgrade over the fault backend: for every crash point of the
-// upgrade of the version 2 fixture (tests/engine/data/v2_small.ordo), the
-// crash image either opens as version 3 with the fixture's whole content, or
-// is refused as version 2 and upgrades again to it. Never a third outcome.
+// upgrade of the version 2 fixture (tests/engine/data/v2_small.ordo, through
+// version 3 to 4), the crash image either opens as version 4 with the
+// fixture's whole content, or is refused (as version 2 or 3) and upgrades
+// again to it. Never a third outcome.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include "ordo/io/testing/fault_backend.h"
 #include "ordo/io/testing/fault_log.h"
 #include "v2_fixture.h"
+#include "v3_fixture.h"
 
 namespace ordo {
 namespace {
@@ -32,12 +34,12 @@ using testing::kV2FixtureTxn;
 
 constexpr uint64_t kLogBytes = 64 << 10;  // a small area: few writes to enumerate
 
-// What the image holds, opened as `db`: version 3, the fixture's last
-// commit and content, a clean check.
+// What the image holds, opened as `db`: version 4, the fixture's last
+// commit (and the upgrade's txn after it) and content, a clean check.
 void expect_upgraded(Database& db, const State& want, const std::string& point) {
   const DatabaseInfo info = db.info();
-  EXPECT_EQ(info.format_version, 3u) << point;
-  EXPECT_EQ(info.txn_id, kV2FixtureTxn) << point;
+  EXPECT_EQ(info.format_version, 4u) << point;
+  EXPECT_EQ(info.txn_id, kV2FixtureTxn + 1) << point;
   auto txn = db.begin_read();
   ASSERT_TRUE(txn.is_ok()) << point << ": " << txn.status().to_string();
   EXPECT_EQ(read_state(*txn), want) << point;
@@ -67,7 +69,9 @@ TEST(UpgradeCrashTest, EveryCrashImageOpensUpgradedOrUpgradesAgain) {
   auto up = DatabaseOpener::upgrade(path, kLogBytes, io::testing::fault_backend_factory(log));
   ASSERT_TRUE(up.is_ok()) << up.status().to_string();
   ASSERT_TRUE(up->upgraded);
-  ASSERT_GE(log->sync_count(), 3u);  // the log area, the new meta, the old slot
+  // Version 3: the log area, the new meta, the old slot; version 4: the new
+  // branch pages, the new meta, the old slot.
+  ASSERT_GE(log->sync_count(), 6u);
 
   size_t opened = 0, upgraded_again = 0;
   for (const CrashPoint& point : log->crash_points()) {
@@ -87,7 +91,7 @@ TEST(UpgradeCrashTest, EveryCrashImageOpensUpgradedOrUpgradesAgain) {
       auto redo = Database::upgrade(again, kLogBytes);
       ASSERT_TRUE(redo.is_ok()) << at << ": " << redo.status().to_string();
       EXPECT_TRUE(redo->upgraded) << at;
-      EXPECT_EQ(redo->txn_id, kV2FixtureTxn) << at;
+      EXPECT_EQ(redo->txn_id, kV2FixtureTxn + 1) << at;
       db = Database::open(again);
       ASSERT_TRUE(db.is_ok()) << at << ": " << db.status().to_string();
       ++upgraded_again;
@@ -95,19 +99,20 @@ TEST(UpgradeCrashTest, EveryCrashImageOpensUpgradedOrUpgradesAgain) {
     expect_upgraded(**db, want, at);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  std::printf("upgrade: %zu crash images opened as version 3, %zu upgraded again (%zu I/O ops)\n",
+  std::printf("upgrade: %zu crash images opened as version 4, %zu upgraded again (%zu I/O ops)\n",
               opened, upgraded_again, log->op_count());
   EXPECT_GT(opened, 0u);
   EXPECT_GT(upgraded_again, 0u);
 }
 
-// A sync that fails (EIO) at each step: the log area's, the new meta's (its
-// slot is put back: no open takes a meta the disk may not hold), the old
+// A sync that fails (EIO) at each step: the log area's, the version 3 meta's
+// (its slot is put back: no open takes a meta the disk may not hold), the
+// version 2 slot's, the new branch pages', the version 4 meta's, the version 3
 // slot's (the upgrade is durable already). The call fails; the file then
-// opens as version 3 or is refused as version 2, and a second upgrade
+// opens as version 4 or is refused as version 2 or 3, and a second upgrade
 // finishes the work.
 TEST(UpgradeFailureTest, AFailedSyncLeavesAFileThatUpgradesAgain) {
-  for (size_t nth_sync : {size_t{0}, size_t{1}, size_t{2}}) {
+  for (size_t nth_sync = 0; nth_sync < 6; ++nth_sync) {
     SCOPED_TRACE("failing sync " + std::to_string(nth_sync));
     io::testing::TempDir dir;
     const std::string path = dir.file("db.ordo");
@@ -117,21 +122,72 @@ TEST(UpgradeFailureTest, AFailedSyncLeavesAFileThatUpgradesAgain) {
     auto up = DatabaseOpener::upgrade(path, kLogBytes, io::testing::fault_backend_factory(log));
     EXPECT_TRUE(up.status().is_io_error()) << up.status().to_string();
     auto db = Database::open(path);
-    if (nth_sync < 2) {
+    if (nth_sync < 5) {
       EXPECT_TRUE(db.status().is_version_mismatch()) << db.status().to_string();
     } else {
       ASSERT_TRUE(db.is_ok()) << db.status().to_string();
-      EXPECT_EQ((*db)->info().format_version, 3u);
+      EXPECT_EQ((*db)->info().format_version, 4u);
       db = Status::invalid_argument("closed");
     }
     auto again = Database::upgrade(path, kLogBytes);
     ASSERT_TRUE(again.is_ok()) << again.status().to_string();
-    EXPECT_EQ(again->upgraded, nth_sync < 2);
-    EXPECT_EQ(again->txn_id, kV2FixtureTxn);
+    EXPECT_EQ(again->upgraded, nth_sync < 5);
+    EXPECT_EQ(again->txn_id, kV2FixtureTxn + 1);
     db = Database::open(path);
     ASSERT_TRUE(db.is_ok()) << db.status().to_string();
-    EXPECT_EQ((*db)->info().txn_id, kV2FixtureTxn);
+    EXPECT_EQ((*db)->info().txn_id, kV2FixtureTxn + 1);
   }
+}
+
+// The same for the version 3 fixture (tests/engine/data/v3_deep.ordo, four
+// levels deep): a crash while its branches are rewritten, while the version 4
+// meta is written or while the version 3 slot is zeroed leaves a file that
+// opens as version 4 with every entry, or is refused as version 3 and
+// upgrades again.
+TEST(UpgradeCrashTest, EveryCrashImageOfTheVersionThreeStepOpensOrUpgradesAgain) {
+  io::testing::TempDir dir;
+  const std::string path = dir.file("db.ordo");
+  testing::copy_v3_fixture(path);
+  const auto want = testing::v3_fixture_content();
+  auto log = std::make_shared<FaultLog>();
+  auto up = DatabaseOpener::upgrade(path, 0, io::testing::fault_backend_factory(log));
+  ASSERT_TRUE(up.is_ok()) << up.status().to_string();
+  ASSERT_GE(log->sync_count(), 3u);  // the branch pages, the new meta, the old slot
+  size_t opened = 0, upgraded_again = 0;
+  for (const CrashPoint& point : log->crash_points()) {
+    const std::string at = point.to_string();
+    auto image = log->image(point);
+    ASSERT_TRUE(image.is_ok()) << at << ": " << image.status().to_string();
+    auto db = testing::open_crash_image(*image);
+    if (db.is_ok()) {
+      ++opened;
+    } else {
+      ASSERT_TRUE(db.status().is_version_mismatch()) << at << ": " << db.status().to_string();
+      const std::string again = dir.file("again.ordo");
+      std::ofstream(again, std::ios::binary | std::ios::trunc)
+          .write(reinterpret_cast<const char*>(image->data()),
+                 static_cast<std::streamsize>(image->size()));
+      auto redo = Database::upgrade(again);
+      ASSERT_TRUE(redo.is_ok()) << at << ": " << redo.status().to_string();
+      EXPECT_TRUE(redo->upgraded) << at;
+      db = Database::open(again);
+      ASSERT_TRUE(db.is_ok()) << at << ": " << db.status().to_string();
+      ++upgraded_again;
+    }
+    EXPECT_EQ((*db)->info().format_version, 4u) << at;
+    EXPECT_EQ((*db)->info().txn_id, testing::kV3FixtureTxn + 1) << at;
+    auto txn = (*db)->begin_read();
+    ASSERT_TRUE(txn.is_ok()) << at;
+    EXPECT_EQ(read_state(*txn), want) << at;
+    auto report = txn->check();
+    ASSERT_TRUE(report.is_ok()) << at << ": " << report.status().to_string();
+    EXPECT_TRUE(report->clean()) << at << ": " << report->problems[0].what;
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  std::printf("upgrade from 3: %zu crash images opened as version 4, %zu upgraded again\n", opened,
+              upgraded_again);
+  EXPECT_GT(opened, 0u);
+  EXPECT_GT(upgraded_again, 0u);
 }
 
 }  // namespace

@@ -35,11 +35,11 @@ std::vector<std::byte> full_branch(uint32_t page_size, uint32_t* entries) {
   std::vector<std::byte> page(page_size);
   btree::NodeEditor editor(page.data(), page_size);
   editor.init(btree::PageType::kBranch, 1);
-  editor.insert_branch(0, ByteView(), 2, 0);
+  editor.insert_branch(0, ByteView(), 2, 0, 1);
   uint32_t n = 1;
   while (editor.fits(btree::branch_cell_size(kKeyBytes))) {
     const Key k = key(n);
-    editor.insert_branch(n, ByteView(k.data(), k.size()), 2 + n, 0);
+    editor.insert_branch(n, ByteView(k.data(), k.size()), 2 + n, 0, 1);
     ++n;
   }
   *entries = n;

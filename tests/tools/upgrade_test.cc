@@ -31,8 +31,8 @@ TEST_F(ToolUpgradeTest, UpgradesInPlaceKeepingTheDump) {
   const ProcessResult r = ordo_tool({"upgrade", path_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, path_ +
-                       ": upgraded to format version 3 at txn 8: log area of 4194304 bytes "
-                       "at page 28 (page size 4096); file 4308992 bytes\n");
+                       ": upgraded to format version 4 at txn 9: log area of 4194304 bytes "
+                       "at page 28 (page size 4096); file 4325376 bytes\n");
   EXPECT_EQ(r.err, "");
   const ProcessResult dump = ordo_tool({"dump", "--all", path_});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
@@ -41,11 +41,11 @@ TEST_F(ToolUpgradeTest, UpgradesInPlaceKeepingTheDump) {
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   const ProcessResult info = ordo_tool({"info", "--json", path_});
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_EQ(parse_json(info)["format_version"], 3);
+  EXPECT_EQ(parse_json(info)["format_version"], 4);
 
   const ProcessResult again = ordo_tool({"upgrade", path_});
   EXPECT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(again.out, path_ + ": already format version 3 (txn 8): nothing to do\n");
+  EXPECT_EQ(again.out, path_ + ": already format version 4 (txn 9): nothing to do\n");
 }
 
 TEST_F(ToolUpgradeTest, JsonAndLogBytes) {
@@ -54,12 +54,14 @@ TEST_F(ToolUpgradeTest, JsonAndLogBytes) {
   const auto j = parse_json(r);
   EXPECT_EQ(j["path"], path_);
   EXPECT_EQ(j["upgraded"], true);
-  EXPECT_EQ(j["format_version"], 3);
-  EXPECT_EQ(j["txn_id"], 8);
+  EXPECT_EQ(j["format_version"], 4);
+  EXPECT_EQ(j["txn_id"], 9);  // the version 3 to 4 step is a txn of its own
   EXPECT_EQ(j["page_size"], 4096);
   EXPECT_EQ(j["log_first_page"], 28);
   EXPECT_EQ(j["log_bytes"], 65536);
-  EXPECT_EQ(j["file_bytes"], 28 * 4096 + 65536);
+  // The log area past the version 2 pages, then 4 new branch, catalog and
+  // free-tree pages past it.
+  EXPECT_EQ(j["file_bytes"], 28 * 4096 + 65536 + 4 * 4096);
   EXPECT_EQ(j["file_bytes"], std::filesystem::file_size(path_));
   EXPECT_EQ(j["recovery"], "");
   const ProcessResult again = ordo_tool({"upgrade", "--json", path_});

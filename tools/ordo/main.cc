@@ -14,7 +14,7 @@
 //   ordo page FILE N      one page decoded
 //   ordo free FILE        free-tree entries
 //   ordo readers FILE     reader slots held
-//   ordo upgrade FILE     convert a version 2 file to version 3 in place
+//   ordo upgrade FILE     convert a version 2 or 3 file to version 4 in place
 //
 // Every command takes --json; --help lists the exit codes (commands.h).
 #include <CLI/CLI.hpp>
@@ -260,8 +260,8 @@ int run(int argc, char** argv) {
   commands.list.emplace_back(readers, [&] { return run_readers(path, json); });
 
   UpgradeOptions upgrade_options;
-  CLI::App* upgrade =
-      file_command("upgrade", "Convert a version 2 file to version 3 in place, keeping every page");
+  CLI::App* upgrade = file_command(
+      "upgrade", "Convert a version 2 or 3 file to version 4 in place, keeping leaves and values");
   upgrade
       ->add_option("--log-bytes", upgrade_options.log_bytes,
                    "Log area in bytes: a multiple of the page size from 64 KiB to 1 GiB "

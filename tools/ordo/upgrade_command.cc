@@ -1,6 +1,7 @@
-// `ordo upgrade FILE [--log-bytes N] [--json]`: converts a version 2 database
-// file to version 3 in place (Database::upgrade), keeping every page; a file
-// at version 3 already is left as it is (exit 0). Exit 1 when the file cannot
+// `ordo upgrade FILE [--log-bytes N] [--json]`: converts a version 2 or 3
+// database file to version 4 in place (Database::upgrade): leaves and
+// overflow runs stay, branches are written anew with entry counts; a file at
+// version 4 already is left as it is (exit 0). Exit 1 when the file cannot
 // be upgraded (missing, locked by a writer, not an ordo file, damaged, of
 // another version); a failure part way leaves a file that opens as upgraded
 // or that `ordo upgrade` converts again.
@@ -12,6 +13,11 @@
 #include "open_database.h"
 
 namespace ordo::tool {
+namespace {
+// The format version Database::upgrade writes (DatabaseInfo::format_version
+// of the file it leaves).
+constexpr int kUpgradedVersion = 4;
+}  // namespace
 
 int run_upgrade(const UpgradeOptions& o) {
   Result<UpgradeResult> result = Database::upgrade(o.path, o.log_bytes);
@@ -27,7 +33,7 @@ int run_upgrade(const UpgradeOptions& o) {
     nlohmann::ordered_json j;
     j["path"] = o.path;
     j["upgraded"] = result->upgraded;
-    j["format_version"] = 3;
+    j["format_version"] = kUpgradedVersion;
     j["txn_id"] = result->txn_id;
     j["page_size"] = result->page_size_bytes;
     j["log_first_page"] = result->log_first_page;
@@ -37,13 +43,13 @@ int run_upgrade(const UpgradeOptions& o) {
     print_line(json_text(j));
   } else if (result->upgraded) {
     print_line(
-        fmt::format("{}: upgraded to format version 3 at txn {}: log area of {} bytes at "
+        fmt::format("{}: upgraded to format version {} at txn {}: log area of {} bytes at "
                     "page {} (page size {}); file {} bytes",
-                    o.path, result->txn_id, result->log_bytes, result->log_first_page,
-                    result->page_size_bytes, result->file_bytes));
+                    o.path, kUpgradedVersion, result->txn_id, result->log_bytes,
+                    result->log_first_page, result->page_size_bytes, result->file_bytes));
   } else {
-    print_line(fmt::format("{}: already format version 3 (txn {}): nothing to do", o.path,
-                           result->txn_id));
+    print_line(fmt::format("{}: already format version {} (txn {}): nothing to do", o.path,
+                           kUpgradedVersion, result->txn_id));
   }
   return kExitOk;
 }

@@ -42,6 +42,7 @@ Result<std::vector<std::string>> resolve_peers(const CompareCommand& command,
                  runner, first.subcommand);
     }
   }
+  if (!command.baseline.empty()) engines.emplace_back(kBaselineEngine);
   std::vector<std::string> peers;
   for (const std::string& e : engines) {
     if (e != "ordo" && std::find(peers.begin(), peers.end(), e) == peers.end()) {
@@ -66,8 +67,12 @@ RunRecord run_one(const CompareCommand& command, const std::string& runner, cons
     record.error = "no fresh directory: " + dir.status().to_string();
     return record;
   }
+  // The baseline is the other build's ordo: its binary, engine ordo.
+  const std::string& engine = pairs.engine(plan.pair, plan.arm);
+  const bool baseline = engine == kBaselineEngine && !command.baseline.empty();
   const std::vector<std::string> argv =
-      child_argv(runner, spec, pairs.engine(plan.pair, plan.arm), dir->path(), command.extra_args);
+      child_argv(baseline ? command.baseline : runner, spec, baseline ? "ordo" : engine,
+                 dir->path(), command.extra_args);
   Result<sys::ChildResult> child = sys::run_child(argv);
   if (!child.is_ok()) {
     record.error = child.status().to_string();

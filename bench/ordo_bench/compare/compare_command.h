@@ -21,10 +21,16 @@ struct CompareCommand {
   int rounds = 5;  // including round 0, which is dropped
   std::string out = "bench-results";
   IntervalSpec interval;
-  std::string runner;                   // the child binary; empty: this one
+  std::string runner;  // the child binary; empty: this one
+  // Another build's ordo-bench: its ordo runs as the peer kBaselineEngine
+  // (the build before a change against the build after it). Empty: none.
+  std::string baseline;
   std::vector<std::string> extra_args;  // passed to every child run
   std::vector<std::string> command;     // our own argv, for the record
 };
+
+// The peer name of --baseline's runs in the tables and files.
+inline constexpr const char* kBaselineEngine = "baseline";
 
 // Exit codes beyond run_failure.h's: the study ran but its A/A control failed.
 inline constexpr int kExitNoisy = 3;

@@ -80,6 +80,7 @@ class WriteTxn;
 class Cursor;
 class Tree;
 class KeyRange;
+class Savepoint;
 struct UpgradeResult;
 class TxnImpl;
 class WriteTxnImpl;
@@ -87,6 +88,7 @@ class DatabaseImpl;
 class CursorImpl;
 class DatabaseOpener;
 class TreeHandles;
+class SavepointHandles;
 class TxnFactory;
 class TxnInternals;
 
@@ -383,6 +385,24 @@ class Txn {
   // be renewed. Also done by the destructor. Does nothing on an ended txn.
   void abort();
 
+  // Counting and positions (docs/USING.md). Each branch entry of a tree
+  // records how many entries its subtree holds, so these read one
+  // root-to-leaf path or two (O(depth) pages), whatever the range's size. In
+  // a write txn they see the txn's own writes. Errors: NotFound for an
+  // unknown tree; InvalidArgument for a tree handle of another database;
+  // Corruption on a damaged page; TxnEnded on an ended txn. Thread-safety:
+  // as get().
+  //
+  // The number of entries of `tree` whose key lies in `range`.
+  Result<uint64_t> count(const Tree& tree, const KeyRange& range);
+  // The number of entries whose key sorts before `key` (bytewise): the
+  // position of `key` when present, else the position it would take.
+  Result<uint64_t> rank(const Tree& tree, ByteView key);
+  // A cursor at the entry at position `i` (0-based, in key order), so that
+  // at(t, rank(t, k)) is at `k` when present. NotFound when `i` is at or past
+  // the number of entries.
+  Result<Cursor> at(const Tree& tree, uint64_t i);
+
  protected:
   explicit Txn(std::unique_ptr<TxnImpl> impl);
   friend class TxnInternals;  // engine-internal: copy and inspection (inspect.h)
@@ -598,6 +618,62 @@ class WriteTxn : public Txn {
   // TxnEnded when the txn already ended; InvalidArgument in a forked child.
   Status commit();
 
+  // Savepoints: a point in the txn to come back to, as SQL's SAVEPOINT.
+  //
+  //   auto sp = txn.savepoint();                 // Result<Savepoint>
+  //   Status s = txn.put(tree, "k", "v");        // ... any writes ...
+  //   if (!s.is_ok()) s = txn.rollback_to(*sp);  // as if they were never made
+  //   txn.release(*sp);                          // keep them; sp ends
+  //
+  // What returns: every tree's entries, the trees themselves (create_tree,
+  // drop_tree, rename_tree since the savepoint are undone), the pages the txn
+  // took or freed (no space is lost or leaked) and the operations its log
+  // record will carry; a commit() after a rollback writes exactly the state
+  // at the savepoint plus what followed the rollback. What does not: IDs
+  // issued by next_id()/next_id64() (the generators stay monotonic: an ID is
+  // never issued twice) and the counters of Stats.
+  //
+  // Nesting: savepoints nest to any depth. rollback_to(sp) ends every
+  // savepoint taken after sp (they report InvalidArgument from then on) and
+  // keeps sp itself, so the txn may go back to it again. release(sp) ends sp
+  // and every savepoint taken after it, keeping their changes. A savepoint
+  // never released ends with its txn; commit() commits what was not rolled
+  // back. Savepoint handles are plain values: copying or destroying one
+  // releases nothing.
+  //
+  // Cursors of the txn stay usable across a rollback, as across any write:
+  // each re-seeks the key it was on, in the rolled-back state (the entry
+  // after it when that key is gone); one of a tree that no longer exists
+  // reports NotFound. Views from key()/value()/get() end, as after a write.
+  // Tree handles stay valid: one of a tree created after the savepoint, and
+  // rolled back, reports NotFound; one of a tree dropped or renamed after
+  // it reaches that tree again.
+  //
+  // In Database::batch: a batch function may take, roll back to and release
+  // its own savepoints in the txn it is given; the savepoints it leaves open
+  // end (their changes kept) when it returns, so no function can roll back
+  // another's changes.
+  //
+  // Cost: savepoint() copies nothing (a few small fields, bytes for two free
+  // tree keys). While a savepoint is open, the first change to a page the txn
+  // had written before it keeps a copy of that page in memory (outside
+  // Options::txn_memory_budget_bytes; for a spilled page, read back from the
+  // file), and each page allocation, free or reuse adds an entry to an undo
+  // list. rollback_to() and release() cost O(pages changed since the
+  // savepoint), not O(pages of the txn). Overflow runs of this txn freed while
+  // a savepoint is open are reused only once none is (a rollback may need them).
+  //
+  // Errors (all three): TxnEnded once the txn ended; InvalidArgument after a
+  // failed call left the txn fit only to be aborted (as every write call),
+  // and in a forked child. rollback_to() and release() also return
+  // InvalidArgument for a savepoint that is not open in this txn: a default-
+  // constructed one, one of another txn, one released, or one ended by a
+  // rollback to or a release of an earlier savepoint (the message says which).
+  // Thread-safety: as every txn call.
+  Result<Savepoint> savepoint();
+  Status rollback_to(const Savepoint& sp);
+  Status release(const Savepoint& sp);
+
  private:
   friend class TxnFactory;  // engine-internal
   explicit WriteTxn(std::unique_ptr<TxnImpl> impl);
@@ -751,6 +827,19 @@ struct UpgradeResult {
   // pages did not verify (a crash during it), so the commit before it was
   // kept, as a version 2 open would have: says which and why.
   std::string recovery;
+};
+
+// A point in a write txn to roll back to (WriteTxn::savepoint). A plain
+// value, cheap to copy; a default-constructed one names no savepoint.
+class Savepoint {
+ public:
+  Savepoint() = default;
+
+ private:
+  friend class SavepointHandles;  // engine-internal: makes and reads them
+  Savepoint(uint64_t txn_tag, uint64_t serial) : txn_tag_(txn_tag), serial_(serial) {}
+  uint64_t txn_tag_ = 0;  // which write txn took it; 0 for none
+  uint64_t serial_ = 0;   // its place in that txn, rising with each savepoint()
 };
 
 inline Tree Txn::default_tree() const { return Tree{}; }

@@ -712,6 +712,69 @@ ORDO_API int ordo_uuid_format(const uint8_t uuid[ORDO_UUID_BYTES], char* buf, si
 ORDO_API int ordo_uuid_parse(const char* text, size_t text_len, uint8_t out[ORDO_UUID_BYTES],
                              ordo_error* err);
 
+/* Savepoints in a write txn (WriteTxn::savepoint in ordo/database.h, the
+ * reference for what a rollback restores, what it costs, and what cursors,
+ * tree handles, IDs and ordo_batch callbacks see). An ordo_savepoint is a
+ * plain value the caller keeps: copy it freely, nothing to free; its bytes
+ * are private. Savepoints nest to any depth.
+ *
+ *   ordo_savepoint sp;
+ *   if (ordo_savepoint_take(txn, &sp, &err) != ORDO_OK) return fail(&err);
+ *   int rc = ordo_put(txn, NULL, "k", 1, "v", 1, &err);
+ *   if (rc != ORDO_OK) rc = ordo_savepoint_rollback(txn, &sp, &err);  // as if never made
+ *   ordo_savepoint_release(txn, &sp, &err);                           // sp ends
+ *
+ * Errors of all three: ORDO_TXN_ENDED once the txn ended;
+ * ORDO_INVALID_ARGUMENT for NULL, a read txn, a txn a failed call left fit
+ * only to be aborted, a forked child, and (rollback, release) a savepoint not
+ * open in this txn: zeroed, another txn's, released, or ended by a rollback
+ * to or release of an earlier one (the message says which). One thread at a
+ * time per txn, as every txn call. */
+typedef struct ordo_savepoint {
+  uint64_t opaque[2];
+} ordo_savepoint;
+/* Write txns: a savepoint at this point of the txn into `*out`. Costs a few
+ * small fields; pages are copied only as they change later. */
+ORDO_API int ordo_savepoint_take(ordo_txn* txn, ordo_savepoint* out, ordo_error* err);
+/* Write txns: undoes every change since `sp` (trees, entries, pages; not IDs)
+ * and ends the savepoints taken after it; `sp` stays open, so the txn may
+ * come back to it again. Open cursors re-seek the key they were on; views
+ * of bytes returned before end, as after a write. Costs O(pages changed
+ * since `sp`). */
+ORDO_API int ordo_savepoint_rollback(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err);
+/* Write txns: ends `sp` and the savepoints taken after it, keeping their
+ * changes (a commit commits them; ending the txn ends its savepoints too). */
+ORDO_API int ordo_savepoint_release(ordo_txn* txn, const ordo_savepoint* sp, ordo_error* err);
+
+/* ---- Counting and positions ------------------------------------------ */
+
+/* Each branch entry of a tree records how many entries its subtree holds, so
+ * these read one or two root-to-leaf paths (O(depth) pages) whatever the
+ * range's size; in a write txn they see the txn's own writes. Errors of all
+ * three: ORDO_NOT_FOUND for an unknown tree; ORDO_INVALID_ARGUMENT for NULL
+ * txn or out pointer, bad byte arguments, a tree handle of another
+ * database; ORDO_TXN_ENDED; ORDO_CORRUPTION naming a damaged page. One
+ * thread at a time per txn. */
+
+/* The number of entries of `tree` with from <= key < to into `*count`
+ * (`from`/`to` as for ordo_scan: `to` NULL with to_len 0 for no upper bound). */
+ORDO_API int ordo_count(ordo_txn* txn, const ordo_tree* tree, const void* from, size_t from_len,
+                        const void* to, size_t to_len, uint64_t* count, ordo_error* err);
+/* The number of entries whose key starts with the `prefix_len` bytes at
+ * `prefix` into `*count` (every entry for an empty prefix). */
+ORDO_API int ordo_count_prefix(ordo_txn* txn, const ordo_tree* tree, const void* prefix,
+                               size_t prefix_len, uint64_t* count, ordo_error* err);
+/* The number of entries whose key sorts before the `key_len` bytes at `key`
+ * (memcmp order) into `*rank`: the key's position when present, else the
+ * position it would take. */
+ORDO_API int ordo_rank(ordo_txn* txn, const ordo_tree* tree, const void* key, size_t key_len,
+                       uint64_t* rank, ordo_error* err);
+/* A new cursor (as ordo_cursor_open: freed by ordo_cursor_free) on the entry
+ * at position `index` (0-based, key order) into `*cursor`, NULL on error.
+ * Also ORDO_NOT_FOUND when `index` is at or past the number of entries. */
+ORDO_API int ordo_cursor_at(ordo_txn* txn, const ordo_tree* tree, uint64_t index,
+                            ordo_cursor** cursor, ordo_error* err);
+
 /* ---- Changes between snapshots ----------------------------------------- */
 
 /* Kept snapshots (docs/USING.md, "Changes between snapshots"): commits the

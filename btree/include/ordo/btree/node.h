@@ -48,7 +48,8 @@ class NodeView {
 
   // Key of entry i. For a branch, entry 0's key is empty.
   ByteView key(uint32_t i) const {
-    return is_leaf() ? key_in(i, kLeafCellHeader, 0) : key_in(i, kBranchCellHeader, 16);
+    return is_leaf() ? key_in(i, kLeafCellHeader, 0)
+                     : key_in(i, kBranchCellHeader, kBranchOffKeyLen);
   }
   // Leaf only: the value bytes held in the cell of entry i: the value, or for
   // an overflow value its 16-byte reference (first page, run checksum).
@@ -73,11 +74,16 @@ class NodeView {
   // Branch only: child page number and its checksum.
   PageNo child(uint32_t i) const {
     const uint32_t off = cell_offset(i, kBranchCellHeader);
-    return off == 0 ? kNullPage : load_u64(p_ + off);
+    return off == 0 ? kNullPage : load_u64(p_ + off + kBranchOffChild);
   }
   uint64_t child_checksum(uint32_t i) const {
     const uint32_t off = cell_offset(i, kBranchCellHeader);
-    return off == 0 ? 0 : load_u64(p_ + off + 8);
+    return off == 0 ? 0 : load_u64(p_ + off + kBranchOffChecksum);
+  }
+  // Branch only: the number of entries in the subtree under child i.
+  uint64_t child_entries(uint32_t i) const {
+    const uint32_t off = cell_offset(i, kBranchCellHeader);
+    return off == 0 ? 0 : load_u64(p_ + off + kBranchOffEntries);
   }
   // Bytes the cell of entry i occupies, without its slot.
   uint32_t cell_size(uint32_t i) const;
@@ -92,7 +98,7 @@ class NodeView {
   // Branch: index of the child whose range holds `key` (last entry whose key
   // <= key, entry 0 standing for minus infinity).
   uint32_t branch_child_index(ByteView key) const {
-    return lower_bound_in(key, 1, count(), kBranchCellHeader, 16, true) - 1;
+    return lower_bound_in(key, 1, count(), kBranchCellHeader, kBranchOffKeyLen, true) - 1;
   }
 
   bool damaged() const { return damaged_; }
@@ -157,6 +163,10 @@ class NodeView {
   mutable bool damaged_ = false;
 };
 
+// Entries in the subtree under this page: a leaf's count, or the sum of a
+// branch's child counts (which its parent's cell records).
+uint64_t subtree_entries(const NodeView& v);
+
 // Verifies the header and every slot and cell lie inside the page and that
 // the page has the expected type. Returns Corruption naming `page_number`.
 Status check_node(const std::byte* page, uint32_t page_size, PageNo page_number);
@@ -189,14 +199,20 @@ class NodeEditor {
   // REQUIRES: fits(leaf_cell_size(key, kOverflowRefBytes)).
   void insert_leaf_overflow(uint32_t i, ByteView key, uint64_t value_len, PageNo first,
                             uint64_t run_checksum);
+  // `entries`: the entries in the child's subtree.
   // REQUIRES: fits(branch_cell_size(key)).
-  void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum);
+  void insert_branch(uint32_t i, ByteView key, PageNo child, uint64_t checksum, uint64_t entries);
   // Inserts a raw cell image (a leaf or branch cell copied from another page).
   // REQUIRES: fits(cell.size()).
   void insert_cell(uint32_t i, std::span<const std::byte> cell);
   void remove(uint32_t i);
+  // Keeps the entry's count: the new child holds the same entries.
   void set_child(uint32_t i, PageNo child, uint64_t checksum);
   void set_child_checksum(uint32_t i, uint64_t checksum);
+  void set_child_entries(uint32_t i, uint64_t entries);
+  // Adds `delta` (+1 or -1 for one key) to entry i's count. REQUIRES: the
+  // count stays >= 0.
+  void add_child_entries(uint32_t i, int64_t delta);
   // Packs live cells at the end of the page and zeroes the gap, so that page
   // bytes depend only on content (checksums and files stay deterministic).
   void compact();

@@ -52,6 +52,11 @@ class PageWriter : public PageReader {
   bool is_dirty(PageNo page_number) const override = 0;
   // Writable bytes of a page that is dirty. REQUIRES: is_dirty(page_number).
   virtual std::byte* writable(PageNo page_number) = 0;
+  // True when `data` is what writable(page_number) returns now and a write
+  // through it needs nothing from writable() first (no read-back of a spilled
+  // page, no copy kept for a savepoint). Changes nothing: debug checks of
+  // bytes kept from an earlier writable() call use it.
+  virtual bool writable_in_place(PageNo page_number, const std::byte* data) const = 0;
   // Makes the page writable: returns it unchanged when already dirty, else
   // copies it to a newly allocated page number and frees the old one.
   // Returns the (maybe new) page number; Corruption/Full/IOError on failure.

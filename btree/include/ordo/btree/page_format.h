@@ -18,8 +18,11 @@
 //                u64 first page of the run, u64 XXH3-64 of the whole run.
 // An overflow run is ceil((24 + value_len) / page size) adjacent pages: a
 // 24-byte header (type kOverflow, txn id; other fields 0), the value, zeros.
-//   branch cell: u64 child page number, u64 child XXH3-64 checksum, u16 key_len, key
+//   branch cell: u64 child page number, u64 child XXH3-64 checksum,
+//                u64 entries in the child's subtree, u16 key_len, key
 // A branch's entry 0 has no lower bound: its key is stored empty and ignored.
+// The entry counts make rank and position queries O(depth); the child's
+// checksum in its parent covers them, like every other byte of the page.
 #pragma once
 
 #include <cstddef>
@@ -59,7 +62,12 @@ inline constexpr uint32_t kOffCellBytes = 16;
 
 inline constexpr uint32_t kSlotSize = 2;
 inline constexpr uint32_t kLeafCellHeader = 8;
-inline constexpr uint32_t kBranchCellHeader = 18;
+inline constexpr uint32_t kBranchCellHeader = 26;
+// Offsets inside a branch cell.
+inline constexpr uint32_t kBranchOffChild = 0;
+inline constexpr uint32_t kBranchOffChecksum = 8;
+inline constexpr uint32_t kBranchOffEntries = 16;
+inline constexpr uint32_t kBranchOffKeyLen = 24;
 
 // Deepest tree accepted; deeper means a damaged file (for example a cycle).
 inline constexpr uint32_t kMaxDepth = 32;
@@ -90,5 +98,14 @@ static_assert(kLeafCellHeader + kSlotSize + max_key_bytes(kMaxPageSize) +
                       max_inline_value_bytes(kMaxPageSize) <=
                   (kMaxPageSize - kHeaderSize) / 2,
               "two maximal leaf cells must fit one page");
+
+// A split of a branch page always succeeds: two maximal branch cells (a
+// separator is at most a key) and their slots fit one page.
+static_assert(kBranchCellHeader + kSlotSize + max_key_bytes(kMinPageSize) <=
+                  (kMinPageSize - kHeaderSize) / 2,
+              "two maximal branch cells must fit one page");
+static_assert(kBranchCellHeader + kSlotSize + max_key_bytes(kMaxPageSize) <=
+                  (kMaxPageSize - kHeaderSize) / 2,
+              "two maximal branch cells must fit one page");
 
 }  // namespace ordo::btree

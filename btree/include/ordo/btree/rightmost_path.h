@@ -3,6 +3,7 @@
 // leaf without a root-to-leaf search.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,12 @@ struct TreeRoot;
 // change the tree's pages must invalidate() it: remove(), append(), drop(), or the
 // txn ending (abort or commit; keep one cache per tree per write txn). Spilling pages
 // is harmless: a spilled page keeps its page number and is read back when written.
+// It also keeps the bytes writable() returned for each branch of the path when
+// it was filled, and writes their entry counts there: a dirty branch stays
+// where it is until freed (PageWriter implementations never move one; the
+// engine never spills a branch). Whatever changes what writable() would
+// return for a dirty page (a savepoint that copies pages before they change)
+// must invalidate() it.
 // Memory: a few hundred bytes, plus a copy of the leaf's lower bound key; put() does not
 // allocate for it once the key's capacity is reached.
 // Thread-safety: used by the one writer, like the txn's PageWriter.
@@ -47,6 +54,7 @@ class RightmostPath {
   // child index taken (its last entry).
   PageNo branches_[kMaxDepth] = {};
   uint32_t indexes_[kMaxDepth] = {};
+  std::byte* branch_data_[kMaxDepth] = {};
   // The smallest key the last leaf may hold: the key of the last entry of the deepest
   // branch on the path whose last entry is not entry 0; none (minus infinity) when the
   // path has no such branch.

@@ -110,6 +110,25 @@ Status finalize(PageWriter& pages, TreeRoot& tree);
 // XXH3-64 of one page.
 uint64_t page_checksum(const std::byte* page, uint32_t page_size);
 
+// Counting and positions (btree/src/tree_count.cc): each branch entry records
+// the entries of its child's subtree, so these read one root-to-leaf path
+// (O(depth) pages), summing the counts left of the path. They read dirty
+// pages as they stand: a write txn's edits keep every count exact. Corruption
+// on a damaged page, or counts that disagree with the pages they describe.
+
+// Entries whose key sorts before `key`: the position `key` holds, or would
+// take if it were put.
+Result<uint64_t> rank(PageReader& pages, const TreeRoot& tree, ByteView key);
+
+// Entries with from <= key < *end (no end when `end` is null): rank(end) -
+// rank(from), 0 when end <= from.
+Result<uint64_t> count_range(PageReader& pages, const TreeRoot& tree, ByteView from,
+                             const ByteView* end);
+
+// The key of the entry at position `i` (0-based, key order); the view is valid
+// as PageReader::read documents. NotFound when i >= tree.entries.
+Result<ByteView> key_at(PageReader& pages, const TreeRoot& tree, uint64_t i);
+
 // Page counts, byte sums and leaf fill of one tree, from a full walk; the engine
 // reports them as ordo::TreeStats.
 struct TreeShape {

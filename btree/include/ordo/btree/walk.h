@@ -34,6 +34,12 @@ struct PageRef {
   uint32_t level = 0;              // 0 at the root
   uint32_t depth = 0;              // levels of the tree
   uint64_t expected_checksum = 0;  // what the parent (or the root record) records
+  // The entries the parent's cell (or the root record) records for the
+  // subtree. The walk checks a non-root page against it: a leaf's count, or
+  // the sum of a branch's cells (each checked in turn at its child), so a
+  // whole walk proves every count exact. (The root against the root record
+  // is left to the caller: check_entry_count.)
+  uint64_t expected_entries = 0;
   // The key range the parent allows: keys >= lower (none: no lower bound)
   // and < upper (none: no upper bound). The views point into pages of the
   // walk's PageReader and stay valid as its reads do.

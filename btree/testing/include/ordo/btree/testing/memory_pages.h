@@ -38,6 +38,9 @@ class MemoryPages : public PageWriter {
     if (!is_dirty(pg)) ++misuses_;
     return pages_.at(pg).get();
   }
+  bool writable_in_place(PageNo pg, const std::byte* data) const override {
+    return is_dirty(pg) && pages_[pg].get() == data;
+  }
   Result<PageNo> make_dirty(PageNo pg) override {
     if (is_dirty(pg)) return pg;
     ORDO_ASSIGN_OR_RETURN(const std::byte* old, read(pg));
