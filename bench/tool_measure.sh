@@ -19,22 +19,7 @@ OUT="$W"
 CSV="$OUT/times.csv"
 echo "figure,arm,round,seconds" > "$CSV"
 
-secs() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
-
-# run FIGURE ARM_A CMD_A ARM_B CMD_B [PREP]: ROUNDS alternating runs; PREP (a
-# shell string) runs before each run, untimed (removes the previous output).
-run() {
-  local figure="$1" a="$2" cmd_a="$3" b="$4" cmd_b="$5" prep="${6:-true}"
-  for ((r = 0; r < ROUNDS; r++)); do
-    local first=("$a" "$cmd_a") second=("$b" "$cmd_b")
-    if ((r % 2 == 1)); then first=("$b" "$cmd_b"); second=("$a" "$cmd_a"); fi
-    for arm in first second; do
-      local -n x="$arm"
-      eval "$prep"
-      echo "$figure,${x[0]},$r,$(secs bash -c "${x[1]}")" >> "$CSV"
-    done
-  done
-}
+. "$(dirname "$0")/measure_lib.sh"
 
 # 1. The nodes file (random IDs, 1,000,000 nodes, a durable commit every 10,000).
 if [[ ! -f "$W/nodes.ordo" ]]; then
@@ -73,19 +58,4 @@ run load-batch100 ordo-batch100 "$ORDO load --batch 100 $W/l1.ordo -i $W/nodes.d
 run load-append ordo-append "$ORDO load --append $W/l1.ordo -i $W/nodes.dump" mdb_load "mdb_load -n -f $W/nodes.dump $W/l2.mdb" \
   "rm -f $W/l1.ordo $W/l2.mdb $W/l2.mdb-lock; sync"
 
-# Medians per figure and arm, and the median of the per-round ratios (first arm / second).
-python3 - "$CSV" <<'PY' | tee "$OUT/summary.txt"
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-figs = {}
-for r in rows:
-    figs.setdefault(r["figure"], {}).setdefault(r["arm"], {})[int(r["round"])] = float(r["seconds"])
-for fig, arms in figs.items():
-    names = list(arms)
-    a, b = names
-    ratios = [arms[a][k] / arms[b][k] for k in arms[a] if k in arms[b]]
-    print(f"{fig}: {a} median {statistics.median(arms[a].values()):.3f} s, "
-          f"{b} median {statistics.median(arms[b].values()):.3f} s; "
-          f"time ratio {a}/{b}: median {statistics.median(ratios):.3f} "
-          f"[{min(ratios):.3f} - {max(ratios):.3f}] over {len(ratios)} rounds")
-PY
+summarize "$CSV" | tee "$OUT/summary.txt"

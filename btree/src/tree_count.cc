@@ -14,38 +14,13 @@ Status counts_disagree(PageNo page_number) {
   return Status::corruption("entry counts disagree with the page's parent", page_number);
 }
 
-}  // namespace
-
-Result<uint64_t> rank(PageReader& pages, const TreeRoot& tree, ByteView key) {
-  if (tree.root == kNullPage) return uint64_t{0};
+Status check_depth(const TreeRoot& tree) {
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
-  internal::DescentLoader loader(pages);
-  PageNo pg = tree.root;
-  uint64_t expected = tree.root_checksum;
-  uint64_t before = 0;  // entries of the subtrees left of the path
-  for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
-    ORDO_ASSIGN_OR_RETURN(NodeView v, loader.load(pg, false, expected));
-    const uint32_t idx = v.branch_child_index(key);
-    ORDO_ASSERT(idx < v.count());  // check_header: a branch has an entry
-    for (uint32_t j = 0; j < idx; ++j) before += v.child_entries(j);
-    const PageNo child = v.child(idx);
-    expected = v.child_checksum(idx);
-    if (v.damaged()) return internal::damaged(pg);
-    pg = child;
-  }
-  ORDO_ASSIGN_OR_RETURN(NodeView leaf, loader.load(pg, true, expected));
-  bool found = false;
-  const uint32_t pos = leaf.leaf_lower_bound(key, &found);
-  if (leaf.damaged()) return internal::damaged(pg);
-  before += pos;
-  if (before > tree.entries) return counts_disagree(pg);
-  return before;
+  return Status::ok();
 }
-
-namespace {
 
 // Entries >= `key` (`at_or_after`) or < `key` in the subtree under `pg`,
 // `levels` branch levels above its leaves: one descent, summing the counts
@@ -77,6 +52,16 @@ Result<uint64_t> count_side(internal::DescentLoader& loader, PageNo pg, uint64_t
 
 }  // namespace
 
+Result<uint64_t> rank(PageReader& pages, const TreeRoot& tree, ByteView key) {
+  if (tree.root == kNullPage) return uint64_t{0};
+  ORDO_RETURN_IF_ERROR(check_depth(tree));
+  internal::DescentLoader loader(pages);
+  ORDO_ASSIGN_OR_RETURN(const uint64_t before, count_side(loader, tree.root, tree.root_checksum,
+                                                          tree.depth - 1, key, false));
+  if (before > tree.entries) return counts_disagree(tree.root);
+  return before;
+}
+
 Result<uint64_t> count_range(PageReader& pages, const TreeRoot& tree, ByteView from,
                              const ByteView* end) {
   if (end != nullptr && end->compare(from) <= 0) return uint64_t{0};
@@ -85,10 +70,7 @@ Result<uint64_t> count_range(PageReader& pages, const TreeRoot& tree, ByteView f
     return tree.entries - low;  // rank() checked low <= entries
   }
   if (tree.root == kNullPage) return uint64_t{0};
-  if (tree.depth == 0 || tree.depth > kMaxDepth) {
-    return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
-                              tree.root);
-  }
+  ORDO_RETURN_IF_ERROR(check_depth(tree));
   // Down the path the two bounds share; where they part, the cells between
   // them count whole, and one descent on each side counts the rest.
   internal::DescentLoader loader(pages);
@@ -138,11 +120,9 @@ Result<ByteView> key_at(PageReader& pages, const TreeRoot& tree, uint64_t i) {
     return Status::not_found("position " + std::to_string(i) + " is past the last entry (" +
                              std::to_string(tree.entries) + " entries)");
   }
-  ORDO_ASSERT(tree.root != kNullPage);  // a tree with entries has a root
-  if (tree.depth == 0 || tree.depth > kMaxDepth) {
-    return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
-                              tree.root);
-  }
+  // Read from the file: a damaged catalog entry may claim entries without a root.
+  if (tree.root == kNullPage) return Status::corruption("a tree with entries has no root page");
+  ORDO_RETURN_IF_ERROR(check_depth(tree));
   internal::DescentLoader loader(pages);
   PageNo pg = tree.root;
   uint64_t expected = tree.root_checksum;

@@ -184,7 +184,7 @@ Result<ordo::Cursor*> cursor_of(ordo_cursor* cursor) {
   return &cursor->cursor;
 }
 
-Result<const ordo::Database*> db_of(const ordo_db* db) {
+Result<ordo::Database*> db_of(const ordo_db* db) {
   if (db == nullptr) return null_arg("db");
   ORDO_ASSERT(db->db != nullptr);  // ordo_open makes an ordo_db only around an open database
   return db->db.get();
@@ -1163,12 +1163,6 @@ int ordo_cursor_at(ordo_txn* txn, const ordo_tree* tree, uint64_t index, ordo_cu
 
 namespace {
 
-Result<ordo::Database*> writable_db_of(ordo_db* db) {
-  if (db == nullptr) return null_arg("db");
-  ORDO_ASSERT(db->db != nullptr);  // ordo_open makes an ordo_db only around an open database
-  return db->db.get();
-}
-
 Result<ordo::ReadTxn*> read_txn_of(ordo_txn* txn) {
   ORDO_ASSIGN_OR_RETURN(ordo::Txn * t, txn_of(txn));
   if (txn->writer != nullptr) {
@@ -1184,7 +1178,7 @@ int ordo_keep_snapshot(ordo_db* db, uint64_t* txn_id, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {
     if (txn_id == nullptr) return null_arg("txn_id");
     *txn_id = 0;
-    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, db_of(db));
     ORDO_ASSIGN_OR_RETURN(*txn_id, d->keep_snapshot());
     return Status::ok();
   });
@@ -1192,7 +1186,7 @@ int ordo_keep_snapshot(ordo_db* db, uint64_t* txn_id, ordo_error* err) {
 
 int ordo_release_snapshot(ordo_db* db, uint64_t txn_id, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {
-    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, db_of(db));
     ORDO_ASSERT(d != nullptr);
     return d->release_snapshot(txn_id);
   });
@@ -1204,7 +1198,7 @@ int ordo_kept_snapshots(ordo_db* db, uint64_t* txn_ids, size_t capacity, size_t*
     if (count == nullptr) return null_arg("count");
     *count = 0;
     if (txn_ids == nullptr && capacity != 0) return null_arg("txn_ids");
-    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, db_of(db));
     ORDO_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, d->kept_snapshots());
     ORDO_DCHECK(std::is_sorted(kept.begin(), kept.end()));  // ascending, as documented
     for (size_t i = 0; i < kept.size() && i < capacity; ++i) txn_ids[i] = kept[i];
@@ -1256,7 +1250,7 @@ int ordo_copy_delta(ordo_txn* txn, const char* path, uint64_t since_txn, ordo_er
 
 int ordo_apply_delta(ordo_db* db, const char* path, ordo_error* err) {
   return guard(__func__, err, [&]() -> Status {
-    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, writable_db_of(db));
+    ORDO_ASSIGN_OR_RETURN(ordo::Database * d, db_of(db));
     if (path == nullptr) return null_arg("path");
     return d->apply_delta(path).status();
   });

@@ -1,4 +1,6 @@
 // ordo.open, ordo.Database and ordo.Tree.
+#include <pybind11/stl.h>
+
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -40,11 +42,12 @@ DbPtr open_database(py::handle path, const py::kwargs& kwargs) {
   return state;
 }
 
-TxnPtr begin_read(const DbPtr& d, bool buffers) {
+// `at`: a held snapshot's txn id (Database::begin_read_at), or none for the last commit.
+TxnPtr begin_read(const DbPtr& d, bool buffers, std::optional<uint64_t> at = std::nullopt) {
   DbUse db = d->open_db();
   Result<ReadTxn> r = [&] {
     py::gil_scoped_release nogil;
-    return db->begin_read();
+    return at ? db->begin_read_at(*at) : db->begin_read();
   }();
   if (!r.is_ok()) throw_status(r.status());
   if (!d->db) throw_error("ClosedError", "the database was closed");  // by another thread meanwhile
@@ -209,9 +212,16 @@ void init_database(py::module_& m) {
       .def_property_readonly(
           "closed", [](const DbState& d) { return !d.db; }, "True once close() was called.")
       .def(
-          "read", [](const DbPtr& d, bool buffers) { return begin_read(d, buffers); },
-          py::kw_only(), py::arg("buffers") = false,
+          "read",
+          [](const DbPtr& d, bool buffers, std::optional<uint64_t> at) {
+            return begin_read(d, buffers, at);
+          },
+          py::kw_only(), py::arg("buffers") = false, py::arg("at") = py::none(),
           R"(A read txn: a snapshot of the last commit (a context manager).
+
+at=TXN: a snapshot of that held commit instead (a kept snapshot, or the
+snapshot of a live read txn of this database); NotFoundError "snapshot N is
+not held: ..." for any other txn id.
 
 buffers=True: keys and values come as read-only memoryviews into the file's
 mapping, valid until the txn ends or is reset (then released: using one raises

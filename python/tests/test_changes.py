@@ -78,6 +78,13 @@ def test_kept_snapshot_reopen_and_delta_copy(tmp_path):
         with ordo.open(str(tmp_path / "base.ordo")) as base:
             with pytest.raises(ordo.InvalidArgumentError, match="applies to txn"):
                 base.apply_delta(delta)
+        # The kept snapshot reads as it was; a txn id not held is refused.
+        with db.read(at=kept) as old:
+            assert old.id == kept
+            assert old.get(b"n0001", tree="nodes") == b"v"
+            assert old.get(b"n0002", tree="nodes") == b"v"
+        with pytest.raises(ordo.NotFoundError, match="is not held"):
+            db.read(at=kept + 1)
         db.release_snapshot(kept)
         assert db.kept_snapshots() == []
         with pytest.raises(ordo.NotFoundError):

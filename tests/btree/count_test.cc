@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <random>
@@ -15,6 +16,7 @@
 #include "ordo/btree/node.h"
 #include "ordo/btree/tree.h"
 #include "ordo/btree/walk.h"
+#include "test_seed.h"
 
 namespace ordo::btree {
 namespace {
@@ -70,22 +72,21 @@ void expect_counts(MemPages& pages, const TreeRoot& tree, const Model& model, st
   ASSERT_TRUE(collect_stats(pages, tree, &shape).is_ok());
 }
 
-std::string random_key(std::mt19937_64& rng) {
+std::string count_test_key(std::mt19937_64& rng) {
   std::string key = std::to_string(rng() % 20000);
   key.resize(1 + rng() % 60, 'k');
   return key;
 }
 
 TEST(CountTest, RandomOpsMatchTheModel) {
-  const uint64_t seed = std::random_device{}();
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  const uint64_t seed = ordo::testing::test_seed(std::random_device{}());
   std::mt19937_64 rng(seed);
   MemPages pages(4096);
   TreeRoot tree;
   RightmostPath rightmost;
   Model model;
   std::vector<std::string> candidates;
-  for (int i = 0; i < 3000; ++i) candidates.push_back(random_key(rng));
+  for (int i = 0; i < 3000; ++i) candidates.push_back(count_test_key(rng));
   candidates.push_back("");
   uint64_t next_tail = 0;
   for (int round = 0; round < 12; ++round) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "test_seed.h"
+
 namespace ordo::btree {
 namespace {
 
@@ -68,13 +70,6 @@ TEST(NodeTest, DamagedSlotIsReportedNotRead) {
   EXPECT_EQ(s.page_number(), 9u);
 }
 
-uint64_t test_seed() {
-  const char* env = std::getenv("ORDO_TEST_SEED");
-  const uint64_t seed = env != nullptr ? std::strtoull(env, nullptr, 10) : std::random_device{}();
-  std::printf("seed %llu (ORDO_TEST_SEED)\n", static_cast<unsigned long long>(seed));
-  return seed;
-}
-
 // Keys of 0 to 40 bytes over a 3-letter alphabet, so that long shared
 // prefixes, prefixes of each other and equal keys all occur.
 std::string random_key(std::mt19937_64& rng) {
@@ -90,7 +85,7 @@ int memcmp_order(const std::string& a, const std::string& b) {
 }
 
 TEST(NodeTest, KeyCompareIsUnsignedByteOrder) {
-  std::mt19937_64 rng(test_seed());
+  std::mt19937_64 rng(ordo::testing::test_seed(std::random_device{}()));
   for (int i = 0; i < 200000; ++i) {
     const std::string a = random_key(rng);
     const std::string b = i % 4 == 0 ? a.substr(0, rng() % (a.size() + 1)) : random_key(rng);
@@ -100,7 +95,7 @@ TEST(NodeTest, KeyCompareIsUnsignedByteOrder) {
 }
 
 TEST(NodeTest, PageSearchesAgreeWithSortedOrder) {
-  std::mt19937_64 rng(test_seed());
+  std::mt19937_64 rng(ordo::testing::test_seed(std::random_device{}()));
   for (int round = 0; round < 300; ++round) {
     std::vector<std::string> keys;
     for (int i = 0; i < 60; ++i) keys.push_back(random_key(rng));

@@ -8,19 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "c_handles.h"
 #include "ordo/ordo.h"
 #include "temp_dir.h"
 
 namespace {
 
-struct DbCloser {
-  void operator()(ordo_db* db) const { ordo_db_close(db); }
-};
-struct TxnFreer {
-  void operator()(ordo_txn* txn) const { ordo_txn_free(txn); }
-};
-using Db = std::unique_ptr<ordo_db, DbCloser>;
-using Txn = std::unique_ptr<ordo_txn, TxnFreer>;
+using Db = ordo::testing::CDb;
+using Txn = ordo::testing::CTxn;
 
 struct Seen {
   std::string key;

@@ -15,16 +15,9 @@
 #include <thread>
 
 #include "ordo/database.h"
+#include "test_seed.h"
 
 namespace ordo::testing {
-
-// The test seed: ORDO_TEST_SEED when set, else `fallback`; printed so a failure replays.
-inline uint64_t test_seed(uint64_t fallback) {
-  const char* env = std::getenv("ORDO_TEST_SEED");
-  uint64_t seed = env ? std::strtoull(env, nullptr, 10) : fallback;
-  std::printf("seed %llu (set ORDO_TEST_SEED to replay)\n", static_cast<unsigned long long>(seed));
-  return seed;
-}
 
 // The write backend the tests run on: the test-only variable ORDO_TEST_IO,
 // "posix" or "uring" (ctest runs the engine suite once with each), else
