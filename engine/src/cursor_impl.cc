@@ -61,6 +61,9 @@ bool CursorImpl::reenter() {
       return false;
     }
   }
+  // Positioned anew: an error of an earlier entry (its tree gone before a
+  // savepoint's rollback brought it back) no longer describes the cursor.
+  status_ = Status::ok();
   return true;
 }
 

@@ -233,6 +233,7 @@ void tree_record(DeltaWriter& out, ByteView name, DeltaTreeAction action) {
 
 Result<DeltaResult> ReadTxn::copy_delta_to(const std::string& path, uint64_t since_txn) {
   ORDO_ASSIGN_OR_RETURN(TxnImpl * txn, TxnInternals::impl(*this));
+  if (path.empty()) return Status::invalid_argument("the delta file's path is empty");
   if (since_txn > txn->txn_id()) {
     return Status::invalid_argument("snapshot " + std::to_string(since_txn) +
                                     " is newer than this txn's snapshot " +
@@ -404,12 +405,32 @@ Result<DeltaHeader> check_delta(const std::string& path, const std::string& file
   return h;
 }
 
+// `key` for a message: printable ASCII as it is, other bytes as \xNN, the
+// first 64 bytes at most.
+std::string shown_key(ByteView key) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  const size_t shown = std::min<size_t>(key.size(), 64);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto c = static_cast<unsigned char>(key.data()[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (shown < key.size()) out += "... (" + std::to_string(key.size()) + " bytes)";
+  return out;
+}
+
 // Applies the records to `w` (the write txn at the delta's base).
 Status apply_records(WriteTxn& w, DeltaReader& in, DeltaResult& r) {
   std::optional<Tree> tree;
   auto mismatch = [&](ByteView key, const char* what) {
-    return Status::invalid_argument("the database is not at the delta's base: key of " +
-                                    std::to_string(key.size()) + " bytes in tree '" +
+    return Status::invalid_argument("the database is not at the delta's base: key '" +
+                                    shown_key(key) + "' in tree '" +
                                     (tree ? tree->name() : std::string()) + "' " + what);
   };
   while (!in.done()) {

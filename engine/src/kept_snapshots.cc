@@ -29,6 +29,7 @@ std::string encode_kept(const Meta& s) {
   btree::store_u64(p + 120, s.free_pages);
   std::memcpy(p + 128, s.last_uuid.bytes.data(), 16);
   btree::store_u64(p + 144, s.last_id64);
+  encode_tree_root(s.kept, p + 152);
   return out;
 }
 
@@ -50,7 +51,7 @@ Result<Meta> decode_kept(ByteView key, ByteView record, const Meta& current, btr
   m.free_pages = btree::load_u64(p + 120);
   std::memcpy(m.last_uuid.bytes.data(), p + 128, 16);
   m.last_id64 = btree::load_u64(p + 144);
-  m.kept = btree::TreeRoot{};
+  m.kept = decode_tree_root(p + 152);
   // A kept snapshot is older than the state holding it and within its pages.
   const auto sane = [&](const btree::TreeRoot& r) {
     return r.root == btree::kNullPage ? r.depth == 0
@@ -59,7 +60,7 @@ Result<Meta> decode_kept(ByteView key, ByteView record, const Meta& current, btr
   };
   if (m.txn_id != key_txn || m.txn_id >= current.txn_id ||
       m.page_high_water > current.page_high_water || m.page_high_water < kFirstDataPage ||
-      !sane(m.default_tree) || !sane(m.catalog) || !sane(m.free_tree)) {
+      !sane(m.default_tree) || !sane(m.catalog) || !sane(m.free_tree) || !sane(m.kept)) {
     return Status::corruption(
         "kept snapshot record out of range (txn " + std::to_string(key_txn) + ")", page);
   }

@@ -1,7 +1,7 @@
 // Kept snapshots: commits a database holds on to until released, so that
 // their pages are never reused (docs/FORMAT.md, "Kept snapshots"). They live
 // in a small B+-tree whose root is in the meta (Meta::kept): key the kept
-// txn id (8 bytes, big-endian), value a 128-byte record of that commit's
+// txn id (8 bytes, big-endian), value a 192-byte record of that commit's
 // roots and ID high-water marks:
 //     0   8 txn id
 //     8   8 page high-water mark
@@ -12,7 +12,9 @@
 //   120   8 free page count
 //   128  16 UUIDv7 high-water mark
 //   144   8 64-bit ID high-water mark
-//   152   8 zero
+//   152  32 kept snapshots tree root at that commit (its pages are held as
+//           the others are; a copy of the snapshot needs it to leak none)
+//   184   8 zero
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,7 @@
 
 namespace ordo::engine {
 
-inline constexpr uint32_t kKeptRecordBytes = 160;
+inline constexpr uint32_t kKeptRecordBytes = 192;
 inline constexpr uint32_t kKeptKeyBytes = 8;
 
 // The key of kept snapshot `txn_id`.

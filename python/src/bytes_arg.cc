@@ -57,4 +57,12 @@ std::string name_arg(py::handle name) {
   return bytes.view().str();
 }
 
+std::string path_arg(py::handle path) {
+  PyObject* fspath = PyOS_FSPath(path.ptr());
+  if (fspath == nullptr) throw py::error_already_set();
+  py::object p = py::reinterpret_steal<py::object>(fspath);
+  if (PyBytes_Check(p.ptr())) return p.cast<std::string>();
+  return py::str(p).cast<std::string>();
+}
+
 }  // namespace ordo::python

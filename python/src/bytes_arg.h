@@ -39,4 +39,7 @@ class BytesArg {
 // Bytes of a tree name: str (UTF-8) or bytes-like.
 std::string name_arg(py::handle name);
 
+// A file path: str, bytes or os.PathLike (os.fspath); TypeError otherwise.
+std::string path_arg(py::handle path);
+
 }  // namespace ordo::python

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "bytes_arg.h"
 #include "errors.h"
 #include "state.h"
 
@@ -65,7 +66,8 @@ py::dict delta_dict(const DeltaResult& r) {
   return d;
 }
 
-py::dict copy_delta(TxnState& s, const std::string& path, uint64_t since) {
+py::dict copy_delta(TxnState& s, py::handle path_object, uint64_t since) {
+  const std::string path = path_arg(path_object);
   TxnCall call(s);
   if (s.write) throw_error("InvalidArgumentError", "copy_delta() is a read txn call");
   Result<DeltaResult> r = [&] {
@@ -136,7 +138,8 @@ void init_changes(py::module_& m) {
           "The txn ids of the kept snapshots, ascending.")
       .def(
           "apply_delta",
-          [](DbState& d, const std::string& path) {
+          [](DbState& d, py::handle path_object) {
+            const std::string path = path_arg(path_object);
             DbUse use = d.open_db();
             Result<DeltaResult> r = [&] {
               py::gil_scoped_release nogil;

@@ -20,14 +20,6 @@ namespace {
 using DbPtr = std::shared_ptr<DbState>;
 using TxnPtr = std::shared_ptr<TxnState>;
 
-std::string path_arg(py::handle path) {
-  PyObject* fspath = PyOS_FSPath(path.ptr());
-  if (fspath == nullptr) throw py::error_already_set();
-  py::object p = py::reinterpret_steal<py::object>(fspath);
-  if (PyBytes_Check(p.ptr())) return p.cast<std::string>();
-  return py::str(p).cast<std::string>();
-}
-
 DbPtr open_database(py::handle path, const py::kwargs& kwargs) {
   Options options = options_from_kwargs(kwargs);
   auto state = std::make_shared<DbState>();

@@ -32,8 +32,9 @@ uint64_t count(TxnState& s, py::handle start, py::handle stop, py::handle tree, 
                                              : KeyRange::between(from.view(), to.view());
     return call.txn().count(t, range);
   }();
-  if (!r.is_ok()) throw_status(r.status());
-  return *r;
+  // NotFound: the tree is gone (dropped, renamed or rolled back in this txn).
+  if (!r.is_ok() && !r.status().is_not_found()) throw_status(r.status());
+  return r.is_ok() ? *r : 0;
 }
 
 uint64_t rank(TxnState& s, py::handle key, py::handle tree) {
@@ -45,8 +46,9 @@ uint64_t rank(TxnState& s, py::handle key, py::handle tree) {
     py::gil_scoped_release nogil;
     return call.txn().rank(t, k.view());
   }();
-  if (!r.is_ok()) throw_status(r.status());
-  return *r;
+  // NotFound: the tree is gone (dropped, renamed or rolled back in this txn).
+  if (!r.is_ok() && !r.status().is_not_found()) throw_status(r.status());
+  return r.is_ok() ? *r : 0;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 kept snapshots across reopen, delta copies."""
 
 import os
+import pathlib
 import random
 
 import pytest
@@ -72,12 +73,12 @@ def test_kept_snapshot_reopen_and_delta_copy(tmp_path):
                 (b"n0002", b"v", None),
             ]
             delta = str(tmp_path / "d.odl")
-            r = txn.copy_delta(delta, kept)
+            r = txn.copy_delta(pathlib.Path(delta), kept)  # any os.PathLike
             assert (r["base_txn"], r["puts"], r["deletes"]) == (kept, 1, 1)
         # The copy is at txn kept + 1 (the keep's own commit), not the base.
         with ordo.open(str(tmp_path / "base.ordo")) as base:
             with pytest.raises(ordo.InvalidArgumentError, match="applies to txn"):
-                base.apply_delta(delta)
+                base.apply_delta(pathlib.Path(delta))
         # The kept snapshot reads as it was; a txn id not held is refused.
         with db.read(at=kept) as old:
             assert old.id == kept

@@ -1,6 +1,7 @@
 """Txn.count, Txn.rank and Txn.at against a sorted list, in write and read txns."""
 
 import bisect
+import os
 import random
 
 import pytest
@@ -9,8 +10,8 @@ import ordo
 
 
 def test_count_rank_at_match_a_sorted_model(db):
-    seed = random.randrange(1 << 32)
-    print("seed", seed)
+    seed = int(os.environ.get("ORDO_TEST_SEED", random.randrange(1 << 32)))
+    print("seed", seed, "(set ORDO_TEST_SEED to replay)")
     rng = random.Random(seed)
     model = {}
     with db.write() as txn:
@@ -46,3 +47,18 @@ def test_count_rank_at_match_a_sorted_model(db):
             txn.count(b"a", prefix=b"k", tree="t")
         assert txn.count(tree="missing") == 0
         assert txn.count() == 0 and txn.rank(b"x") == 0
+
+
+def test_a_tree_gone_in_the_txn_counts_zero(db):
+    with db.write() as txn:
+        txn.create_tree("t")
+        txn.put(b"a", b"1", tree="t")
+    with db.write() as txn:
+        assert txn.count(tree="t") == 1
+        with txn.savepoint() as sp:
+            txn.drop_tree("t")
+            assert txn.count(tree="t") == 0 and txn.rank(b"b", tree="t") == 0
+            sp.rollback()
+        assert txn.count(tree="t") == 1 and txn.rank(b"b", tree="t") == 1
+        txn.rename_tree("t", "u")
+        assert txn.count(tree="t") == 0 and txn.count(tree="u") == 1

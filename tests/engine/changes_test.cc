@@ -318,6 +318,30 @@ TEST_F(ChangesTest, CopyOfDatabaseWithKeptSnapshotsHasNone) {
   EXPECT_EQ(v->str(), "b");
 }
 
+// A kept snapshot taken while another was kept has a kept snapshots tree of
+// its own; a copy at it keeps none and leaks none of that tree's pages.
+TEST_F(ChangesTest, CopyAtAKeptSnapshotThatKeptOthersLeaksNoPage) {
+  auto db = testing::open_db(dir_.file("src.ordo"));
+  ASSERT_NE(db, nullptr);
+  rewrite_all(*db, 500, "a");
+  ASSERT_TRUE(db->keep_snapshot().is_ok());
+  rewrite_all(*db, 500, "b");
+  auto second = db->keep_snapshot();  // its commit keeps the first one
+  ASSERT_TRUE(second.is_ok());
+  rewrite_all(*db, 500, "c");
+  auto at = db->begin_read_at(*second);
+  ASSERT_TRUE(at.is_ok()) << at.status().to_string();
+  ASSERT_TRUE(at->copy_to(dir_.file("copy.ordo")).is_ok());
+  auto copy = testing::open_db(dir_.file("copy.ordo"));
+  ASSERT_NE(copy, nullptr);
+  EXPECT_TRUE(copy->kept_snapshots()->empty());
+  auto r = copy->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->txn_id(), *second);
+  testing::expect_check_clean(*r);
+  EXPECT_EQ(r->get(r->default_tree(), key_of(3))->str(), "b");
+}
+
 }  // namespace
 }  // namespace ordo
 

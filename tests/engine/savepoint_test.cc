@@ -490,6 +490,22 @@ TEST_F(SavepointTest, CursorsReSeekTheirKeyAfterARollback) {
   EXPECT_FALSE(cn->valid());
   EXPECT_TRUE(cn->status().is_not_found()) << cn->status().to_string();
   EXPECT_TRUE(cn->first().is_not_found());
+
+  // A cursor whose tree was dropped, then brought back by a rollback: the
+  // NotFound it met meanwhile no longer describes it.
+  Tree m = *w->create_tree("m");
+  ASSERT_TRUE(w->put(m, "a", "1").is_ok());
+  auto cm = w->cursor(m);
+  ASSERT_TRUE(cm.is_ok());
+  ASSERT_TRUE(cm->seek("a").is_ok());
+  auto sp3 = w->savepoint();
+  ASSERT_TRUE(w->drop_tree("m").is_ok());
+  EXPECT_FALSE(cm->valid());
+  EXPECT_TRUE(cm->status().is_not_found()) << cm->status().to_string();
+  ASSERT_TRUE(w->rollback_to(*sp3).is_ok());
+  ASSERT_TRUE(cm->valid());
+  EXPECT_TRUE(cm->status().is_ok()) << cm->status().to_string();
+  EXPECT_EQ(cm->key().str(), "a");
 }
 
 TEST(SavepointSpillTest, SpilledPagesComeBackAsTheyWereAtTheSavepoint) {

@@ -50,7 +50,8 @@ CLI::Validator unsigned_number() {
         return "'" + clipped_text(text) + "' is not a whole number from 0 to " +
                std::to_string(std::numeric_limits<T>::max());
       },
-      "UINT");
+      // No description: the option's type already shows as UINT in --help.
+      "");
 }
 
 struct Commands {

@@ -123,30 +123,36 @@ class Database {
                                                 const Options& options = {});
   ~Database();
 
-  // Converts the version 2 database file at `path` to version 3 in place
-  // (docs/FORMAT.md, "Version history"), keeping every page
-  // where it is: the newest commit a version 2 open would take (a one-sync
-  // commit only when its pages verify) stays the last commit, its trees,
-  // free pages and ID high-water marks unchanged. A log area of `log_bytes`
-  // (0: Options::log_bytes' default, 4 MiB; else a multiple of the page size
-  // from 64 KiB to 1 GiB) is added at the old page high-water mark: the file
-  // grows by that much, the area is written with zeros and synced, then the
-  // version 3 meta is written to the slot not holding the kept version 2
-  // meta and synced, then the other slot is zeroed and synced. A crash or
-  // failure at any point leaves a file that Database::open reads as
-  // upgraded, or that upgrade() converts again, with no commit lost.
-  // A file at version 3 already is left as it is: Ok with
-  // UpgradeResult::upgraded false (so running it again is harmless).
+  // Converts the database file at `path` from format version 2 or 3 to
+  // version 4 in place (docs/FORMAT.md, "Version history"); the last commit
+  // stays the last commit, its trees, free pages and ID high-water marks
+  // unchanged. A version 2 file first becomes version 3: the newest commit a
+  // version 2 open would take (a one-sync commit only when its pages verify)
+  // is kept, and a log area of `log_bytes` (0: Options::log_bytes' default,
+  // 4 MiB; else a multiple of the page size from 64 KiB to 1 GiB) is added at
+  // the old page high-water mark, written with zeros and synced. Then every
+  // branch page is written anew past the high-water mark with the entry
+  // counts of version 4 (leaves and overflow runs stay where they are; each
+  // page read is checked against its parent's checksum), and synced; the
+  // version 4 meta goes to the slot not holding the old meta and is synced;
+  // then the other slot is zeroed and synced. A crash or failure at any
+  // point leaves a file that Database::open reads as upgraded, or that
+  // upgrade() converts again, with no commit lost. A file at version 4
+  // already is left as it is: Ok with UpgradeResult::upgraded false (so
+  // running it again is harmless).
   // Thread-safety: holds the file's writer lock for the call, so it fails
   // rather than run beside a handle that writes the file; any thread may
   // call it. Run it on a file that no process reads either (this build
-  // cannot open a version 2 file, but a build of version 2 can).
+  // cannot open an older file, but an older build can).
   // Returns: NotFound for a missing file; Busy when another handle (this or
   // another process) has the file open for writing; InvalidArgument for a
-  // bad log_bytes; NotOrdoFile, Corruption (a damaged or truncated file, the
-  // message names what) and VersionMismatch (a version other than 2 or 3) as
-  // open() reports them; Full when the file system has no room for the log
-  // area (the file is left a version 2 file); IOError for OS failures.
+  // bad log_bytes; NotOrdoFile, Corruption (a damaged or truncated file, or
+  // a tree whose pages disagree with their parents; the message names what)
+  // and VersionMismatch (a version other than 2, 3 or 4) as open() reports
+  // them; Corruption, changing nothing, for a version 3 file whose logged
+  // commits lost pages in a crash (an open by a version 3 build replays
+  // them; then upgrade); Full when the file system has no room for the log
+  // area or the new branches; IOError for OS failures.
   static Result<UpgradeResult> upgrade(const std::string& path, uint64_t log_bytes = 0);
 
   // A snapshot of the last commit. InvalidArgument in a forked child; on a
@@ -273,9 +279,9 @@ class Database {
   // released. A kept snapshot can be read (begin_read_at) and compared with
   // a newer one (ReadTxn::changes). Copies (copy_to) do not carry them.
   //
-  // Keeps the last commit; returns its txn id (keeping it twice is one
-  // kept snapshot). The change is a commit of its own (a checkpoint: two
-  // syncs), durable on return. Errors as begin_write() and commit();
+  // Keeps the last commit; returns its txn id. The change is a commit of
+  // its own (a checkpoint: two syncs), durable on return, so the next call
+  // keeps that commit: each call keeps one more snapshot. Errors as begin_write() and commit();
   // InvalidArgument on a new database with no commit yet. Thread-safe:
   // waits for another thread's write txn.
   Result<uint64_t> keep_snapshot();
@@ -520,7 +526,7 @@ class ReadTxn : public Txn {
   // Database::apply_delta on a copy at `since_txn`. Durable before it
   // appears, as copy_to. Work: the changed pages, as changes().
   // Errors: those of changes() for `since_txn`; InvalidArgument when
-  // `path` exists; NotFound when its directory does not; Full, IOError.
+  // `path` is empty or exists; NotFound when its directory does not; Full, IOError.
   Result<DeltaResult> copy_delta_to(const std::string& path, uint64_t since_txn);
 
  private:
@@ -815,7 +821,7 @@ inline constexpr uint64_t kMaxValueBytes = 128ull << 20;
 
 // What Database::upgrade did.
 struct UpgradeResult {
-  // False when the file was version 3 already: nothing was written, and the
+  // False when the file was version 4 already: nothing was written, and the
   // fields below describe its newest checkpoint.
   bool upgraded = false;
   uint64_t txn_id = 0;  // the last commit of the file, kept
