@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ordo/assert.h"
@@ -25,8 +26,11 @@ struct PathEntry {
   // The branch's bytes as writable() gave them to this operation's descent
   // (a dirty branch stays where it is: branches are never spilled), so that
   // its entry count is kept without another lookup; null: ask writable().
-  std::byte* data = nullptr;
+  // No default member values: a put's path array (kMaxDepth entries) stays
+  // uninitialized, each entry set whole where a descent fills it.
+  std::byte* data;
 };
+static_assert(std::is_trivially_default_constructible_v<PathEntry>);
 
 }  // namespace
 
