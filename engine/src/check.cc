@@ -347,7 +347,11 @@ Result<CheckReport> Txn::check(const std::function<void(uint64_t, uint64_t)>& pr
     if (leaf.is_overflow(i) || leaf.key(i).size() != engine::kKeptKeyBytes ||
         leaf.value(i).size() != engine::kKeptRecordBytes) {
       c.problem(pg, "kept snapshots: malformed entry " + std::to_string(i));
+      return;
     }
+    // Its fields, as a read at the snapshot takes them.
+    auto record = engine::decode_kept(leaf.key(i), leaf.value(i), meta, pg);
+    if (!record.is_ok()) c.problem(pg, "kept snapshots: " + record.status().message());
   });
   if (report.free_pages != meta.free_pages) {
     c.problem(meta_page, "free tree lists " + std::to_string(report.free_pages) +

@@ -339,27 +339,48 @@ class DeltaReader {
   uint64_t at_ = 0;
 };
 
-Result<std::string> read_whole_file(const std::string& path) {
+// The bytes of the delta file at `path`: a regular file only (a FIFO or a
+// device could be endless), its header first, so that a file without a
+// delta's magic costs no more than those bytes; then the rest of its length.
+Result<std::string> read_delta_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Status::not_found("no delta file '" + path + "'");
     return base::os_error("open " + path, err);
   }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return base::os_error("fstat " + path, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::invalid_argument("'" + path + "' is not a regular file (a delta file is)");
+  }
+  const auto size = static_cast<uint64_t>(st.st_size);
   std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return base::os_error("read " + path, err);
+  // Reads until `want` bytes are in `out` or the file ends.
+  auto read_to = [&](uint64_t want) -> Status {
+    char buf[1 << 16];
+    while (out.size() < want) {
+      const ssize_t n = ::read(fd, buf, std::min<uint64_t>(sizeof buf, want - out.size()));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return base::os_error("read " + path, errno);
+      if (n == 0) break;
+      out.append(buf, static_cast<size_t>(n));
     }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    return Status::ok();
+  };
+  Status s = read_to(std::min<uint64_t>(size, engine::kDeltaHeaderBytes));
+  if (s.is_ok() && out.size() == engine::kDeltaHeaderBytes &&
+      std::memcmp(out.data(), engine::kDeltaMagic, sizeof engine::kDeltaMagic) == 0) {
+    out.reserve(size);
+    s = read_to(size);
   }
   ::close(fd);
+  if (!s.is_ok()) return s;
   return out;
 }
 
@@ -378,6 +399,10 @@ Result<DeltaHeader> check_delta(const std::string& path, const std::string& file
     return Status::version_mismatch("'" + path + "': delta format version " +
                                     std::to_string(btree::load_u32(p + 8)) + ", this build reads " +
                                     std::to_string(engine::kDeltaVersion));
+  }
+  if (btree::load_u32(p + 12) != 0) {
+    return Status::corruption("'" + path + "': unknown delta flags " +
+                              std::to_string(btree::load_u32(p + 12)));
   }
   DeltaHeader h;
   h.base_txn = btree::load_u64(p + 16);
@@ -523,7 +548,7 @@ Result<engine::StateSummary> summary_in(WriteTxn& w, WriteTxnImpl& impl) {
 
 Result<DeltaResult> Database::apply_delta(const std::string& path) {
   ORDO_RETURN_IF_ERROR(impl_->check_writable());
-  ORDO_ASSIGN_OR_RETURN(std::string file, read_whole_file(path));
+  ORDO_ASSIGN_OR_RETURN(std::string file, read_delta_file(path));
   ORDO_ASSIGN_OR_RETURN(DeltaHeader h, check_delta(path, file));
   ORDO_ASSIGN_OR_RETURN(WriteTxn w, begin_write());
   ORDO_ASSIGN_OR_RETURN(TxnImpl * txn, TxnInternals::impl(w));
@@ -548,7 +573,14 @@ Result<DeltaResult> Database::apply_delta(const std::string& path) {
   r.bytes = file.size();
   DeltaReader in(ByteView(file.data() + engine::kDeltaHeaderBytes, h.body_bytes));
   ORDO_RETURN_IF_ERROR(apply_records(w, in, r));
-  if (h.target_txn == h.base_txn) return r;  // nothing changed; the txn aborts
+  if (h.target_txn == h.base_txn) {
+    // A delta from a txn to itself changes nothing: records in one are forged.
+    if (r.trees + r.puts + r.deletes != 0) {
+      return Status::corruption("'" + path + "': a delta from txn " + std::to_string(h.base_txn) +
+                                " to itself carries changes");
+    }
+    return r;  // nothing changed; the txn aborts
+  }
   impl.db().uuid_generator().observe(h.target_uuid);
   impl.db().id64_generator().observe(Id64{h.target_id64});
   ORDO_ASSIGN_OR_RETURN(engine::StateSummary after, summary_in(w, impl));

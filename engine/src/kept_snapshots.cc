@@ -53,10 +53,12 @@ Result<Meta> decode_kept(ByteView key, ByteView record, const Meta& current, btr
   m.last_id64 = btree::load_u64(p + 144);
   m.kept = decode_tree_root(p + 152);
   // A kept snapshot is older than the state holding it and within its pages.
+  // (The log area holds records, never tree pages: a root there is damage.)
   const auto sane = [&](const btree::TreeRoot& r) {
-    return r.root == btree::kNullPage ? r.depth == 0
-                                      : r.root >= kFirstDataPage && r.root < m.page_high_water &&
-                                            r.depth >= 1 && r.depth <= btree::kMaxDepth;
+    return r.root == btree::kNullPage
+               ? r.depth == 0
+               : r.root >= kFirstDataPage && r.root < m.page_high_water && r.depth >= 1 &&
+                     r.depth <= btree::kMaxDepth && !in_log_area(current, r.root);
   };
   if (m.txn_id != key_txn || m.txn_id >= current.txn_id ||
       m.page_high_water > current.page_high_water || m.page_high_water < kFirstDataPage ||

@@ -61,8 +61,10 @@ std::string path_arg(py::handle path) {
   PyObject* fspath = PyOS_FSPath(path.ptr());
   if (fspath == nullptr) throw py::error_already_set();
   py::object p = py::reinterpret_steal<py::object>(fspath);
-  if (PyBytes_Check(p.ptr())) return p.cast<std::string>();
-  return py::str(p).cast<std::string>();
+  std::string out = PyBytes_Check(p.ptr()) ? p.cast<std::string>() : py::str(p).cast<std::string>();
+  // The OS would take the path up to the NUL: another file. Python's open() refuses too.
+  if (out.find('\0') != std::string::npos) throw py::value_error("embedded null byte in path");
+  return out;
 }
 
 }  // namespace ordo::python

@@ -86,6 +86,8 @@ def test_kept_snapshot_reopen_and_delta_copy(tmp_path):
             assert old.get(b"n0002", tree="nodes") == b"v"
         with pytest.raises(ordo.NotFoundError, match="is not held"):
             db.read(at=kept + 1)
+        with pytest.raises(ValueError, match="null byte"):
+            db.apply_delta(delta + "\0junk")
         db.release_snapshot(kept)
         assert db.kept_snapshots() == []
         with pytest.raises(ordo.NotFoundError):

@@ -1,7 +1,9 @@
 // ReadTxn::changes against a model of two snapshots, kept snapshots across
 // reopen and their hold on page reuse.
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
+#include <cstring>
 #include <map>
 #include <optional>
 #include <random>
@@ -463,6 +465,11 @@ TEST_F(ChangesTest, DamagedOrForeignDeltaIsRefusedBeforeAnyChange) {
   flipped[bytes.size() / 2] ^= 1;
   std::string header = bytes;
   header[20] ^= 1;
+  // Unknown flags, with a header checksum that matches them.
+  std::string flags = bytes;
+  flags[12] = 1;
+  const uint64_t flags_sum = XXH3_64bits(flags.data(), 88);
+  std::memcpy(flags.data() + 88, &flags_sum, 8);  // little-endian, as the format
   auto copy = testing::open_db(dir_.file("copy.ordo"));
   ASSERT_NE(copy, nullptr);
   const uint64_t txn_before = copy->info().txn_id;
@@ -470,13 +477,16 @@ TEST_F(ChangesTest, DamagedOrForeignDeltaIsRefusedBeforeAnyChange) {
            {"trunc.odl", bytes.substr(0, bytes.size() - 7)},
            {"short.odl", bytes.substr(0, 40)},
            {"flip.odl", flipped},
-           {"head.odl", header}}) {
+           {"head.odl", header},
+           {"flags.odl", flags}}) {
     SCOPED_TRACE(name);
     Status s = copy->apply_delta(write(name, content)).status();
     EXPECT_TRUE(s.is_corruption()) << s.to_string();
     EXPECT_EQ(copy->info().txn_id, txn_before);
   }
   EXPECT_TRUE(copy->apply_delta(dir_.file("missing.odl")).status().is_not_found());
+  // Not a regular file: refused before a byte is read (a device could be endless).
+  EXPECT_TRUE(copy->apply_delta("/dev/zero").status().is_invalid_argument());
   // Another database at the same txn id: not the delta's lineage.
   auto other = testing::open_db(dir_.file("other.ordo"));
   ASSERT_NE(other, nullptr);

@@ -281,9 +281,9 @@ class Database {
   //
   // Keeps the last commit; returns its txn id. The change is a commit of
   // its own (a checkpoint: two syncs), durable on return, so the next call
-  // keeps that commit: each call keeps one more snapshot. Errors as begin_write() and commit();
-  // InvalidArgument on a new database with no commit yet. Thread-safe:
-  // waits for another thread's write txn.
+  // keeps that commit: each call keeps one more snapshot. Errors as
+  // begin_write() and commit(); InvalidArgument on a new database with no
+  // commit yet. Thread-safe: waits for another thread's write txn.
   Result<uint64_t> keep_snapshot();
   // Releases kept snapshot `txn_id`: its pages become reusable once no
   // read txn reads it. A commit as keep_snapshot(). NotFound when it is not
