@@ -13,7 +13,10 @@ Status txn_ended() {
 }  // namespace
 
 CursorImpl::CursorImpl(TxnImpl& txn, Tree tree, const btree::TreeRoot& root)
-    : link_(txn.link()), tree_(std::move(tree)), cursor_(txn.pages(), root) {
+    : link_(txn.link()),
+      tree_(std::move(tree)),
+      incarnation_(txn.incarnation_of(tree_)),
+      cursor_(txn.pages(), root) {
   ORDO_ASSERT(link_ != nullptr && link_->txn == &txn);
   txn.add_cursor(this);
 }
@@ -49,6 +52,11 @@ bool CursorImpl::reenter() {
   auto root = txn->root_of(tree_);
   if (!root.is_ok()) {
     status_ = root.status();
+    return false;
+  }
+  if (txn->incarnation_of(tree_) != incarnation_) {
+    status_ = Status::not_found("the cursor's tree '" + tree_.name() +
+                                "' was dropped or renamed; the tree of that name now is another");
     return false;
   }
   ORDO_ASSERT(txn->live());  // an ended txn unlinks its cursors (TxnImpl::end_cursors)

@@ -70,6 +70,7 @@ class CursorImpl {
 
   std::shared_ptr<TxnLink> link_;
   Tree tree_;
+  uint32_t incarnation_;  // TxnImpl::incarnation_of(tree_) when made
   btree::Cursor cursor_;
   bool stale_ = false;
   bool saved_valid_ = false;  // stale: whether the cursor was on an entry

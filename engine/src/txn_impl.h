@@ -42,6 +42,10 @@ class TxnImpl {
   // The tree's root as this txn sees it; NotFound when it does not exist;
   // InvalidArgument for another database's handle.
   virtual Result<btree::TreeRoot> root_of(const Tree& tree);
+  // Which tree of `tree`'s name this txn has: bumped each time a write txn
+  // creates one by that name (create_tree, rename_tree to it), so a cursor
+  // of a dropped tree does not read another tree of the same name.
+  virtual uint32_t incarnation_of(const Tree& tree) const { return 0; }
   virtual const btree::TreeRoot& catalog_root() const { return snapshot_.catalog; }
   virtual const btree::TreeRoot& free_tree_root() { return snapshot_.free_tree; }
   // True when commit()/abort() must not end this txn now, nor a move take it
@@ -130,6 +134,7 @@ class WriteTxnImpl : public TxnImpl {
     return snapshot_.txn_id + 1;
   }
   Result<btree::TreeRoot> root_of(const Tree& tree) override;
+  uint32_t incarnation_of(const Tree& tree) const override;
   const btree::TreeRoot& catalog_root() const override { return catalog_; }
   const btree::TreeRoot& free_tree_root() override { return pages_.free_tree(); }
 
@@ -190,7 +195,8 @@ class WriteTxnImpl : public TxnImpl {
   struct TreeState {
     bool loaded = false;
     bool dirty = false;
-    bool dropped = false;  // dropped or renamed away in this txn
+    bool dropped = false;      // dropped or renamed away in this txn
+    uint32_t incarnation = 0;  // TxnImpl::incarnation_of()
     std::string name;
     btree::TreeRoot root;
     // put()'s cache of the rightmost path; invalidated by every other change.

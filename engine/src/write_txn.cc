@@ -112,6 +112,11 @@ Result<btree::TreeRoot> WriteTxnImpl::root_of(const Tree& tree) {
   return st->root;
 }
 
+uint32_t WriteTxnImpl::incarnation_of(const Tree& tree) const {
+  auto it = trees_.find(TreeHandles::id(tree));
+  return it == trees_.end() ? 0 : it->second.incarnation;
+}
+
 Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(check_tree_name(name));
   Tree tree = db_->tree_handle(name);
@@ -126,7 +131,9 @@ Result<Tree> WriteTxnImpl::create_tree(std::string_view name) {
   TreeState& st = tree_state(TreeHandles::id(tree));
   ORDO_ASSERT(!st.loaded || st.dropped);  // state_of() found no such tree
   save_tree(TreeHandles::id(tree), st);
+  const uint32_t incarnation = st.incarnation + 1;  // another tree than a dropped one
   st = TreeState{};
+  st.incarnation = incarnation;
   st.loaded = true;
   st.dirty = true;
   st.name = std::string(name);
@@ -178,7 +185,9 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   ORDO_ASSERT(&renamed != old_state);               // Two names, two ids (TreeRegistry).
   ORDO_ASSERT(!renamed.loaded || renamed.dropped);  // state_of() found no such tree
   save_tree(TreeHandles::id(new_tree), renamed);
+  const uint32_t incarnation = renamed.incarnation + 1;
   renamed = TreeState{};
+  renamed.incarnation = incarnation;
   renamed.loaded = true;
   renamed.dirty = true;
   renamed.name = std::string(to);

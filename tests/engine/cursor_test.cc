@@ -311,6 +311,20 @@ TEST_F(CursorTest, DroppedTreeMakesItsCursorNotFound) {
   EXPECT_FALSE(c->valid());
   EXPECT_TRUE(c->status().is_not_found()) << c->status().to_string();
   EXPECT_TRUE(c->first().is_not_found());
+  // A new tree of the same name is another tree: the cursor stays NotFound.
+  auto again = w->create_tree("t");
+  ASSERT_TRUE(again.is_ok());
+  ASSERT_TRUE(w->put(*again, "z", "new").is_ok());
+  EXPECT_FALSE(c->valid());
+  EXPECT_TRUE(c->first().is_not_found());
+  ASSERT_TRUE(w->rename_tree("t", "u").is_ok());
+  ASSERT_TRUE(w->rename_tree("u", "t").is_ok());
+  EXPECT_TRUE(c->first().is_not_found());
+  // A cursor made now reads the new tree.
+  auto c2 = w->cursor(*t);
+  ASSERT_TRUE(c2.is_ok());
+  ASSERT_TRUE(c2->first().is_ok());
+  EXPECT_EQ(c2->key().str(), "z");
 }
 
 // Steps of seek, next, prev, first, last, put and del through one cursor, plus

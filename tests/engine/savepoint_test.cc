@@ -73,9 +73,14 @@ std::string value_of(std::mt19937_64& rng, uint32_t max_inline, uint32_t big_byt
   return v;
 }
 
+// Which tree a name has in the txn: bumped by each create of or rename to it
+// (a cursor of the tree before reports NotFound, as a dropped tree's does).
+using Born = std::map<std::string, int>;
+
 struct Level {
   Savepoint sp;
   State state;
+  Born born = {};
 };
 
 // One run: `budget` is Options::txn_memory_budget_bytes (small to force spills).
@@ -107,6 +112,8 @@ void run_model(uint64_t seed, uint64_t budget, uint32_t big_bytes, uint64_t* spi
     // A cursor kept across operations: where it should be, by key.
     std::optional<Cursor> cursor;
     std::string cursor_tree, cursor_key;
+    Born born;
+    int cursor_born = 0;
     bool cursor_valid = false;
     auto tree_of = [&](const std::string& name) {
       return name.empty() ? Result<Tree>(w->default_tree()) : w->open_tree(name);
@@ -204,6 +211,7 @@ void run_model(uint64_t seed, uint64_t budget, uint32_t big_bytes, uint64_t* spi
             working[other] = std::move(working[name]);
             working.erase(name);
           }
+          born[other]++;
         } else if (!other.empty() && kind == 2) {
           ASSERT_TRUE(w->drop_tree(other).is_ok());
           working.erase(other);
@@ -211,7 +219,7 @@ void run_model(uint64_t seed, uint64_t budget, uint32_t big_bytes, uint64_t* spi
       } else if (op < 720) {
         auto sp = w->savepoint();
         ASSERT_TRUE(sp.is_ok()) << sp.status().to_string();
-        stack.push_back({*sp, working});
+        stack.push_back({*sp, working, born});
         max_depth = std::max<long>(max_depth, stack.size());
       } else if (op < 780) {
         if (stack.empty()) continue;
@@ -219,6 +227,7 @@ void run_model(uint64_t seed, uint64_t budget, uint32_t big_bytes, uint64_t* spi
         Status s = w->rollback_to(stack[at].sp);
         ASSERT_TRUE(s.is_ok()) << s.to_string();
         working = stack[at].state;
+        born = stack[at].born;
         for (size_t j = at + 1; j < stack.size(); ++j) ended.push_back(stack[j].sp);
         stack.resize(at + 1);
         ++rollbacks;
@@ -244,6 +253,7 @@ void run_model(uint64_t seed, uint64_t budget, uint32_t big_bytes, uint64_t* spi
         ASSERT_TRUE(c->seek(key).is_ok());
         cursor.emplace(std::move(c).value());
         cursor_tree = name;
+        cursor_born = born[name];
         auto it = m.lower_bound(key);
         cursor_valid = it != m.end();
         if (cursor_valid) cursor_key = it->first;
@@ -251,7 +261,7 @@ void run_model(uint64_t seed, uint64_t budget, uint32_t big_bytes, uint64_t* spi
         if (!cursor) continue;
         // The cursor re-seeks the key it was on, in whatever state the txn is now.
         auto tit = working.find(cursor_tree);
-        if (tit == working.end()) {
+        if (tit == working.end() || born[cursor_tree] != cursor_born) {
           ASSERT_FALSE(cursor->valid());
           ASSERT_TRUE(cursor->status().is_not_found()) << cursor->status().to_string();
           cursor.reset();

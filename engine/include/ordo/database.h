@@ -700,7 +700,8 @@ class WriteTxn : public Txn {
 // (past the end when there is none), so
 //   for (c.first(); c.valid();) c.del();
 // empties a tree. A tree dropped or renamed in the txn makes the cursor
-// report NotFound.
+// report NotFound, also once a new tree takes its name (a rollback to a
+// savepoint before the drop brings the cursor back).
 //
 // Views from key()/value() stay valid until the txn ends or is reset; in a
 // write txn, only until its next write (through any cursor or the txn).
