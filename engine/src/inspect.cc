@@ -426,6 +426,7 @@ Result<PageDetail> describe_page(Txn& txn, uint64_t page_number) {
     } else {
       c.child = v.child(i);
       c.child_checksum = v.child_checksum(i);
+      c.child_entries = v.child_entries(i);
       auto child = pages.read(c.child);
       if (child.is_ok()) {
         c.child_actual_checksum = btree::page_checksum(*child, ps);

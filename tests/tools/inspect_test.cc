@@ -156,7 +156,10 @@ TEST_F(ToolInspectTest, PagesPageAndFreeDescribeTheFile) {
   EXPECT_EQ(page["kind"], "branch");
   EXPECT_EQ(page["owner"], "tree 'nodes'");
   EXPECT_TRUE(page["checksum_ok"].get<bool>());
-  for (const auto& c : page["cells"]) EXPECT_TRUE(c["child_checksum_ok"].get<bool>());
+  for (const auto& c : page["cells"]) {
+    EXPECT_TRUE(c["child_checksum_ok"].get<bool>());
+    EXPECT_GT(c["child_entries"].get<uint64_t>(), 0u);  // every child holds entries
+  }
   const ProcessResult text = ordo_tool({"page", path_, std::to_string(branch_page), "--hex"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("checksum    ok"), std::string::npos) << text.out;

@@ -90,6 +90,7 @@ int run_page(const PageOptions& o) {
       cell["key"] = format_bytes(c.key, o.key_format);
       if (d.kind == inspect::PageKind::kBranch) {
         cell["child"] = c.child;
+        cell["child_entries"] = c.child_entries;
         cell["child_checksum"] = c.child_checksum;
         cell["child_actual_checksum"] = c.child_actual_checksum;
         cell["child_checksum_ok"] = c.child_checksum_ok;
@@ -138,9 +139,9 @@ int run_page(const PageOptions& o) {
   for (size_t i = 0; i < d.cells.size(); ++i) {
     const auto& c = d.cells[i];
     if (d.kind == inspect::PageKind::kBranch) {
-      fmt::print("[{}] key {}  child {}  checksum {} {}\n", i,
+      fmt::print("[{}] key {}  child {}  entries {}  checksum {} {}\n", i,
                  i == 0 ? "(lower bound)" : format_bytes(c.key, o.key_format), c.child,
-                 c.child_checksum, c.child_checksum_ok ? "ok" : "MISMATCH");
+                 c.child_entries, c.child_checksum, c.child_checksum_ok ? "ok" : "MISMATCH");
     } else if (c.overflow) {
       fmt::print("[{}] key {}  value {} bytes in overflow run at page {} (checksum {})\n", i,
                  format_bytes(c.key, o.key_format), c.value_len, c.run_first, c.run_checksum);

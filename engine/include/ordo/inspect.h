@@ -98,6 +98,7 @@ struct CellDetail {
   // Branch.
   uint64_t child = 0;
   uint64_t child_checksum = 0;         // what this entry records
+  uint64_t child_entries = 0;          // entries under the child, as this entry records
   uint64_t child_actual_checksum = 0;  // XXH3-64 of the child page as it is
   bool child_checksum_ok = false;
 };
