@@ -367,7 +367,10 @@ Result<std::string> read_delta_file(const std::string& path) {
     while (out.size() < want) {
       const ssize_t n = ::read(fd, buf, std::min<uint64_t>(sizeof buf, want - out.size()));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return base::os_error("read " + path, errno);
+      if (n < 0) {
+        const int err = errno;  // before the message's allocation can change it
+        return base::os_error("read " + path, err);
+      }
       if (n == 0) break;
       out.append(buf, static_cast<size_t>(n));
     }
