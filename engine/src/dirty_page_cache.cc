@@ -34,7 +34,7 @@ std::byte* DirtyPageCache::writable(PageNo pg) {
     std::memcpy(buf, on_disk, page_size_);
     set_spilled(pg, false, 0);
     it = dirty_.emplace(pg, Buffer{buf, 0, tag}).first;
-  } else if (!levels_.empty() && it->second.level_tag != levels_.back().tag) [[unlikely]] {
+  } else if (!prior_kept(it->second)) [[unlikely]] {
     keep_prior(pg, it->second.data);
     it->second.level_tag = levels_.back().tag;
   }

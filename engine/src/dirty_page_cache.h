@@ -66,8 +66,7 @@ class DirtyPageCache {
   // page is in memory and the innermost savepoint level has its prior state.
   bool writable_in_place(btree::PageNo pg, const std::byte* data) const {
     auto it = dirty_.find(pg);
-    return it != dirty_.end() && it->second.data == data &&
-           (levels_.empty() || it->second.level_tag == levels_.back().tag);
+    return it != dirty_.end() && it->second.data == data && prior_kept(it->second);
   }
   // Forgets `pg`: true when it was this txn's page (its memory is released),
   // false when it is not in the cache.
@@ -117,6 +116,11 @@ class DirtyPageCache {
     // nullptr when it was no page of this txn then.
     std::unordered_map<btree::PageNo, std::byte*> prior;
   };
+  // True when the innermost savepoint level (if any) has `b`'s page's state
+  // at its start, so a write through `b` needs no copy first (writable()).
+  bool prior_kept(const Buffer& b) const {
+    return levels_.empty() || b.level_tag == levels_.back().tag;
+  }
   void set_spilled(btree::PageNo pg, bool spilled, uint64_t next_page);
   // Before `pg` (currently `bytes`: in memory or spilled) changes: keeps a
   // copy in the innermost level unless that level has its state already.
