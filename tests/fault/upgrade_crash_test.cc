@@ -34,18 +34,47 @@ using testing::kV2FixtureTxn;
 
 constexpr uint64_t kLogBytes = 64 << 10;  // a small area: few writes to enumerate
 
-// What the image holds, opened as `db`: version 4, the fixture's last
-// commit (and the upgrade's txn after it) and content, a clean check.
-void expect_upgraded(Database& db, const State& want, const std::string& point) {
+// What the image holds, opened as `db`: version 4, the upgrade's txn
+// `want_txn` (after the fixture's last commit) and the fixture's content, a
+// clean check.
+void expect_upgraded(Database& db, const State& want, uint64_t want_txn, const std::string& point) {
   const DatabaseInfo info = db.info();
   EXPECT_EQ(info.format_version, 4u) << point;
-  EXPECT_EQ(info.txn_id, kV2FixtureTxn + 1) << point;
+  EXPECT_EQ(info.txn_id, want_txn) << point;
   auto txn = db.begin_read();
   ASSERT_TRUE(txn.is_ok()) << point << ": " << txn.status().to_string();
   EXPECT_EQ(read_state(*txn), want) << point;
   auto report = txn->check();
   ASSERT_TRUE(report.is_ok()) << point << ": " << report.status().to_string();
   EXPECT_TRUE(report->clean()) << point << ": " << report->problems[0].what;
+}
+
+// Opens crash image `image` (of crash point `at`) into `*db`. An image that
+// is refused as not yet upgraded (VersionMismatch naming `ordo upgrade`) is
+// written to `again`, upgraded anew (to txn `want_txn`, `log_bytes` as for
+// Database::upgrade), opened, and counted in `*upgraded_again`.
+void open_or_upgrade_again(const std::vector<std::byte>& image, const std::string& again,
+                           uint64_t log_bytes, uint64_t want_txn, const std::string& at,
+                           std::unique_ptr<Database>* db, size_t* opened, size_t* upgraded_again) {
+  auto first = testing::open_crash_image(image);
+  if (first.is_ok()) {
+    *db = std::move(*first);
+    ++*opened;
+    return;
+  }
+  ASSERT_TRUE(first.status().is_version_mismatch()) << at << ": " << first.status().to_string();
+  EXPECT_NE(first.status().message().find("ordo upgrade"), std::string::npos) << at;
+  std::ofstream(again, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(image.data()),
+             static_cast<std::streamsize>(image.size()));
+  auto redo = Database::upgrade(again, log_bytes);
+  ASSERT_TRUE(redo.is_ok()) << at << ": " << redo.status().to_string();
+  EXPECT_TRUE(redo->upgraded) << at;
+  EXPECT_EQ(redo->txn_id, want_txn) << at;
+  auto reopened = Database::open(again);
+  ASSERT_TRUE(reopened.is_ok()) << at << ": " << reopened.status().to_string();
+  *db = std::move(*reopened);
+  ++*upgraded_again;
 }
 
 TEST(UpgradeCrashTest, EveryCrashImageOpensUpgradedOrUpgradesAgain) {
@@ -78,25 +107,11 @@ TEST(UpgradeCrashTest, EveryCrashImageOpensUpgradedOrUpgradesAgain) {
     const std::string at = point.to_string();
     auto image = log->image(point);
     ASSERT_TRUE(image.is_ok()) << at << ": " << image.status().to_string();
-    auto db = testing::open_crash_image(*image);
-    if (db.is_ok()) {
-      ++opened;
-    } else {
-      ASSERT_TRUE(db.status().is_version_mismatch()) << at << ": " << db.status().to_string();
-      EXPECT_NE(db.status().message().find("ordo upgrade"), std::string::npos) << at;
-      const std::string again = dir.file("again.ordo");
-      std::ofstream(again, std::ios::binary | std::ios::trunc)
-          .write(reinterpret_cast<const char*>(image->data()),
-                 static_cast<std::streamsize>(image->size()));
-      auto redo = Database::upgrade(again, kLogBytes);
-      ASSERT_TRUE(redo.is_ok()) << at << ": " << redo.status().to_string();
-      EXPECT_TRUE(redo->upgraded) << at;
-      EXPECT_EQ(redo->txn_id, kV2FixtureTxn + 1) << at;
-      db = Database::open(again);
-      ASSERT_TRUE(db.is_ok()) << at << ": " << db.status().to_string();
-      ++upgraded_again;
-    }
-    expect_upgraded(**db, want, at);
+    std::unique_ptr<Database> db;
+    open_or_upgrade_again(*image, dir.file("again.ordo"), kLogBytes, kV2FixtureTxn + 1, at, &db,
+                          &opened, &upgraded_again);
+    if (::testing::Test::HasFatalFailure()) return;
+    expect_upgraded(*db, want, kV2FixtureTxn + 1, at);
     if (::testing::Test::HasFatalFailure()) return;
   }
   std::printf("upgrade: %zu crash images opened as version 4, %zu upgraded again (%zu I/O ops)\n",
@@ -158,30 +173,11 @@ TEST(UpgradeCrashTest, EveryCrashImageOfTheVersionThreeStepOpensOrUpgradesAgain)
     const std::string at = point.to_string();
     auto image = log->image(point);
     ASSERT_TRUE(image.is_ok()) << at << ": " << image.status().to_string();
-    auto db = testing::open_crash_image(*image);
-    if (db.is_ok()) {
-      ++opened;
-    } else {
-      ASSERT_TRUE(db.status().is_version_mismatch()) << at << ": " << db.status().to_string();
-      const std::string again = dir.file("again.ordo");
-      std::ofstream(again, std::ios::binary | std::ios::trunc)
-          .write(reinterpret_cast<const char*>(image->data()),
-                 static_cast<std::streamsize>(image->size()));
-      auto redo = Database::upgrade(again);
-      ASSERT_TRUE(redo.is_ok()) << at << ": " << redo.status().to_string();
-      EXPECT_TRUE(redo->upgraded) << at;
-      db = Database::open(again);
-      ASSERT_TRUE(db.is_ok()) << at << ": " << db.status().to_string();
-      ++upgraded_again;
-    }
-    EXPECT_EQ((*db)->info().format_version, 4u) << at;
-    EXPECT_EQ((*db)->info().txn_id, testing::kV3FixtureTxn + 1) << at;
-    auto txn = (*db)->begin_read();
-    ASSERT_TRUE(txn.is_ok()) << at;
-    EXPECT_EQ(read_state(*txn), want) << at;
-    auto report = txn->check();
-    ASSERT_TRUE(report.is_ok()) << at << ": " << report.status().to_string();
-    EXPECT_TRUE(report->clean()) << at << ": " << report->problems[0].what;
+    std::unique_ptr<Database> db;
+    open_or_upgrade_again(*image, dir.file("again.ordo"), 0, testing::kV3FixtureTxn + 1, at, &db,
+                          &opened, &upgraded_again);
+    if (::testing::Test::HasFatalFailure()) return;
+    expect_upgraded(*db, want, testing::kV3FixtureTxn + 1, at);
     if (::testing::Test::HasFatalFailure()) return;
   }
   std::printf("upgrade from 3: %zu crash images opened as version 4, %zu upgraded again\n", opened,
