@@ -39,6 +39,9 @@ constexpr auto kRoomWait = std::chrono::milliseconds(50);
 constexpr auto kWorkerLinger = std::chrono::seconds(10);
 // How often the poller looks at the stop flag and for idle connections.
 constexpr int kPollMs = 200;
+// How long a worker that has sent a reply waits on the connection for the
+// next request (see serve_requests).
+constexpr long kNextRequestWaitNs = 1'000'000;
 
 std::string peer_of(const sockaddr_in& sa) {
   char host[INET_ADDRSTRLEN] = {};
@@ -136,7 +139,7 @@ struct ConnectionServer::Impl {
         ready.pop_front();
       }
       if (c->handshaken) {
-        serve_request(*c);
+        serve_requests(*c);
       } else {
         handshake(*c);
       }
@@ -186,6 +189,28 @@ struct ConnectionServer::Impl {
     }
     c.stream = std::move(*s);
     c.handshaken = true;
+  }
+
+  // A client in a request-reply loop sends its next request one round trip
+  // after the reply: waiting that long for it on the connection spares the
+  // hand-back to the poller and the poller's hand-off to a worker (two
+  // thread wake-ups on the request's path). The worker stops waiting when
+  // other connections wait for one, or the server stops.
+  void serve_requests(Conn& c) {
+    serve_request(c);
+    while (c.stream.is_open() && (c.stream.buffered() > 0 || next_request_soon(c))) {
+      serve_request(c);
+    }
+  }
+
+  bool next_request_soon(const Conn& c) {
+    {
+      std::lock_guard lock(mu);
+      if (stopping || !ready.empty()) return false;
+    }
+    pollfd p{c.stream.fd(), POLLIN, 0};
+    const timespec wait{0, kNextRequestWaitNs};
+    return ::ppoll(&p, 1, &wait, nullptr) > 0 && (p.revents & POLLIN) != 0;
   }
 
   void serve_request(Conn& c) {
