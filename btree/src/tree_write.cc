@@ -151,38 +151,51 @@ bool inserted_in_order(const NodeView& leaf, uint32_t i, bool check_right) {
 }
 
 // Makes `pg` writable, checking a committed page fully before copying it so a
-// damaged page is reported, never built upon.
-Result<PageNo> cow(PageWriter& pw, PageNo pg, bool expect_leaf, uint64_t expected_checksum) {
-  if (pw.is_dirty(pg)) return pg;
-  ORDO_ASSIGN_OR_RETURN(NodeView v, internal::load_node(pw, pg, expect_leaf, expected_checksum));
+// damaged page is reported, never built upon. Returns the dirty page and
+// its bytes (as writable() gives them).
+Result<PageWriter::DirtyPage> cow(PageWriter& pw, PageNo pg, bool expect_leaf,
+                                  uint64_t expected_checksum) {
+  if (std::byte* data = pw.writable_if_dirty(pg)) return PageWriter::DirtyPage{pg, data};
+  // One lookup among the dirty pages per copy: read_clean and copy_clean
+  // know the page is not one of them.
+  ORDO_ASSIGN_OR_RETURN(const std::byte* clean, pw.read_clean(pg));
+  // The check and the copy read every line of the page: ask for them all at
+  // once rather than missing on each cell in turn.
+  for (uint32_t off = 0; off < pw.page_size(); off += 64) __builtin_prefetch(clean + off);
+  ORDO_ASSIGN_OR_RETURN(NodeView v,
+                        internal::check_loaded(clean, pw.page_size(), pw.verify_checksums(), pg,
+                                               expect_leaf, expected_checksum));
   ORDO_RETURN_IF_ERROR(check_node(v.data(), pw.page_size(), pg));
-  ORDO_ASSIGN_OR_RETURN(const PageNo copy, pw.make_dirty(pg));
-  ORDO_ASSERT(copy != kNullPage && copy != pg && pw.is_dirty(copy));
+  ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage copy, pw.copy_clean(pg, clean));
+  ORDO_ASSERT(copy.page != kNullPage && copy.page != pg && copy.data != nullptr);
+  ORDO_DCHECK(pw.writable_in_place(copy.page, copy.data));
   return copy;
 }
 
 // Descends to the leaf for `key`, copying each page on the way. Fills `path`
-// with the branches (depth-1 of them) and returns the leaf's page number. When
-// `rightmost` is given and the descent took the last child at every level, it
-// becomes this path. `known_indexes`, when given, are the child indexes a
+// with the branches (depth-1 of them) and returns the leaf (its page number
+// and writable bytes). When `rightmost` is given and the descent took the
+// last child at every level, it becomes this path. `known_indexes`, when given, are the child indexes a
 // read-only descent for `key` just took (descend_to_leaf): they are followed
 // instead of searched again.
-Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry* path,
-                        RightmostPath* rightmost = nullptr,
-                        const uint32_t* known_indexes = nullptr) {
+Result<PageWriter::DirtyPage> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key,
+                                       PathEntry* path, RightmostPath* rightmost = nullptr,
+                                       const uint32_t* known_indexes = nullptr) {
   if (tree.depth == 0 || tree.depth > kMaxDepth) {
     return Status::corruption("tree depth " + std::to_string(tree.depth) + " out of range",
                               tree.root);
   }
-  ORDO_ASSIGN_OR_RETURN(PageNo pg, cow(pw, tree.root, tree.depth == 1, tree.root_checksum));
-  tree.root = pg;
+  ORDO_ASSIGN_OR_RETURN(PageWriter::DirtyPage at,
+                        cow(pw, tree.root, tree.depth == 1, tree.root_checksum));
+  tree.root = at.page;
   bool on_rightmost = rightmost != nullptr;
   // The last leaf's lower bound; points into a branch page of the path, which stays
   // in place (set_child edits a cell where it is).
   bool has_low_key = false;
   ByteView low_key;
   for (uint32_t level = 0; level + 1 < tree.depth; ++level) {
-    NodeEditor ed(pw.writable(pg), pw.page_size());
+    const PageNo pg = at.page;
+    NodeEditor ed(at.data, pw.page_size());
     NodeView v = ed.view();
     const uint32_t idx =
         known_indexes != nullptr ? known_indexes[level] : v.branch_child_index(key);
@@ -199,14 +212,15 @@ Result<PageNo> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key, PathEntry*
         has_low_key = true;
       }
     }
-    ORDO_ASSIGN_OR_RETURN(PageNo copy, cow(pw, child, level + 2 == tree.depth, checksum));
-    if (copy != child) ed.set_child(idx, copy, 0);
+    ORDO_ASSIGN_OR_RETURN(at, cow(pw, child, level + 2 == tree.depth, checksum));
+    if (at.page != child) ed.set_child(idx, at.page, 0);
     path[level] = {pg, idx, ed.data()};
-    pg = copy;
   }
-  if (on_rightmost) RightmostPathAccess::fill(*rightmost, tree, path, pg, has_low_key, low_key);
-  ORDO_DCHECK(pw.is_dirty(pg) && pw.is_dirty(tree.root));
-  return pg;
+  if (on_rightmost) {
+    RightmostPathAccess::fill(*rightmost, tree, path, at.page, has_low_key, low_key);
+  }
+  ORDO_DCHECK(pw.is_dirty(at.page) && pw.is_dirty(tree.root));
+  return at;
 }
 
 std::vector<std::byte>& scratch_page(size_t which) {
@@ -517,13 +531,15 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   PathEntry path[kMaxDepth];
   // At the right edge, the cached path's leaf: no root-to-leaf search.
   const bool cached = rightmost != nullptr && rightmost->covers(tree, key);
-  PageNo leaf_pg = kNullPage;
+  PageWriter::DirtyPage leaf_page{kNullPage, nullptr};
   if (cached) {
-    leaf_pg = RightmostPathAccess::leaf(*rightmost);
+    const PageNo pg = RightmostPathAccess::leaf(*rightmost);
+    leaf_page = {pg, pw.writable(pg)};
   } else {
-    ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost));
+    ORDO_ASSIGN_OR_RETURN(leaf_page, cow_path(pw, tree, key, path, rightmost));
   }
-  NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
+  const PageNo leaf_pg = leaf_page.page;
+  NodeEditor leaf(leaf_page.data, pw.page_size());
   ORDO_ASSERT(leaf.view().is_leaf());
   bool found = false;
   const uint32_t pos = leaf_position(leaf.view(), key, &found);
@@ -554,8 +570,9 @@ Status append(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, doub
   ORDO_ASSIGN_OR_RETURN(std::span<const std::byte> cell, make_cell(pw, cell_buf, key, value));
   if (tree.root == kNullPage) return start_tree(pw, tree, cell);
   PathEntry path[kMaxDepth];
-  ORDO_ASSIGN_OR_RETURN(PageNo leaf_pg, cow_path(pw, tree, key, path));
-  const uint32_t pos = NodeView(pw.writable(leaf_pg), pw.page_size()).count();
+  ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage leaf, cow_path(pw, tree, key, path));
+  const PageNo leaf_pg = leaf.page;
+  const uint32_t pos = NodeView(leaf.data, pw.page_size()).count();
   ORDO_DCHECK(pw.is_dirty(leaf_pg));
   tree.entries++;
   add_entries_along(pw, path, tree.depth - 1, 1);
@@ -614,9 +631,9 @@ Result<bool> merge_with_sibling(PageWriter& pw, const PathEntry* path, uint32_t 
   ORDO_ASSERT(idx < n && pe.view().is_branch());  // The entry the descent took.
   const uint32_t right_idx = idx + 1 < n ? idx + 1 : idx;
   const uint32_t sib_idx = right_idx == idx ? idx - 1 : idx + 1;
-  ORDO_ASSIGN_OR_RETURN(PageNo sib,
+  ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage sib,
                         cow(pw, pe.view().child(sib_idx), leaf, pe.view().child_checksum(sib_idx)));
-  pe.set_child(sib_idx, sib, 0);
+  pe.set_child(sib_idx, sib.page, 0);
   const PageNo left_pg = pe.view().child(right_idx - 1);
   const PageNo right_pg = pe.view().child(right_idx);
   ORDO_ASSERT(pw.is_dirty(left_pg) && pw.is_dirty(right_pg) && left_pg != right_pg);
@@ -706,8 +723,9 @@ Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
   ORDO_RETURN_IF_ERROR(find(pw, tree, key, found, &ignored));
   if (!*found) return Status::ok();
   PathEntry path[kMaxDepth];
-  ORDO_ASSIGN_OR_RETURN(PageNo pg, cow_path(pw, tree, key, path));
-  const NodeView leaf(pw.writable(pg), pw.page_size());
+  ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage leaf_page, cow_path(pw, tree, key, path));
+  const PageNo pg = leaf_page.page;
+  const NodeView leaf(leaf_page.data, pw.page_size());
   bool present = false;
   const uint32_t pos = leaf.leaf_lower_bound(key, &present);
   if (!present || leaf.damaged()) return internal::damaged(pg);
@@ -773,7 +791,9 @@ Result<UpdateOutcome> update(PageWriter& pw, TreeRoot& tree, ByteView key, const
     if (cached) {
       RightmostPathAccess::copy_path(*rightmost, path);
     } else {
-      ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, nullptr, indexes));
+      ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage leaf_page,
+                            cow_path(pw, tree, key, path, nullptr, indexes));
+      leaf_pg = leaf_page.page;
     }
     if (rightmost != nullptr) rightmost->invalidate();
     ORDO_RETURN_IF_ERROR(remove_at(pw, tree, path, leaf_pg, pos));
@@ -786,10 +806,16 @@ Result<UpdateOutcome> update(PageWriter& pw, TreeRoot& tree, ByteView key, const
     ORDO_RETURN_IF_ERROR(start_tree(pw, tree, cell));
     return out;
   }
-  if (!cached) {
-    ORDO_ASSIGN_OR_RETURN(leaf_pg, cow_path(pw, tree, key, path, rightmost, indexes));
+  std::byte* leaf_data = nullptr;
+  if (cached) {
+    leaf_data = pw.writable(leaf_pg);
+  } else {
+    ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage leaf_page,
+                          cow_path(pw, tree, key, path, rightmost, indexes));
+    leaf_pg = leaf_page.page;
+    leaf_data = leaf_page.data;
   }
-  NodeEditor leaf(pw.writable(leaf_pg), pw.page_size());
+  NodeEditor leaf(leaf_data, pw.page_size());
   // The copy holds the entries the search saw: `pos` still places the key.
   ORDO_DCHECK(!out.found || leaf.view().key(pos).compare(key) == 0);
   ORDO_RETURN_IF_ERROR(

@@ -20,11 +20,18 @@ DirtyPageCache::~DirtyPageCache() {
 }
 
 std::byte* DirtyPageCache::writable(PageNo pg) {
+  std::byte* data = writable_if_contained(pg);
+  ORDO_ASSERT(data != nullptr);  // REQUIRES: contains(pg)
+  return data;
+}
+
+std::byte* DirtyPageCache::writable_if_contained(PageNo pg) {
   auto it = dirty_.find(pg);
   if (it == dirty_.end()) {
+    if (!is_spilled(pg)) return nullptr;
     // A spilled page is touched again: read it back.
     const std::byte* on_disk = file_.data(pg * page_size_, page_size_);
-    ORDO_ASSERT(is_spilled(pg) && on_disk != nullptr);
+    ORDO_ASSERT(on_disk != nullptr);
     uint64_t tag = 0;
     if (!levels_.empty()) {
       keep_prior(pg, on_disk);

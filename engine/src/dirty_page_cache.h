@@ -62,6 +62,8 @@ class DirtyPageCache {
   // The writable copy of dirty page `pg`, read back first if spilled.
   // REQUIRES: contains(pg).
   std::byte* writable(btree::PageNo pg);
+  // writable(pg) when contains(pg), else nullptr: one lookup for both.
+  std::byte* writable_if_contained(btree::PageNo pg);
   // True when writable(pg) would return `data` with nothing to do first: the
   // page is in memory and the innermost savepoint level has its prior state.
   bool writable_in_place(btree::PageNo pg, const std::byte* data) const {

@@ -42,21 +42,24 @@ Result<const std::byte*> WriteTxnPages::read_run(PageNo first, uint64_t pages) {
   return read_committed_run(file_, page_size_, allocator_.next_page(), first, pages);
 }
 
-Result<PageNo> WriteTxnPages::make_dirty(PageNo pg) {
-  if (is_dirty(pg)) return pg;
-  ORDO_ASSIGN_OR_RETURN(const std::byte* src, read(pg));
-  // Not dirty, so read_committed found it among the snapshot's pages.
+Result<btree::PageWriter::DirtyPage> WriteTxnPages::copy_clean(PageNo pg, const std::byte* clean) {
+  // Not dirty, so read_clean found it among the snapshot's pages.
   ORDO_ASSERT(pg >= kFirstDataPage && pg < snapshot_high_water_);
-  ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
-  ORDO_ASSERT(copy != pg);
-  std::byte* dst = cache_.writable(copy);
-  std::memcpy(dst, src, page_size_);
-  btree::store_u64(dst + btree::kOffTxnId, txn_id_);
+  ORDO_DCHECK(!is_dirty(pg));
+  ORDO_ASSIGN_OR_RETURN(const DirtyPage copy, allocate_page());
+  ORDO_ASSERT(copy.page != pg);
+  std::memcpy(copy.data, clean, page_size_);
+  btree::store_u64(copy.data + btree::kOffTxnId, txn_id_);
   free_page(pg);
   return copy;
 }
 
 Result<PageNo> WriteTxnPages::allocate() {
+  ORDO_ASSIGN_OR_RETURN(const DirtyPage page, allocate_page());
+  return page.page;
+}
+
+Result<btree::PageWriter::DirtyPage> WriteTxnPages::allocate_page() {
   if (allocator_.wants_reclaim() && free_list_.may_reclaim()) {
     ORDO_RETURN_IF_ERROR(free_list_.reclaim(*this, allocator_).status());
   }
@@ -66,8 +69,7 @@ Result<PageNo> WriteTxnPages::allocate() {
   // debug builds; add() below catches the in-memory case always).
   ORDO_DCHECK(!cache_.contains(pg));
   // Contents are undefined: the tree formats every page it allocates.
-  cache_.add(pg);
-  return pg;
+  return DirtyPage{pg, cache_.add(pg)};
 }
 
 void WriteTxnPages::free_page(PageNo pg) {

@@ -24,6 +24,7 @@
 #include "page_allocator.h"
 #include "page_buffers.h"
 #include "reuse_rule.h"
+#include "snapshot_pages.h"
 #include "spill_policy.h"
 
 namespace ordo::engine {
@@ -52,7 +53,15 @@ class WriteTxnPages : public btree::PageWriter {
     ORDO_DCHECK(pg >= kFirstDataPage && pg < allocator_.next_page() && cache_.contains(pg));
     return cache_.writable(pg);
   }
-  Result<btree::PageNo> make_dirty(btree::PageNo pg) override;
+  std::byte* writable_if_dirty(btree::PageNo pg) override {
+    return cache_.writable_if_contained(pg);
+  }
+  Result<const std::byte*> read_clean(btree::PageNo pg) override {
+    // Not dirty, so not spilled: a page of the snapshot.
+    ORDO_DCHECK(!is_dirty(pg));
+    return read_committed(file_, page_size_, snapshot_high_water_, pg);
+  }
+  Result<DirtyPage> copy_clean(btree::PageNo pg, const std::byte* clean) override;
   Result<btree::PageNo> allocate() override;
   void free_page(btree::PageNo pg) override;
   Result<btree::PageNo> write_run(std::span<const std::span<const std::byte>> parts,
@@ -119,6 +128,8 @@ class WriteTxnPages : public btree::PageWriter {
   }
 
  private:
+  // allocate(), with the new page's bytes.
+  Result<DirtyPage> allocate_page();
   // The txn that wrote committed page `pg` (its header stamp); 0, the widest
   // range, when the stamp cannot be trusted.
   uint64_t written_by(btree::PageNo pg) const;

@@ -28,9 +28,18 @@ class CountingPages : public MemPages {
     ++writable_calls;
     return MemPages::writable(pg);
   }
+  std::byte* writable_if_dirty(PageNo pg) override {
+    std::byte* data = MemPages::writable_if_dirty(pg);
+    if (data != nullptr) ++writable_calls;
+    return data;
+  }
   Result<const std::byte*> read(PageNo pg) override {
     ++read_calls;
     return MemPages::read(pg);
+  }
+  Result<const std::byte*> read_clean(PageNo pg) override {
+    ++read_calls;
+    return MemPages::read_clean(pg);
   }
   uint64_t writable_calls = 0;
   uint64_t read_calls = 0;

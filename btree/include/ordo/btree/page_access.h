@@ -57,10 +57,23 @@ class PageWriter : public PageReader {
   // page, no copy kept for a savepoint). Changes nothing: debug checks of
   // bytes kept from an earlier writable() call use it.
   virtual bool writable_in_place(PageNo page_number, const std::byte* data) const = 0;
-  // Makes the page writable: returns it unchanged when already dirty, else
-  // copies it to a newly allocated page number and frees the old one.
-  // Returns the (maybe new) page number; Corruption/Full/IOError on failure.
-  virtual Result<PageNo> make_dirty(PageNo page_number) = 0;
+  // writable(page_number) when is_dirty(page_number), else nullptr: one
+  // lookup among the dirty pages for both.
+  virtual std::byte* writable_if_dirty(PageNo page_number) = 0;
+  // The committed bytes of a page this txn has not written, as read() gives
+  // them, without looking among the dirty pages. REQUIRES:
+  // !is_dirty(page_number). Corruption as read().
+  virtual Result<const std::byte*> read_clean(PageNo page_number) = 0;
+  // A dirty page and its writable bytes (what writable(page) returns).
+  struct DirtyPage {
+    PageNo page;
+    std::byte* data;
+  };
+  // Copies page `page_number`, which this txn has not written and whose
+  // bytes `clean` came from read_clean(page_number), to a newly allocated
+  // page and frees the original. Returns the copy; Full/IOError as
+  // allocate().
+  virtual Result<DirtyPage> copy_clean(PageNo page_number, const std::byte* clean) = 0;
   // A new dirty page with undefined contents (format it with
   // NodeEditor::init). Full when no page number is left.
   virtual Result<PageNo> allocate() = 0;

@@ -41,13 +41,20 @@ class MemoryPages : public PageWriter {
   bool writable_in_place(PageNo pg, const std::byte* data) const override {
     return is_dirty(pg) && pages_[pg].get() == data;
   }
-  Result<PageNo> make_dirty(PageNo pg) override {
-    if (is_dirty(pg)) return pg;
-    ORDO_ASSIGN_OR_RETURN(const std::byte* old, read(pg));
+  std::byte* writable_if_dirty(PageNo pg) override {
+    return is_dirty(pg) ? pages_[pg].get() : nullptr;
+  }
+  // A dirty page given to read_clean or copy_clean is a misuse too.
+  Result<const std::byte*> read_clean(PageNo pg) override {
+    if (is_dirty(pg)) ++misuses_;
+    return read(pg);
+  }
+  Result<DirtyPage> copy_clean(PageNo pg, const std::byte* clean) override {
+    if (is_dirty(pg)) ++misuses_;
     ORDO_ASSIGN_OR_RETURN(PageNo copy, allocate());
-    std::memcpy(pages_[copy].get(), old, page_size_);
+    std::memcpy(pages_[copy].get(), clean, page_size_);
     free_page(pg);
-    return copy;
+    return DirtyPage{copy, pages_[copy].get()};
   }
   Result<PageNo> allocate() override {
     const PageNo pg = next_++;
