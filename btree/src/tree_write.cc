@@ -175,9 +175,9 @@ Result<PageWriter::DirtyPage> cow(PageWriter& pw, PageNo pg, bool expect_leaf,
 // Descends to the leaf for `key`, copying each page on the way. Fills `path`
 // with the branches (depth-1 of them) and returns the leaf (its page number
 // and writable bytes). When `rightmost` is given and the descent took the
-// last child at every level, it becomes this path. `known_indexes`, when given, are the child indexes a
-// read-only descent for `key` just took (descend_to_leaf): they are followed
-// instead of searched again.
+// last child at every level, it becomes this path. `known_indexes`, when given, are the child
+// indexes a read-only descent for `key` just took (descend_to_leaf): they are followed instead of
+// searched again.
 Result<PageWriter::DirtyPage> cow_path(PageWriter& pw, TreeRoot& tree, ByteView key,
                                        PathEntry* path, RightmostPath* rightmost = nullptr,
                                        const uint32_t* known_indexes = nullptr) {
@@ -719,17 +719,15 @@ Status remove_at(PageWriter& pw, TreeRoot& tree, const PathEntry* path, PageNo p
 }  // namespace
 
 Status remove(PageWriter& pw, TreeRoot& tree, ByteView key, bool* found) {
-  ByteView ignored;
-  ORDO_RETURN_IF_ERROR(find(pw, tree, key, found, &ignored));
-  if (!*found) return Status::ok();
-  PathEntry path[kMaxDepth];
-  ORDO_ASSIGN_OR_RETURN(const PageWriter::DirtyPage leaf_page, cow_path(pw, tree, key, path));
-  const PageNo pg = leaf_page.page;
-  const NodeView leaf(leaf_page.data, pw.page_size());
-  bool present = false;
-  const uint32_t pos = leaf.leaf_lower_bound(key, &present);
-  if (!present || leaf.damaged()) return internal::damaged(pg);
-  return remove_at(pw, tree, path, pg, pos);
+  *found = false;
+  // A key too long to store is in no tree.
+  if (!check_key_value(pw.page_size(), key, ByteView()).is_ok()) return Status::ok();
+  // update(): one read-only search, then a copy of the path it found (no
+  // second search), and only when the key is there.
+  ORDO_ASSIGN_OR_RETURN(const UpdateOutcome out, update(pw, tree, key, Update{}));
+  ORDO_ASSERT(out.applied && out.changed == out.found);
+  *found = out.found;
+  return Status::ok();
 }
 
 namespace {
@@ -773,7 +771,8 @@ Result<UpdateOutcome> update(PageWriter& pw, TreeRoot& tree, ByteView key, const
     pos = leaf_position(*leaf, key, &out.found);
     if (leaf->damaged()) return internal::damaged(leaf_pg);
     ByteView current;
-    if (out.found) {
+    // The value is read only when the decision or the caller needs it.
+    if (out.found && (update.when == Update::When::kEquals || update.old_value != nullptr)) {
       ORDO_ASSIGN_OR_RETURN(current, internal::leaf_value(pw, *leaf, pos, leaf_pg));
     }
     out.applied = update_applies(update, out.found, current);
