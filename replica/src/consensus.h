@@ -39,6 +39,18 @@ class StateMachine {
   // Applies the command entry at log `index` (entries come in index order;
   // an index at or below the applied index is skipped as done).
   virtual ApplyOutcome apply(uint64_t index, ByteView entry) = 0;
+  // One entry of apply_batch; `outcome` is set when apply_batch succeeds.
+  struct BatchEntry {
+    uint64_t index;
+    std::string entry;
+    ApplyOutcome outcome = {};
+  };
+  // Applies `entries` (command entries, in index order) as
+  // apply() would each, in one commit; a deterministic failure drops that
+  // entry's changes alone. Ok: every entry is done, each with its outcome
+  // (none with retry). An environment error: none of them is applied; apply()
+  // them one at a time, which retries.
+  virtual Status apply_batch(std::vector<BatchEntry>& entries) = 0;
   // A snapshot of the applied state as a small record (the Raft payload),
   // durable before it returns. Busy when none can be taken now (an install
   // is pending): the Raft side tries again at the next threshold.

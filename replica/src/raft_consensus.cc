@@ -143,6 +143,17 @@ struct ChangeRequest {
   ChangeDone done;
 };
 
+// The proposer's result for a command entry the state machine is done with.
+WriteResult applied_result(uint64_t index, ApplyOutcome outcome) {
+  ORDO_ASSERT(!outcome.retry);
+  WriteResult r;
+  r.index = index;
+  r.outcome = outcome.status.is_ok() ? Outcome::kApplied : Outcome::kFailed;
+  r.status = std::move(outcome.status);
+  r.prev = std::move(outcome.prev);
+  return r;
+}
+
 // Ends an apply or barrier request: frees it, then calls its completion
 // (which may start another request).
 template <typename Request>
@@ -215,6 +226,15 @@ class RaftConsensus final : public Consensus {
   void retry_stalled_apply();
   // Applies the kept entries in order; true once none is left.
   bool drain_deferred();
+  // A barrier's result once Raft counts every entry before it applied.
+  WriteResult barrier_result(uint64_t index) const;
+  // Applies the pending entries in one commit (one at a time after an
+  // environment error, keeping what fails for the timer), then ends the
+  // requests that waited for them. Runs at the end of each loop iteration
+  // that applied entries, and before whatever needs the file to hold every
+  // entry Raft counts applied (a snapshot, a restore, a close).
+  void flush_applies();
+  static void on_flush_check(uv_check_t* handle);
   WriteResult not_leader(int rv);
   Status change_status(int rv, const char* what);
   void begin_close();
@@ -262,6 +282,7 @@ class RaftConsensus final : public Consensus {
   uv_loop_t loop_{};
   uv_async_t async_{};
   uv_timer_t timer_{};
+  uv_check_t flush_check_{};  // runs flush_applies after a loop iteration's applies
   // The transport given to raft_uv_init, one per Raft start (a restart after
   // a disk error makes a new one). The one before it is kept until the next
   // start: libraft may still close it after Raft's close callback.
@@ -336,6 +357,17 @@ class RaftConsensus final : public Consensus {
     std::string entry;
   };
   std::deque<Deferred> deferred_;
+  // Committed entries Raft counts applied that wait for flush_applies, in
+  // log order; empty whenever deferred_ is not (they would follow it).
+  std::vector<StateMachine::BatchEntry> pending_;
+  // Requests whose entry (or, for a barrier, every entry before it) is in
+  // pending_: they end after the flush, once the file holds their entries.
+  struct Waiting {
+    uint64_t index;
+    ApplyRequest* apply;      // a proposal's, or nullptr
+    BarrierRequest* barrier;  // a barrier's, or nullptr
+  };
+  std::vector<Waiting> waiting_;
   uint64_t stalled_ticks_ = 0;
   // The last failed restore, so that a start that fails in it says why.
   Status last_restore_status_;
@@ -352,6 +384,8 @@ Status RaftConsensus::start() {
   async_.data = this;
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
+  uv_check_init(&loop_, &flush_check_);
+  flush_check_.data = this;
   coalescer_ = std::make_unique<SendCoalescer>(&loop_);
   was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
   if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
@@ -395,6 +429,9 @@ void RaftConsensus::close_handles() {
   }
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
+  }
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_check_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   }
   coalescer_->close();
 }
@@ -597,6 +634,7 @@ void RaftConsensus::disk_ok() {
 }
 
 void RaftConsensus::close_for_restart() {
+  flush_applies();
   reopen_wanted_ = false;
   raft_state_ = RaftState::kClosing;
   raft_close(&raft_, &RaftConsensus::on_raft_closed);
@@ -650,6 +688,72 @@ bool RaftConsensus::drain_deferred() {
     deferred_.pop_front();
   }
   return true;
+}
+
+WriteResult RaftConsensus::barrier_result(uint64_t index) const {
+  ORDO_ASSERT(pending_.empty());  // flushed before a barrier ends
+  if (!deferred_.empty()) {
+    // Raft counts entries applied that this replica has still to apply.
+    return unknown(
+        "entries before the barrier are not applied here yet (a disk error: see apply_error)");
+  }
+  WriteResult r;
+  r.outcome = Outcome::kApplied;
+  r.index = index;
+  return r;
+}
+
+void RaftConsensus::flush_applies() {
+  uv_check_stop(&flush_check_);
+  if (pending_.empty()) {
+    ORDO_ASSERT(waiting_.empty());
+    return;
+  }
+  ORDO_ASSERT(deferred_.empty());  // pending_ grows only when it is
+  std::vector<StateMachine::BatchEntry> batch;
+  batch.swap(pending_);
+  // An entry alone needs no savepoint: apply() commits it as it is. A batch
+  // that met an environment error left nothing in the file.
+  const bool batched = batch.size() > 1 && machine_.apply_batch(batch).is_ok();
+  if (!batched) {
+    // One at a time; the first that fails and every one after it wait for
+    // the timer.
+    for (StateMachine::BatchEntry& e : batch) {
+      if (deferred_.empty()) {
+        e.outcome = machine_.apply(e.index, ByteView(e.entry));
+        if (!e.outcome.retry) continue;
+        report("cannot apply the log (retrying every 200 ms)",
+               e.outcome.status.with_context("entry " + std::to_string(e.index)));
+      }
+      e.outcome.retry = true;
+      deferred_.push_back(Deferred{e.index, std::move(e.entry)});
+    }
+  }
+  std::vector<Waiting> waiting;
+  waiting.swap(waiting_);
+  for (Waiting& w : waiting) {
+    if (w.barrier != nullptr) {
+      complete(w.barrier, barrier_result(w.index));
+      continue;
+    }
+    ORDO_ASSERT(w.apply != nullptr);
+    // A proposal whose entry was in the batch (entries in log order).
+    auto it = std::lower_bound(
+        batch.begin(), batch.end(), w.index,
+        [](const StateMachine::BatchEntry& e, uint64_t index) { return e.index < index; });
+    ORDO_ASSERT(it != batch.end() && it->index == w.index);
+    if (it->outcome.retry) {
+      complete(w.apply, unknown("entry " + std::to_string(w.index) +
+                                " is committed but not applied here yet (a disk error: see "
+                                "apply_error); it is applied when the disk allows"));
+    } else {
+      complete(w.apply, applied_result(w.index, std::move(it->outcome)));
+    }
+  }
+}
+
+void RaftConsensus::on_flush_check(uv_check_t* handle) {
+  static_cast<RaftConsensus*>(handle->data)->flush_applies();
 }
 
 void RaftConsensus::retry_stalled_apply() {
@@ -778,12 +882,15 @@ void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*
   RaftConsensus* self = req->self;
   self->outstanding_.erase(req);
   self->unapplied_bytes_ -= req->bytes;
+  if (status == 0 && !self->pending_.empty() && self->pending_.back().index == raw->index) {
+    // fsm_apply left the entry for flush_applies, which ends the request.
+    self->waiting_.push_back(Waiting{raw->index, req, nullptr});
+    return;
+  }
   WriteResult r;
   if (status == 0) {
-    r.index = raw->index;
-    r.status = self->last_apply_status_;
-    r.outcome = r.status.is_ok() ? Outcome::kApplied : Outcome::kFailed;
-    r.prev = std::move(self->last_apply_prev_);
+    r = applied_result(raw->index, ApplyOutcome{false, std::move(self->last_apply_status_),
+                                                std::move(self->last_apply_prev_)});
   } else if (status == RAFT_SHUTDOWN && !self->closing_) {
     r = unknown("Raft restarting after a disk error: " + self->disk_error_);
   } else if (status == RAFT_SHUTDOWN) {
@@ -818,14 +925,14 @@ void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
   auto* req = static_cast<BarrierRequest*>(raw->data);
   RaftConsensus* self = req->self;
   self->outstanding_.erase(req);
+  if (status == 0 && !self->pending_.empty()) {
+    // Entries before it wait for flush_applies, which ends the request.
+    self->waiting_.push_back(Waiting{raw->index, nullptr, req});
+    return;
+  }
   WriteResult r;
-  if (status == 0 && !self->deferred_.empty()) {
-    // Raft counts entries applied that this replica has still to apply.
-    r = unknown(
-        "entries before the barrier are not applied here yet (a disk error: see apply_error)");
-  } else if (status == 0) {
-    r.outcome = Outcome::kApplied;
-    r.index = raw->index;
+  if (status == 0) {
+    r = self->barrier_result(raw->index);
   } else if (status == RAFT_SHUTDOWN) {
     r = unknown("replica closing");
   } else {
@@ -999,36 +1106,29 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
       return RAFT_IOERR;
     }
   }
-  ApplyOutcome outcome{};
+  self->last_apply_status_ = Status::ok();
+  self->last_apply_prev_.clear();
   if (!self->deferred_.empty() && !self->drain_deferred()) {
-    outcome.retry = true;
-  } else {
-    outcome = self->machine_.apply(index, unframe(*buf));
-    if (outcome.retry) {
-      self->report("cannot apply the log (retrying every 200 ms)",
-                   outcome.status.with_context("entry " + std::to_string(index)));
-    }
-  }
-  if (outcome.retry) {
-    // libraft 0.15 turns an apply error met while handling a heartbeat into
-    // its unavailable state, for good: a follower keeps the entry itself and
-    // the timer applies it (and those after it, in order) once it can. A
-    // leader (whose proposers wait for the outcome) makes Raft try again at
-    // each heartbeat reply instead.
-    ByteView bytes = unframe(*buf);
+    // Entries before it wait for the disk. libraft 0.15 turns an apply error
+    // met while handling a heartbeat into its unavailable state, for good: a
+    // follower keeps the entry itself and the timer applies it (and those
+    // after it, in order) once it can. A leader (whose proposers wait for
+    // the outcome) makes Raft try again at each heartbeat reply instead.
     if (raft_state(&self->raft_) == RAFT_LEADER) return RAFT_IOERR;
-    self->deferred_.push_back(Deferred{index, bytes.str()});
-    self->last_apply_status_ = Status::ok();
-    self->last_apply_prev_.clear();
+    self->deferred_.push_back(Deferred{index, unframe(*buf).str()});
     return 0;
   }
-  self->last_apply_status_ = std::move(outcome.status);
-  self->last_apply_prev_ = std::move(outcome.prev);
+  // Applied with the loop iteration's other entries, in one commit, at its
+  // end (flush_applies); the requests waiting for it end then.
+  if (self->pending_.empty()) uv_check_start(&self->flush_check_, &RaftConsensus::on_flush_check);
+  ORDO_ASSERT(self->pending_.empty() || self->pending_.back().index < index);
+  self->pending_.push_back(StateMachine::BatchEntry{index, unframe(*buf).str()});
   return 0;
 }
 
 int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
+  self->flush_applies();
   // Raft would drop log entries this replica has still to apply.
   if (!self->deferred_.empty()) return RAFT_BUSY;
   Result<std::string> record = self->machine_.snapshot();
@@ -1076,6 +1176,7 @@ int RaftConsensus::fsm_snapshot_finalize(raft_fsm* /*fsm*/, raft_buffer* bufs[],
 // On success the buffer is ours to free (Raft passes its ownership).
 int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
+  self->flush_applies();  // the restore replaces the state they are applied to
   raft_id leader_id = 0;
   const char* leader_address = nullptr;
   raft_leader(&self->raft_, &leader_id, &leader_address);
@@ -1419,6 +1520,7 @@ void RaftConsensus::report(const char* what, const Status& s) {
 
 void RaftConsensus::begin_close() {
   if (closing_) return;
+  flush_applies();
   closing_ = true;
   uv_timer_stop(&timer_);
   switch (raft_state_) {

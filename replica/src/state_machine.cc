@@ -242,16 +242,75 @@ ApplyOutcome ReplicaStateMachine::apply(uint64_t index, ByteView entry) {
   // Unless it is to be retried, the entry is in the file (applied, or its
   // batch dropped with the index recorded).
   ORDO_ASSERT(outcome.retry || applied_index_.load() >= index);
-  std::lock_guard lock(apply_error_mu_);
   if (outcome.retry) {
+    std::lock_guard lock(apply_error_mu_);
     apply_error_ = "entry " + std::to_string(index) + ": " + outcome.status.to_string();
-  } else if (!apply_error_.empty()) {
-    // The failure's own line comes from the Raft side (at most one a second).
-    std::fprintf(stderr, "ordo replica %s: applies resumed at entry %llu\n", db_path_.c_str(),
-                 static_cast<unsigned long long>(index));
-    apply_error_.clear();
+  } else {
+    note_apply_resumed(index);
   }
   return outcome;
+}
+
+void ReplicaStateMachine::note_apply_resumed(uint64_t index) {
+  std::lock_guard lock(apply_error_mu_);
+  if (apply_error_.empty()) return;
+  // The failure's own line comes from the Raft side (at most one a second).
+  std::fprintf(stderr, "ordo replica %s: applies resumed at entry %llu\n", db_path_.c_str(),
+               static_cast<unsigned long long>(index));
+  apply_error_.clear();
+}
+
+Status ReplicaStateMachine::apply_batch(std::vector<BatchEntry>& entries) {
+  ORDO_ASSERT(!entries.empty());
+  if (install_pending()) return Status::busy("a snapshot install is pending");
+  if (db_ == nullptr) return Status::io_error("database not open", 0);  // apply() reopens it
+  ORDO_ASSIGN_OR_RETURN(WriteTxn txn, db_->begin_write());
+  // The decoded batches of the entries applied, for the watch history.
+  std::vector<std::optional<WriteBatch>> applied(entries.size());
+  const uint64_t applied_before = applied_index_.load();
+  uint64_t last = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    BatchEntry& e = entries[i];
+    // Command entries in log order (barriers and configuration entries in
+    // between never come here).
+    ORDO_ASSERT(e.index >= 1 && (i == 0 || e.index > entries[i - 1].index));
+    e.outcome = ApplyOutcome{};
+    // Replay after a restart: the file already holds this entry.
+    if (e.index <= applied_before) continue;
+    last = e.index;
+    Result<WriteBatch> batch = WriteBatch::decode(ByteView(e.entry));
+    Status outcome = batch.status();
+    if (batch.is_ok()) {
+      // Each entry's changes can be dropped alone: a failed guard or a
+      // refused op leaves the entries before it in the commit.
+      ORDO_ASSIGN_OR_RETURN(const Savepoint sp, txn.savepoint());
+      outcome = check_guards(txn, *batch);
+      if (outcome.is_ok()) {
+        outcome = apply_ops(txn, *batch, batch->return_prev() ? &e.outcome.prev : nullptr);
+      }
+      if (!outcome.is_ok()) {
+        if (is_environment_error(outcome)) return outcome;
+        ORDO_RETURN_IF_ERROR(txn.rollback_to(sp));
+        e.outcome.prev.clear();
+      }
+      ORDO_RETURN_IF_ERROR(txn.release(sp));
+      if (outcome.is_ok()) applied[i] = std::move(*batch);
+    }
+    e.outcome.status = std::move(outcome);
+  }
+  if (last == 0) return Status::ok();  // every entry a replay
+  ORDO_RETURN_IF_ERROR(write_applied_index(txn, last));
+  ORDO_RETURN_IF_ERROR(txn.commit());
+  // Entries apply in log order, each once: the applied index only rises.
+  ORDO_ASSERT(last > applied_index_.load());
+  applied_index_.store(last);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].index > applied_before) {
+      history_.record(entries[i].index, applied[i] ? &*applied[i] : nullptr);
+    }
+  }
+  note_apply_resumed(last);
+  return Status::ok();
 }
 
 ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {

@@ -42,6 +42,7 @@ class ReplicaStateMachine final : public StateMachine {
   ~ReplicaStateMachine() override;
 
   ApplyOutcome apply(uint64_t index, ByteView entry) override;
+  Status apply_batch(std::vector<BatchEntry>& entries) override;
   Result<std::string> snapshot() override;
   Status restore(ByteView record, const std::string& leader_address) override;
   bool install_pending() const override { return pending_index_.load() != 0; }
@@ -83,6 +84,8 @@ class ReplicaStateMachine final : public StateMachine {
   // a commit that failed with IOError leaves the handle refusing writes.
   Status reopen_database();
   ApplyOutcome apply_once(uint64_t index, ByteView entry);
+  // An apply succeeded: clears the last apply error (saying so on stderr).
+  void note_apply_resumed(uint64_t index);
   ClusterId own_cluster_id() const {
     return options_.cluster_id ? options_.cluster_id() : ClusterId();
   }

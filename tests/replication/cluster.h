@@ -175,6 +175,29 @@ inline Contents contents_of(Replica& r) {
   return contents_of(*view);
 }
 
+// The changes replica `r` applied since its history began (its open, or the
+// cluster's start), oldest first. Expects each entry recorded once: its
+// index above the entry's before it.
+inline std::vector<Change> applied_changes(Replica& r) {
+  uint64_t from = 1;
+  Result<WatchResult> w = r.watch(nullptr, from, 0, 1000000, size_t{1} << 30, 0ms);
+  if (!w.is_ok() && w.status().is_not_found()) {
+    // "compacted: oldest index N": the history starts at N.
+    const std::string& m = w.status().message();
+    const size_t at = m.find("oldest index ");
+    EXPECT_NE(at, std::string::npos) << m;
+    if (at == std::string::npos) return {};
+    from = std::stoull(m.substr(at + 13));
+    w = r.watch(nullptr, from, 0, 1000000, size_t{1} << 30, 0ms);
+  }
+  EXPECT_TRUE(w.is_ok()) << w.status().to_string();
+  if (!w.is_ok()) return {};
+  for (size_t i = 1; i < w->changes.size(); ++i) {
+    EXPECT_GE(w->changes[i].index, w->changes[i - 1].index) << "change " << i;
+  }
+  return std::move(w->changes);
+}
+
 inline uint64_t txn_id_of(Replica& r) {
   auto view = r.read(ReadMode::kLocal, 1s);
   EXPECT_TRUE(view.is_ok()) << view.status().to_string();

@@ -12,15 +12,20 @@ namespace {
 
 using namespace testing_cluster;
 
-// Every replica applied `index` and holds the same contents and commit count.
+// Every replica applied `index` and holds the same contents and changes.
 void expect_identical(Cluster& c, uint64_t index) {
   const std::vector<uint64_t> ids = c.open_ids();
   for (uint64_t id : ids) ASSERT_TRUE(c.wait_applied(id, index)) << "replica " << id;
   Contents first = contents_of(c.at(ids[0]));
-  uint64_t txn_id = txn_id_of(c.at(ids[0]));
+  const std::vector<Change> changes = applied_changes(c.at(ids[0]));
   for (uint64_t id : ids) {
     EXPECT_EQ(contents_of(c.at(id)), first) << "replica " << id;
-    EXPECT_EQ(txn_id_of(c.at(id)), txn_id) << "replica " << id;
+    const std::vector<Change> mine = applied_changes(c.at(id));
+    ASSERT_EQ(mine.size(), changes.size()) << "replica " << id;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      EXPECT_EQ(mine[i].index, changes[i].index) << "replica " << id << " change " << i;
+      EXPECT_EQ(mine[i].key, changes[i].key) << "replica " << id << " change " << i;
+    }
   }
 }
 

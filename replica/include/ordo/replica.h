@@ -149,7 +149,10 @@ enum class Outcome : uint8_t {
   kFailed,   // certainly applied nowhere: not the leader, invalid batch, or its
              // apply failed on every replica alike (status says why)
   kUnknown,  // the entry may or may not commit: leadership lost while it was
-             // in flight, the timeout ran out, or the replica closed
+             // in flight, the timeout ran out, or the replica closed; or it
+             // committed and this replica could not apply it yet (a disk
+             // error, see ReplicaStatus::apply_error: it applies when the
+             // disk allows)
 };
 
 const char* outcome_name(Outcome outcome);  // "applied", "failed", "unknown"
