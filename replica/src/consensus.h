@@ -22,8 +22,8 @@ namespace ordo::replica {
 // What StateMachine::apply made of one log entry.
 struct ApplyOutcome {
   // true: the entry was not applied because of the environment (IOError,
-  // Full, a damaged page): the Raft side must not advance past it and
-  // applies it again later. false: the entry is done (the applied index
+  // Full, a damaged page): the Raft side applies it again later, before
+  // any entry after it. false: the entry is done (the applied index
   // moved past it) and `status` is the proposer's result: ok, or a
   // deterministic failure every replica meets alike.
   bool retry = false;

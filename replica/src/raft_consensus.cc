@@ -235,6 +235,10 @@ class RaftConsensus final : public Consensus {
   // entry Raft counts applied (a snapshot, a restore, a close).
   void flush_applies();
   static void on_flush_check(uv_check_t* handle);
+  static void on_flush_idle(uv_idle_t* handle);
+  // An entry Raft counts applied (kept or pending): its bytes toward the
+  // next snapshot.
+  void count_applied_bytes(uint64_t bytes);
   WriteResult not_leader(int rv);
   Status change_status(int rv, const char* what);
   void begin_close();
@@ -283,6 +287,7 @@ class RaftConsensus final : public Consensus {
   uv_async_t async_{};
   uv_timer_t timer_{};
   uv_check_t flush_check_{};  // runs flush_applies after a loop iteration's applies
+  uv_idle_t flush_idle_{};    // with it: no blocking poll while entries are pending
   // The transport given to raft_uv_init, one per Raft start (a restart after
   // a disk error makes a new one). The one before it is kept until the next
   // start: libraft may still close it after Raft's close callback.
@@ -344,12 +349,10 @@ class RaftConsensus final : public Consensus {
   LeaderContact leader_contact_;
   bool was_member_ = false;  // kMemberMarker exists
   uint64_t removed_at_ = 0;  // a removal notice's index; 0: none
-  // Set by fsm_apply just before Raft calls the entry's apply callback (Raft
-  // calls it right after fsm->apply returns, with no other apply between).
-  Status last_apply_status_;
-  std::vector<PrevValue> last_apply_prev_;  // as last_apply_status_: the entry's prev values
-  // Committed entries a follower could not apply (IOError, Full), in log
-  // order: Raft counts them applied, the timer applies them every
+  // Committed entries this replica could not apply (IOError, Full), in log
+  // order (a leader's only from a flush that met the error; fsm_apply
+  // refuses the leader's next ones meanwhile): Raft counts them applied,
+  // the timer applies them every
   // kApplyRetryMs, snapshots wait until none is left. Not bounded: Raft's
   // own log holds the same entries in memory until the next snapshot.
   struct Deferred {
@@ -386,6 +389,8 @@ Status RaftConsensus::start() {
   timer_.data = this;
   uv_check_init(&loop_, &flush_check_);
   flush_check_.data = this;
+  uv_idle_init(&loop_, &flush_idle_);
+  flush_idle_.data = this;
   coalescer_ = std::make_unique<SendCoalescer>(&loop_);
   was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
   if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
@@ -432,6 +437,9 @@ void RaftConsensus::close_handles() {
   }
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_check_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
+  }
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_idle_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&flush_idle_), nullptr);
   }
   coalescer_->close();
 }
@@ -692,7 +700,7 @@ bool RaftConsensus::drain_deferred() {
 
 WriteResult RaftConsensus::barrier_result(uint64_t index) const {
   ORDO_ASSERT(pending_.empty());  // flushed before a barrier ends
-  if (!deferred_.empty()) {
+  if (!deferred_.empty() && deferred_.front().index < index) {
     // Raft counts entries applied that this replica has still to apply.
     return unknown(
         "entries before the barrier are not applied here yet (a disk error: see apply_error)");
@@ -705,6 +713,7 @@ WriteResult RaftConsensus::barrier_result(uint64_t index) const {
 
 void RaftConsensus::flush_applies() {
   uv_check_stop(&flush_check_);
+  uv_idle_stop(&flush_idle_);
   if (pending_.empty()) {
     ORDO_ASSERT(waiting_.empty());
     return;
@@ -753,6 +762,10 @@ void RaftConsensus::flush_applies() {
 }
 
 void RaftConsensus::on_flush_check(uv_check_t* handle) {
+  static_cast<RaftConsensus*>(handle->data)->flush_applies();
+}
+
+void RaftConsensus::on_flush_idle(uv_idle_t* handle) {
   static_cast<RaftConsensus*>(handle->data)->flush_applies();
 }
 
@@ -889,8 +902,10 @@ void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*
   }
   WriteResult r;
   if (status == 0) {
-    r = applied_result(raw->index, ApplyOutcome{false, std::move(self->last_apply_status_),
-                                                std::move(self->last_apply_prev_)});
+    // Not reached: fsm_apply returns 0 with the entry in pending_ (found
+    // above), or with it in deferred_ on a follower, which has no requests.
+    ORDO_DCHECK(false);
+    r = unknown("entry " + std::to_string(raw->index) + " was not applied here");
   } else if (status == RAFT_SHUTDOWN && !self->closing_) {
     r = unknown("Raft restarting after a disk error: " + self->disk_error_);
   } else if (status == RAFT_SHUTDOWN) {
@@ -1089,13 +1104,6 @@ void RaftConsensus::on_change(struct raft_change* raw, int status) {
 int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** result) {
   auto* self = static_cast<RaftConsensus*>(fsm->data);
   *result = nullptr;
-  // Bounds the in-memory log by bytes: past the budget, a threshold of one
-  // entry makes Raft snapshot right after this batch of applies
-  // (fsm_snapshot puts the entry count back).
-  self->bytes_since_snapshot_ += buf->len;
-  if (self->bytes_since_snapshot_ >= self->options_.snapshot_threshold_bytes) {
-    raft_set_snapshot_threshold(&self->raft_, 1);
-  }
   // Raft sets last_applied to the entry's index right after this returns;
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
@@ -1106,24 +1114,39 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
       return RAFT_IOERR;
     }
   }
-  self->last_apply_status_ = Status::ok();
-  self->last_apply_prev_.clear();
   if (!self->deferred_.empty() && !self->drain_deferred()) {
     // Entries before it wait for the disk. libraft 0.15 turns an apply error
     // met while handling a heartbeat into its unavailable state, for good: a
     // follower keeps the entry itself and the timer applies it (and those
-    // after it, in order) once it can. A leader (whose proposers wait for
-    // the outcome) makes Raft try again at each heartbeat reply instead.
+    // after it, in order) once it can. A leader, whose proposers would wait
+    // on a kept entry, makes Raft try it again at each heartbeat reply.
     if (raft_state(&self->raft_) == RAFT_LEADER) return RAFT_IOERR;
+    self->count_applied_bytes(buf->len);
     self->deferred_.push_back(Deferred{index, unframe(*buf).str()});
     return 0;
   }
+  self->count_applied_bytes(buf->len);
   // Applied with the loop iteration's other entries, in one commit, at its
-  // end (flush_applies); the requests waiting for it end then.
-  if (self->pending_.empty()) uv_check_start(&self->flush_check_, &RaftConsensus::on_flush_check);
+  // end (flush_applies); the requests waiting for it end then. The idle
+  // handle keeps the loop from blocking in poll first when the entry came
+  // from a timer (the check phase follows the poll).
+  if (self->pending_.empty()) {
+    uv_check_start(&self->flush_check_, &RaftConsensus::on_flush_check);
+    uv_idle_start(&self->flush_idle_, &RaftConsensus::on_flush_idle);
+  }
   ORDO_ASSERT(self->pending_.empty() || self->pending_.back().index < index);
   self->pending_.push_back(StateMachine::BatchEntry{index, unframe(*buf).str()});
   return 0;
+}
+
+void RaftConsensus::count_applied_bytes(uint64_t bytes) {
+  // Bounds the in-memory log by bytes: past the budget, a threshold of one
+  // entry makes Raft snapshot right after this batch of applies
+  // (fsm_snapshot puts the entry count back).
+  bytes_since_snapshot_ += bytes;
+  if (bytes_since_snapshot_ >= options_.snapshot_threshold_bytes) {
+    raft_set_snapshot_threshold(&raft_, 1);
+  }
 }
 
 int RaftConsensus::fsm_snapshot(raft_fsm* fsm, raft_buffer* bufs[], unsigned* n_bufs) {

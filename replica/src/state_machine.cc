@@ -303,12 +303,13 @@ Status ReplicaStateMachine::apply_batch(std::vector<BatchEntry>& entries) {
   ORDO_RETURN_IF_ERROR(txn.commit());
   // Entries apply in log order, each once: the applied index only rises.
   ORDO_ASSERT(last > applied_index_.load());
-  applied_index_.store(last);
+  // The history first: whoever sees the applied index finds its changes.
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].index > applied_before) {
       history_.record(entries[i].index, applied[i] ? &*applied[i] : nullptr);
     }
   }
+  applied_index_.store(last);
   note_apply_resumed(last);
   return Status::ok();
 }
@@ -353,8 +354,9 @@ ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
   if (!s.is_ok()) return ApplyOutcome{true, s};
   // Entries apply in log order, each once: the applied index only rises.
   ORDO_ASSERT(index > applied_index_.load());
-  applied_index_.store(index);
+  // The history first: whoever sees the applied index finds its changes.
   history_.record(index, outcome.is_ok() ? &*batch : nullptr);
+  applied_index_.store(index);
   return ApplyOutcome{false, outcome, std::move(prev)};
 }
 

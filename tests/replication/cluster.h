@@ -176,8 +176,8 @@ inline Contents contents_of(Replica& r) {
 }
 
 // The changes replica `r` applied since its history began (its open, or the
-// cluster's start), oldest first. Expects each entry recorded once: its
-// index above the entry's before it.
+// cluster's start), oldest first; their indexes never go down (the changes
+// of one entry share its index).
 inline std::vector<Change> applied_changes(Replica& r) {
   uint64_t from = 1;
   Result<WatchResult> w = r.watch(nullptr, from, 0, 1000000, size_t{1} << 30, 0ms);

@@ -47,46 +47,52 @@ TEST(StateMachine, BatchAppliesInOneCommitAndAFailedEntryDropsItsOwnChangesAlone
   WriteBatch first;
   first.put("t", "a", "1");
   first.put("t", "b", "1");
-  // Its put goes in, then its guard fails: the entry must leave nothing.
+  // Its first put goes in, then its second is refused (the system tree):
+  // the entry must leave nothing.
   WriteBatch failing;
   failing.put("t", "x", "never");
-  failing.check_value("t", "a", "not 1");
-  failing.put("t", "y", "never");
+  failing.put(std::string(kSystemTree), "k", "never");
+  // Its guard fails before any op runs.
+  WriteBatch guarded;
+  guarded.check_value("t", "a", "not 1");
+  guarded.put("t", "y", "never");
   WriteBatch last;
   last.set_return_prev(true);
   last.put("t", "a", "2");
   last.del("t", "b");
   const uint64_t txn_before = machine_txn_id(*sm);
-  // Index 3 is a barrier or a configuration entry: never applied here.
+  // Index 3 is a barrier or a configuration entry: none comes here.
   std::vector<StateMachine::BatchEntry> batch;
   batch.push_back({1, first.encode()});
   batch.push_back({2, failing.encode()});
-  batch.push_back({4, last.encode()});
+  batch.push_back({4, guarded.encode()});
+  batch.push_back({5, last.encode()});
   ASSERT_TRUE(sm->apply_batch(batch).is_ok());
 
   EXPECT_FALSE(batch[0].outcome.retry);
   EXPECT_TRUE(batch[0].outcome.status.is_ok()) << batch[0].outcome.status.to_string();
   EXPECT_FALSE(batch[1].outcome.retry);
-  EXPECT_TRUE(is_compare_failed(batch[1].outcome.status)) << batch[1].outcome.status.to_string();
-  EXPECT_TRUE(batch[2].outcome.status.is_ok()) << batch[2].outcome.status.to_string();
-  ASSERT_EQ(batch[2].outcome.prev.size(), 2u);
-  EXPECT_EQ(batch[2].outcome.prev[0].value, "1");  // a, as entry 1 left it
-  EXPECT_TRUE(batch[2].outcome.prev[1].found);     // b
-  EXPECT_EQ(sm->applied_index(), 4u);
-  EXPECT_EQ(machine_txn_id(*sm), txn_before + 1);  // one commit for the three
+  EXPECT_TRUE(batch[1].outcome.status.is_invalid_argument()) << batch[1].outcome.status.to_string();
+  EXPECT_TRUE(is_compare_failed(batch[2].outcome.status)) << batch[2].outcome.status.to_string();
+  EXPECT_TRUE(batch[3].outcome.status.is_ok()) << batch[3].outcome.status.to_string();
+  ASSERT_EQ(batch[3].outcome.prev.size(), 2u);
+  EXPECT_EQ(batch[3].outcome.prev[0].value, "1");  // a, as entry 1 left it
+  EXPECT_TRUE(batch[3].outcome.prev[1].found);     // b
+  EXPECT_EQ(sm->applied_index(), 5u);
+  EXPECT_EQ(machine_txn_id(*sm), txn_before + 1);  // one commit for the four
   EXPECT_EQ(machine_value(*sm, "a"), "2");
   EXPECT_EQ(machine_value(*sm, "b"), "<absent>");
   EXPECT_EQ(machine_value(*sm, "x"), "<absent>");
   EXPECT_EQ(machine_value(*sm, "y"), "<absent>");
 
-  // The history has each entry once, the failed one without changes.
+  // The history has each entry once, the failed ones without changes.
   Result<WatchResult> changes = sm->history().read(nullptr, 1, 0, 100, 1 << 20, {});
   ASSERT_TRUE(changes.is_ok()) << changes.status().to_string();
   ASSERT_EQ(changes->changes.size(), 4u);
   EXPECT_EQ(changes->changes[0].index, 1u);
   EXPECT_EQ(changes->changes[1].index, 1u);
-  EXPECT_EQ(changes->changes[2].index, 4u);
-  EXPECT_EQ(changes->changes[3].index, 4u);
+  EXPECT_EQ(changes->changes[2].index, 5u);
+  EXPECT_EQ(changes->changes[3].index, 5u);
 
   // Entries the file holds already (a replay after a restart): done, with
   // nothing written; a new one among them applies.
@@ -96,16 +102,16 @@ TEST(StateMachine, BatchAppliesInOneCommitAndAFailedEntryDropsItsOwnChangesAlone
   fresh.put("t", "c", "3");
   std::vector<StateMachine::BatchEntry> replay;
   replay.push_back({2, again.encode()});
-  replay.push_back({4, again.encode()});
+  replay.push_back({5, again.encode()});
   ASSERT_TRUE(sm->apply_batch(replay).is_ok());
   EXPECT_TRUE(replay[0].outcome.status.is_ok());
   EXPECT_TRUE(replay[1].outcome.status.is_ok());
   EXPECT_EQ(machine_txn_id(*sm), txn_before + 1);  // no commit
-  replay.push_back({5, fresh.encode()});
+  replay.push_back({6, fresh.encode()});
   ASSERT_TRUE(sm->apply_batch(replay).is_ok());
   EXPECT_EQ(machine_value(*sm, "a"), "2");
   EXPECT_EQ(machine_value(*sm, "c"), "3");
-  EXPECT_EQ(sm->applied_index(), 5u);
+  EXPECT_EQ(sm->applied_index(), 6u);
   EXPECT_EQ(machine_txn_id(*sm), txn_before + 2);
 }
 
