@@ -224,8 +224,12 @@ class RaftConsensus final : public Consensus {
   unsigned trailing_within(uint64_t index, uint64_t budget_bytes, unsigned max_entries) const;
   bool removed_from_configuration();
   void retry_stalled_apply();
-  // Applies the kept entries in order; true once none is left.
-  bool drain_deferred();
+  // Applies the kept entries in order, each with apply(); stops at the first
+  // that fails (reported) and keeps it and those after it. `applied`, when
+  // given, receives each applied entry's index and outcome. True once none
+  // is left.
+  bool drain_deferred(
+      const std::function<void(uint64_t index, ApplyOutcome outcome)>& applied = nullptr);
   // A barrier's result once Raft counts every entry before it applied.
   WriteResult barrier_result(uint64_t index) const;
   // Applies the pending entries in one commit (one at a time after an
@@ -684,7 +688,8 @@ void RaftConsensus::maybe_reopen() {
   }
 }
 
-bool RaftConsensus::drain_deferred() {
+bool RaftConsensus::drain_deferred(
+    const std::function<void(uint64_t index, ApplyOutcome outcome)>& applied) {
   while (!deferred_.empty()) {
     Deferred& d = deferred_.front();
     ApplyOutcome outcome = machine_.apply(d.index, ByteView(d.entry));
@@ -693,6 +698,7 @@ bool RaftConsensus::drain_deferred() {
              outcome.status.with_context("entry " + std::to_string(d.index)));
       return false;
     }
+    if (applied) applied(d.index, std::move(outcome));
     deferred_.pop_front();
   }
   return true;
@@ -721,22 +727,27 @@ void RaftConsensus::flush_applies() {
   ORDO_ASSERT(deferred_.empty());  // pending_ grows only when it is
   std::vector<StateMachine::BatchEntry> batch;
   batch.swap(pending_);
+  // The batch's entry at log `index` (entries in log order).
+  auto entry_at = [&batch](uint64_t index) -> StateMachine::BatchEntry& {
+    auto it =
+        std::lower_bound(batch.begin(), batch.end(), index,
+                         [](const StateMachine::BatchEntry& e, uint64_t i) { return e.index < i; });
+    ORDO_ASSERT(it != batch.end() && it->index == index);
+    return *it;
+  };
   // An entry alone needs no savepoint: apply() commits it as it is. A batch
   // that met an environment error left nothing in the file.
   const bool batched = batch.size() > 1 && machine_.apply_batch(batch).is_ok();
   if (!batched) {
-    // One at a time; the first that fails and every one after it wait for
-    // the timer.
+    // One at a time, as kept entries are: the first that fails and every one
+    // after it stay kept for the timer.
     for (StateMachine::BatchEntry& e : batch) {
-      if (deferred_.empty()) {
-        e.outcome = machine_.apply(e.index, ByteView(e.entry));
-        if (!e.outcome.retry) continue;
-        report("cannot apply the log (retrying every 200 ms)",
-               e.outcome.status.with_context("entry " + std::to_string(e.index)));
-      }
       e.outcome.retry = true;
       deferred_.push_back(Deferred{e.index, std::move(e.entry)});
     }
+    (void)drain_deferred([&](uint64_t index, ApplyOutcome outcome) {
+      entry_at(index).outcome = std::move(outcome);
+    });
   }
   std::vector<Waiting> waiting;
   waiting.swap(waiting_);
@@ -746,17 +757,14 @@ void RaftConsensus::flush_applies() {
       continue;
     }
     ORDO_ASSERT(w.apply != nullptr);
-    // A proposal whose entry was in the batch (entries in log order).
-    auto it = std::lower_bound(
-        batch.begin(), batch.end(), w.index,
-        [](const StateMachine::BatchEntry& e, uint64_t index) { return e.index < index; });
-    ORDO_ASSERT(it != batch.end() && it->index == w.index);
-    if (it->outcome.retry) {
+    // A proposal whose entry was in the batch.
+    StateMachine::BatchEntry& e = entry_at(w.index);
+    if (e.outcome.retry) {
       complete(w.apply, unknown("entry " + std::to_string(w.index) +
                                 " is committed but not applied here yet (a disk error: see "
                                 "apply_error); it is applied when the disk allows"));
     } else {
-      complete(w.apply, applied_result(w.index, std::move(it->outcome)));
+      complete(w.apply, applied_result(w.index, std::move(e.outcome)));
     }
   }
 }

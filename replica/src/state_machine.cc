@@ -165,6 +165,14 @@ Status apply_ops(WriteTxn& txn, const WriteBatch& batch, std::vector<PrevValue>*
   return Status::ok();
 }
 
+// One entry's batch in `txn`: its guards, which read the state before it
+// (every replica holds it alike), then its ops. `prev` receives the values
+// before its puts and dels when the batch asked for them.
+Status apply_entry(WriteTxn& txn, const WriteBatch& batch, std::vector<PrevValue>* prev) {
+  ORDO_RETURN_IF_ERROR(check_guards(txn, batch));
+  return apply_ops(txn, batch, batch.return_prev() ? prev : nullptr);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ReplicaStateMachine>> ReplicaStateMachine::open(
@@ -284,10 +292,7 @@ Status ReplicaStateMachine::apply_batch(std::vector<BatchEntry>& entries) {
       // Each entry's changes can be dropped alone: a failed guard or a
       // refused op leaves the entries before it in the commit.
       ORDO_ASSIGN_OR_RETURN(const Savepoint sp, txn.savepoint());
-      outcome = check_guards(txn, *batch);
-      if (outcome.is_ok()) {
-        outcome = apply_ops(txn, *batch, batch->return_prev() ? &e.outcome.prev : nullptr);
-      }
+      outcome = apply_entry(txn, *batch, &e.outcome.prev);
       if (!outcome.is_ok()) {
         if (is_environment_error(outcome)) return outcome;
         ORDO_RETURN_IF_ERROR(txn.rollback_to(sp));
@@ -337,9 +342,7 @@ ApplyOutcome ReplicaStateMachine::apply_once(uint64_t index, ByteView entry) {
   if (!txn.is_ok()) return ApplyOutcome{true, txn.status()};
   std::vector<PrevValue> prev;
   if (batch.is_ok()) {
-    // Guards read the state before the batch, which every replica holds alike.
-    outcome = check_guards(*txn, *batch);
-    if (outcome.is_ok()) outcome = apply_ops(*txn, *batch, batch->return_prev() ? &prev : nullptr);
+    outcome = apply_entry(*txn, *batch, &prev);
     if (!outcome.is_ok()) {
       if (is_environment_error(outcome)) return ApplyOutcome{true, outcome};
       // Deterministic failure: drop the batch's changes, record the index only.
