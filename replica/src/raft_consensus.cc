@@ -4,7 +4,7 @@
 // only file that includes raft.h.
 //
 // One libuv loop runs on a thread of its own. Callers' requests are queued
-// under mu_ and handed to the loop with uv_async_send; every raft_* call,
+// under mu_ and the loop is woken through an eventfd; every raft_* call,
 // every StateMachine call and every completion happens on the loop thread.
 // A 20 ms timer copies Raft's state into status_ for status().
 //
@@ -23,6 +23,7 @@ extern "C" {
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -175,7 +176,10 @@ class RaftConsensus final : public Consensus {
  public:
   RaftConsensus(const ConsensusOptions& options, StateMachine& machine)
       : options_(options), machine_(machine) {}
-  ~RaftConsensus() override { stop(); }
+  ~RaftConsensus() override {
+    stop();
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+  }
 
   Status start();
 
@@ -238,6 +242,14 @@ class RaftConsensus final : public Consensus {
   // that applied entries, and before whatever needs the file to hold every
   // entry Raft counts applied (a snapshot, a restore, a close).
   void flush_applies();
+  // From the loop's check and idle phases: the held messages and appends
+  // (flush_io), then flush_applies.
+  void send_then_apply();
+  // Sends the held messages, then hands the held appends to libuv.
+  void flush_io();
+  // Hands the held appends to libuv, in order.
+  void issue_held_appends();
+  static void on_io_idle(uv_idle_t* handle);
   static void on_flush_check(uv_check_t* handle);
   static void on_flush_idle(uv_idle_t* handle);
   // An entry Raft counts applied (kept or pending): its bytes toward the
@@ -252,7 +264,10 @@ class RaftConsensus final : public Consensus {
   void report(const char* what, const Status& s);
   void close_without_loop_thread();
 
-  static void on_async(uv_async_t* handle);
+  // Wakes the loop for queue_ (or a stop): a write to wake_fd_, made after
+  // mu_ is released.
+  void wake_loop();
+  static void on_wake(uv_poll_t* handle, int status, int events);
   static void on_timer(uv_timer_t* handle);
   static void on_raft_closed(struct raft* r);
   static void on_apply(struct raft_apply* req, int status, void* result);
@@ -288,7 +303,12 @@ class RaftConsensus final : public Consensus {
   StateMachine& machine_;
 
   uv_loop_t loop_{};
-  uv_async_t async_{};
+  // The callers' wake-up: an eventfd the loop polls. Not uv_async_t: libuv
+  // 1.44's async handle makes the woken loop spin, then yield, until the
+  // sender's uv_async_send returns, and a loop thread woken on the
+  // sender's core runs before the sender does.
+  int wake_fd_ = -1;
+  uv_poll_t wake_poll_{};
   uv_timer_t timer_{};
   uv_check_t flush_check_{};  // runs flush_applies after a loop iteration's applies
   uv_idle_t flush_idle_{};    // with it: no blocking poll while entries are pending
@@ -318,6 +338,22 @@ class RaftConsensus final : public Consensus {
   void (*uv_close_)(raft_io*, raft_io_close_cb) = nullptr;
   // Every message goes out through it (send_coalescer.h); made with the loop.
   std::unique_ptr<SendCoalescer> coalescer_;
+  // Appends Raft asked for in this loop iteration, handed to libuv after
+  // the iteration's messages are sent (flush_io): a leader's AppendEntries
+  // then leave before its own write of those entries is submitted (an
+  // O_DIRECT submission, tens of microseconds), which the followers' writes
+  // do not wait for. Every other raft_io call hands them over first, so
+  // libuv sees the calls in Raft's order.
+  struct HeldAppend {
+    raft_io_append* req;  // the wrapper's request (WrappedIo)
+    // Raft's array: libuv reads it until the append's callback, and Raft
+    // keeps it until then.
+    const raft_entry* entries;
+    unsigned n;
+    raft_io_append_cb cb;
+  };
+  std::vector<HeldAppend> held_appends_;
+  uv_idle_t io_idle_{};                  // active while appends are held: no blocking poll first
   raft_io_tick_cb raft_tick_ = nullptr;  // Raft's, given to io_start
   raft_io_recv_cb raft_recv_ = nullptr;
 
@@ -385,16 +421,21 @@ class RaftConsensus final : public Consensus {
 };
 
 Status RaftConsensus::start() {
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return Status::io_error("eventfd", errno);
   int rv = uv_loop_init(&loop_);
   if (rv != 0) return Status::io_error(std::string("uv_loop_init: ") + uv_strerror(rv), -rv);
-  uv_async_init(&loop_, &async_, &RaftConsensus::on_async);
-  async_.data = this;
+  uv_poll_init(&loop_, &wake_poll_, wake_fd_);
+  wake_poll_.data = this;
+  uv_poll_start(&wake_poll_, UV_READABLE, &RaftConsensus::on_wake);
   uv_timer_init(&loop_, &timer_);
   timer_.data = this;
   uv_check_init(&loop_, &flush_check_);
   flush_check_.data = this;
   uv_idle_init(&loop_, &flush_idle_);
   flush_idle_.data = this;
+  uv_idle_init(&loop_, &io_idle_);
+  io_idle_.data = this;
   coalescer_ = std::make_unique<SendCoalescer>(&loop_);
   was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
   if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
@@ -433,8 +474,8 @@ Status RaftConsensus::start() {
 }
 
 void RaftConsensus::close_handles() {
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&async_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&wake_poll_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&wake_poll_), nullptr);
   }
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
@@ -444,6 +485,9 @@ void RaftConsensus::close_handles() {
   }
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_idle_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&flush_idle_), nullptr);
+  }
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&io_idle_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&io_idle_), nullptr);
   }
   coalescer_->close();
 }
@@ -583,19 +627,33 @@ void RaftConsensus::close_without_loop_thread() {
 }
 
 void RaftConsensus::post(std::function<void()> task, Rejected rejected) {
+  bool wake = false;
   {
-    std::lock_guard lock(mu_);
-    if (accepting_) {
-      queue_.push_back(Task{std::move(task), std::move(rejected)});
-      uv_async_send(&async_);
+    std::unique_lock lock(mu_);
+    if (!accepting_) {
+      lock.unlock();
+      rejected("replica closing");
       return;
     }
+    // One wake-up per queue the loop has yet to take: whoever finds it
+    // empty writes, after unlocking (the loop then does not wake into a
+    // held mutex).
+    wake = queue_.empty();
+    queue_.push_back(Task{std::move(task), std::move(rejected)});
   }
-  rejected("replica closing");
+  if (wake) wake_loop();
 }
 
-void RaftConsensus::on_async(uv_async_t* handle) {
+void RaftConsensus::wake_loop() {
+  const uint64_t one = 1;
+  // EAGAIN only when the counter is near 2^64: the loop is woken anyway.
+  (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void RaftConsensus::on_wake(uv_poll_t* handle, int /*status*/, int /*events*/) {
   auto* self = static_cast<RaftConsensus*>(handle->data);
+  uint64_t count = 0;
+  (void)!::read(self->wake_fd_, &count, sizeof count);
   std::deque<Task> tasks;
   bool stop = false;
   {
@@ -769,12 +827,43 @@ void RaftConsensus::flush_applies() {
   }
 }
 
+// The messages and appends this iteration made go out before the apply: a
+// follower's AppendEntries reply (made in the same pass as the apply of the
+// entries the leader's message committed) then does not wait for that
+// commit, nor does the write of the entries that message carried.
+void RaftConsensus::send_then_apply() {
+  if (raft_state_ == RaftState::kUp && !closing_) flush_io();
+  flush_applies();
+}
+
+void RaftConsensus::flush_io() {
+  coalescer_->flush();
+  issue_held_appends();
+}
+
+void RaftConsensus::on_io_idle(uv_idle_t* handle) {
+  static_cast<RaftConsensus*>(handle->data)->flush_io();
+}
+
+void RaftConsensus::issue_held_appends() {
+  uv_idle_stop(&io_idle_);
+  std::vector<HeldAppend> held;
+  held.swap(held_appends_);
+  for (HeldAppend& a : held) {
+    const int rv = uv_append_(&io_, a.req, a.entries, a.n, a.cb);
+    // Raft was told the append was taken: a refusal now is a disk error,
+    // which restarts Raft from its files (the wrapper is not freed: as in
+    // io_append, libuv may have queued the request).
+    if (rv != 0) disk_failed("append", rv);
+  }
+}
+
 void RaftConsensus::on_flush_check(uv_check_t* handle) {
-  static_cast<RaftConsensus*>(handle->data)->flush_applies();
+  static_cast<RaftConsensus*>(handle->data)->send_then_apply();
 }
 
 void RaftConsensus::on_flush_idle(uv_idle_t* handle) {
-  static_cast<RaftConsensus*>(handle->data)->flush_applies();
+  static_cast<RaftConsensus*>(handle->data)->send_then_apply();
 }
 
 void RaftConsensus::retry_stalled_apply() {
@@ -1329,7 +1418,7 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
   RaftConsensus* self = of_io(io);
   using W = WrappedIo<raft_io_append, raft_io_append_cb>;
   auto* w = W::wrap(self, req, cb);
-  int rv = self->uv_append_(io, &w->req, entries, n, [](raft_io_append* inner, int status) {
+  raft_io_append_cb done_cb = [](raft_io_append* inner, int status) {
     auto* done = static_cast<W*>(inner->data);
     raft_io_append* outer = done->outer;
     raft_io_append_cb outer_cb = done->outer_cb;
@@ -1349,16 +1438,16 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
     } else {
       owner->disk_ok();
     }
-  });
-  // On an error w is not freed: libuv may have queued the request and
-  // end it later.
-  if (rv != 0) self->disk_failed("append", rv);
-  return rv;
+  };
+  if (self->held_appends_.empty()) uv_idle_start(&self->io_idle_, &RaftConsensus::on_io_idle);
+  self->held_appends_.push_back(HeldAppend{&w->req, entries, n, done_cb});
+  return 0;
 }
 
 int RaftConsensus::io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snapshot_put* req,
                                    const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb) {
   RaftConsensus* self = of_io(io);
+  self->issue_held_appends();
   using W = WrappedIo<raft_io_snapshot_put, raft_io_snapshot_put_cb>;
   auto* w = W::wrap(self, req, cb);
   int rv = self->uv_snapshot_put_(io, trailing, &w->req, snapshot,
@@ -1430,8 +1519,10 @@ int RaftConsensus::io_start(raft_io* io, unsigned msecs, raft_io_tick_cb tick,
 void RaftConsensus::io_close(raft_io* io, raft_io_close_cb cb) {
   RaftConsensus* self = of_io(io);
   // libuv's I/O takes no send once closing: what is held fails as libuv
-  // fails the sends it still has.
+  // fails the sends it still has. Held appends go to libuv, which ends
+  // them as it closes.
   self->coalescer_->cancel(RAFT_CANCELED);
+  self->issue_held_appends();
   self->uv_close_(io, cb);
 }
 
@@ -1506,6 +1597,7 @@ bool RaftConsensus::maybe_campaign() {
 
 int RaftConsensus::io_truncate(raft_io* io, raft_index index) {
   RaftConsensus* self = of_io(io);
+  self->issue_held_appends();
   int rv = self->uv_truncate_(io, index);
   if (rv != 0) self->disk_failed("truncate", rv);
   return rv;
@@ -1513,6 +1605,7 @@ int RaftConsensus::io_truncate(raft_io* io, raft_index index) {
 
 int RaftConsensus::io_set_term(raft_io* io, raft_term term) {
   RaftConsensus* self = of_io(io);
+  self->issue_held_appends();
   int rv = self->uv_set_term_(io, term);
   if (rv != 0) self->disk_failed("term", rv);
   return rv;
@@ -1520,6 +1613,7 @@ int RaftConsensus::io_set_term(raft_io* io, raft_term term) {
 
 int RaftConsensus::io_set_vote(raft_io* io, raft_id id) {
   RaftConsensus* self = of_io(io);
+  self->issue_held_appends();
   int rv = self->uv_set_vote_(io, id);
   if (rv != 0) self->disk_failed("vote", rv);
   return rv;
@@ -1590,8 +1684,8 @@ void RaftConsensus::stop() {
     if (!accepting_) return;
     accepting_ = false;
     stop_requested_ = true;
-    uv_async_send(&async_);
   }
+  wake_loop();
   thread_.join();
   (void)uv_loop_close(&loop_);
   // Requests Raft never answered end as unknown. Every task queued before

@@ -36,9 +36,13 @@ constexpr std::string_view kIdFile = "replica-id";
 template <typename T>
 class Handoff {
  public:
+  // Notified after the lock is released: a waiter woken under it would
+  // block on the mutex at once and be woken a second time.
   void set(T value) {
-    std::lock_guard lock(mu_);
-    value_ = std::move(value);
+    {
+      std::lock_guard lock(mu_);
+      value_ = std::move(value);
+    }
     cv_.notify_all();
   }
   // The value, or nullopt once `timeout` passed.
