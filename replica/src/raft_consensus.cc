@@ -242,14 +242,9 @@ class RaftConsensus final : public Consensus {
   // that applied entries, and before whatever needs the file to hold every
   // entry Raft counts applied (a snapshot, a restore, a close).
   void flush_applies();
-  // From the loop's check and idle phases: the held messages and appends
-  // (flush_io), then flush_applies.
+  // From the loop's check and idle phases: the held messages, then
+  // flush_applies.
   void send_then_apply();
-  // Sends the held messages, then hands the held appends to libuv.
-  void flush_io();
-  // Hands the held appends to libuv, in order.
-  void issue_held_appends();
-  static void on_io_idle(uv_idle_t* handle);
   static void on_flush_check(uv_check_t* handle);
   static void on_flush_idle(uv_idle_t* handle);
   // An entry Raft counts applied (kept or pending): its bytes toward the
@@ -338,22 +333,6 @@ class RaftConsensus final : public Consensus {
   void (*uv_close_)(raft_io*, raft_io_close_cb) = nullptr;
   // Every message goes out through it (send_coalescer.h); made with the loop.
   std::unique_ptr<SendCoalescer> coalescer_;
-  // Appends Raft asked for in this loop iteration, handed to libuv after
-  // the iteration's messages are sent (flush_io): a leader's AppendEntries
-  // then leave before its own write of those entries is submitted (an
-  // O_DIRECT submission, tens of microseconds), which the followers' writes
-  // do not wait for. Every other raft_io call hands them over first, so
-  // libuv sees the calls in Raft's order.
-  struct HeldAppend {
-    raft_io_append* req;  // the wrapper's request (WrappedIo)
-    // Raft's array: libuv reads it until the append's callback, and Raft
-    // keeps it until then.
-    const raft_entry* entries;
-    unsigned n;
-    raft_io_append_cb cb;
-  };
-  std::vector<HeldAppend> held_appends_;
-  uv_idle_t io_idle_{};                  // active while appends are held: no blocking poll first
   raft_io_tick_cb raft_tick_ = nullptr;  // Raft's, given to io_start
   raft_io_recv_cb raft_recv_ = nullptr;
 
@@ -434,8 +413,6 @@ Status RaftConsensus::start() {
   flush_check_.data = this;
   uv_idle_init(&loop_, &flush_idle_);
   flush_idle_.data = this;
-  uv_idle_init(&loop_, &io_idle_);
-  io_idle_.data = this;
   coalescer_ = std::make_unique<SendCoalescer>(&loop_);
   was_member_ = ::access((options_.raft_dir + "/" + kMemberMarker).c_str(), F_OK) == 0;
   if (std::FILE* f = std::fopen((options_.raft_dir + "/" + kRemovedMarker).c_str(), "r")) {
@@ -485,9 +462,6 @@ void RaftConsensus::close_handles() {
   }
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_idle_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&flush_idle_), nullptr);
-  }
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&io_idle_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&io_idle_), nullptr);
   }
   coalescer_->close();
 }
@@ -827,35 +801,12 @@ void RaftConsensus::flush_applies() {
   }
 }
 
-// The messages and appends this iteration made go out before the apply: a
-// follower's AppendEntries reply (made in the same pass as the apply of the
-// entries the leader's message committed) then does not wait for that
-// commit, nor does the write of the entries that message carried.
+// The messages this iteration made go out before the apply: a follower's
+// AppendEntries reply (made in the same pass as the apply of the entries
+// the leader's message committed) then does not wait for that commit.
 void RaftConsensus::send_then_apply() {
-  if (raft_state_ == RaftState::kUp && !closing_) flush_io();
+  if (raft_state_ == RaftState::kUp && !closing_) coalescer_->flush();
   flush_applies();
-}
-
-void RaftConsensus::flush_io() {
-  coalescer_->flush();
-  issue_held_appends();
-}
-
-void RaftConsensus::on_io_idle(uv_idle_t* handle) {
-  static_cast<RaftConsensus*>(handle->data)->flush_io();
-}
-
-void RaftConsensus::issue_held_appends() {
-  uv_idle_stop(&io_idle_);
-  std::vector<HeldAppend> held;
-  held.swap(held_appends_);
-  for (HeldAppend& a : held) {
-    const int rv = uv_append_(&io_, a.req, a.entries, a.n, a.cb);
-    // Raft was told the append was taken: a refusal now is a disk error,
-    // which restarts Raft from its files (the wrapper is not freed: as in
-    // io_append, libuv may have queued the request).
-    if (rv != 0) disk_failed("append", rv);
-  }
 }
 
 void RaftConsensus::on_flush_check(uv_check_t* handle) {
@@ -1418,7 +1369,7 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
   RaftConsensus* self = of_io(io);
   using W = WrappedIo<raft_io_append, raft_io_append_cb>;
   auto* w = W::wrap(self, req, cb);
-  raft_io_append_cb done_cb = [](raft_io_append* inner, int status) {
+  int rv = self->uv_append_(io, &w->req, entries, n, [](raft_io_append* inner, int status) {
     auto* done = static_cast<W*>(inner->data);
     raft_io_append* outer = done->outer;
     raft_io_append_cb outer_cb = done->outer_cb;
@@ -1438,16 +1389,16 @@ int RaftConsensus::io_append(raft_io* io, raft_io_append* req, const raft_entry 
     } else {
       owner->disk_ok();
     }
-  };
-  if (self->held_appends_.empty()) uv_idle_start(&self->io_idle_, &RaftConsensus::on_io_idle);
-  self->held_appends_.push_back(HeldAppend{&w->req, entries, n, done_cb});
-  return 0;
+  });
+  // On an error w is not freed: libuv may have queued the request and
+  // end it later.
+  if (rv != 0) self->disk_failed("append", rv);
+  return rv;
 }
 
 int RaftConsensus::io_snapshot_put(raft_io* io, unsigned trailing, raft_io_snapshot_put* req,
                                    const raft_snapshot* snapshot, raft_io_snapshot_put_cb cb) {
   RaftConsensus* self = of_io(io);
-  self->issue_held_appends();
   using W = WrappedIo<raft_io_snapshot_put, raft_io_snapshot_put_cb>;
   auto* w = W::wrap(self, req, cb);
   int rv = self->uv_snapshot_put_(io, trailing, &w->req, snapshot,
@@ -1519,10 +1470,8 @@ int RaftConsensus::io_start(raft_io* io, unsigned msecs, raft_io_tick_cb tick,
 void RaftConsensus::io_close(raft_io* io, raft_io_close_cb cb) {
   RaftConsensus* self = of_io(io);
   // libuv's I/O takes no send once closing: what is held fails as libuv
-  // fails the sends it still has. Held appends go to libuv, which ends
-  // them as it closes.
+  // fails the sends it still has.
   self->coalescer_->cancel(RAFT_CANCELED);
-  self->issue_held_appends();
   self->uv_close_(io, cb);
 }
 
@@ -1597,7 +1546,6 @@ bool RaftConsensus::maybe_campaign() {
 
 int RaftConsensus::io_truncate(raft_io* io, raft_index index) {
   RaftConsensus* self = of_io(io);
-  self->issue_held_appends();
   int rv = self->uv_truncate_(io, index);
   if (rv != 0) self->disk_failed("truncate", rv);
   return rv;
@@ -1605,7 +1553,6 @@ int RaftConsensus::io_truncate(raft_io* io, raft_index index) {
 
 int RaftConsensus::io_set_term(raft_io* io, raft_term term) {
   RaftConsensus* self = of_io(io);
-  self->issue_held_appends();
   int rv = self->uv_set_term_(io, term);
   if (rv != 0) self->disk_failed("term", rv);
   return rv;
@@ -1613,7 +1560,6 @@ int RaftConsensus::io_set_term(raft_io* io, raft_term term) {
 
 int RaftConsensus::io_set_vote(raft_io* io, raft_id id) {
   RaftConsensus* self = of_io(io);
-  self->issue_held_appends();
   int rv = self->uv_set_vote_(io, id);
   if (rv != 0) self->disk_failed("vote", rv);
   return rv;
