@@ -451,17 +451,11 @@ Status RaftConsensus::start() {
 }
 
 void RaftConsensus::close_handles() {
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&wake_poll_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&wake_poll_), nullptr);
-  }
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&timer_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
-  }
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_check_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
-  }
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&flush_idle_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&flush_idle_), nullptr);
+  for (uv_handle_t* h :
+       {reinterpret_cast<uv_handle_t*>(&wake_poll_), reinterpret_cast<uv_handle_t*>(&timer_),
+        reinterpret_cast<uv_handle_t*>(&flush_check_),
+        reinterpret_cast<uv_handle_t*>(&flush_idle_)}) {
+    if (!uv_is_closing(h)) uv_close(h, nullptr);
   }
   coalescer_->close();
 }
