@@ -94,14 +94,16 @@ TEST(CompareStatsTest, FigureDirections) {
 }
 
 TEST(CompareStatsTest, AbbaOrderRoundMajor) {
-  const std::vector<PlannedRun> plan = plan_study(2, 3);
-  ASSERT_EQ(plan.size(), 12u);
+  const std::vector<PlannedRun> plan = plan_study(2, 5);
+  ASSERT_EQ(plan.size(), 20u);
   std::string order;
   for (const PlannedRun& p : plan) {
     order += std::to_string(p.round) + std::to_string(p.pair) + (p.arm == Arm::kA ? "A" : "B");
     order += ' ';
   }
-  EXPECT_EQ(order, "00A 00B 01A 01B 10B 10A 11B 11A 20A 20B 21A 21B ");
+  EXPECT_EQ(order,
+            "00A 00B 01A 01B 10B 10A 11B 11A 21A 21B 20A 20B 31B 31A 30B 30A "
+            "40A 40B 41A 41B ");
   EXPECT_FALSE(is_kept_round(0));
   EXPECT_TRUE(is_kept_round(1));
 }

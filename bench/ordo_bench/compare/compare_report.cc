@@ -179,7 +179,9 @@ std::string compare_json(const CompareReport& report) {
   j["peers"] = report.peers;
   j["rounds"] = report.rounds;
   j["dropped_rounds"] = {0};
-  j["order"] = "round-major; per pair A B in even rounds, B A in odd rounds (ABBA)";
+  j["order"] =
+      "round-major; per pair A B in even rounds, B A in odd rounds (ABBA); pairs in order in "
+      "rounds 0-1 mod 4, reversed in rounds 2-3";
   j["ratio"] = "ordo/peer of the same round (A/A: ordo/ordo-aa)";
   j["interval"] = interval_name(report.interval.method);
   if (report.interval.method == IntervalMethod::kBootstrap) {

@@ -110,7 +110,9 @@ std::vector<PlannedRun> plan_study(size_t pairs, int rounds) {
   std::vector<PlannedRun> plan;
   for (int r = 0; r < rounds; ++r) {
     const bool a_first = r % 2 == 0;
-    for (size_t p = 0; p < pairs; ++p) {
+    const bool reversed = r % 4 >= 2;
+    for (size_t i = 0; i < pairs; ++i) {
+      const size_t p = reversed ? pairs - 1 - i : i;
       plan.push_back({r, p, a_first ? Arm::kA : Arm::kB});
       plan.push_back({r, p, a_first ? Arm::kB : Arm::kA});
     }

@@ -84,7 +84,10 @@ struct PlannedRun {
 
 // The run order: round-major, and within a round every pair in turn, A then B
 // in even rounds and B then A in odd ones, so each pair runs A B B A A B ...
-// and every pair sees the same drift of the machine.
+// and every pair sees the same drift of the machine. The pairs go in order in
+// rounds 0 and 1 (mod 4) and in reverse in rounds 2 and 3, so no arm always
+// opens a round or always follows the same run (what a run leaves behind,
+// such as a large file being freed, then falls on every arm alike).
 std::vector<PlannedRun> plan_study(size_t pairs, int rounds);
 
 // Round 0 is a warm-up and dropped from every figure.
