@@ -59,6 +59,8 @@ class RightmostPathAccess {
   static void fill(RightmostPath& c, const TreeRoot& tree, const PathEntry* path, PageNo leaf,
                    bool has_low_key, ByteView low_key) {
     ORDO_ASSERT(tree.depth >= 1 && tree.depth <= kMaxDepth && leaf != kNullPage);
+    // The counts deferred for the path this replaces were flushed first.
+    ORDO_ASSERT(c.deferred_entries_ == 0);
     c.root_ = tree.root;
     c.depth_ = tree.depth;
     c.leaf_ = leaf;
@@ -86,6 +88,11 @@ class RightmostPathAccess {
   }
   // Whether one of the last 64 new keys of the last leaf went below its last key.
   static bool out_of_order(const RightmostPath& c) { return c.puts_since_unordered_ < 64; }
+  // One more key in the last leaf, counted in the path's branches by flush().
+  static void defer_entry(RightmostPath& c) {
+    ORDO_ASSERT(c.valid_);
+    c.deferred_entries_++;
+  }
   // Adds `delta` to the count of every branch entry on the cached path.
   static void add_entries(PageWriter& pw, const RightmostPath& c, int64_t delta) {
     ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
@@ -105,6 +112,13 @@ class RightmostPathAccess {
     }
   }
 };
+
+void RightmostPath::flush(PageWriter& pw) {
+  if (deferred_entries_ == 0) return;
+  ORDO_ASSERT(valid_ && deferred_entries_ <= INT64_MAX);
+  RightmostPathAccess::add_entries(pw, *this, static_cast<int64_t>(deferred_entries_));
+  deferred_entries_ = 0;
+}
 
 bool RightmostPath::covers(const TreeRoot& tree, ByteView key) const {
   return valid_ && root_ == tree.root && depth_ == tree.depth &&
@@ -501,7 +515,7 @@ Status put_in_leaf(PageWriter& pw, TreeRoot& tree, PathEntry* path, PageNo leaf_
   } else {
     tree.entries++;
     if (cached) {
-      RightmostPathAccess::add_entries(pw, *rightmost, 1);
+      RightmostPathAccess::defer_entry(*rightmost);
     } else {
       add_entries_along(pw, path, tree.depth - 1, 1);
     }
@@ -516,7 +530,8 @@ Status put_in_leaf(PageWriter& pw, TreeRoot& tree, PathEntry* path, PageNo leaf_
   const RightEdge edge = last_leaf && RightmostPathAccess::out_of_order(*rightmost)
                              ? RightEdge::kOutOfOrder
                              : RightEdge::kInOrder;
-  if (rightmost != nullptr) rightmost->invalidate();
+  // The split reads the path's counts: the deferred ones are written first.
+  if (rightmost != nullptr) rightmost->invalidate(pw);
   return insert_with_split(pw, tree, path, tree.depth - 1, leaf_pg, pos, cell, pw.page_size(),
                            edge);
 }
@@ -531,6 +546,8 @@ Status put(PageWriter& pw, TreeRoot& tree, ByteView key, ByteView value, Rightmo
   PathEntry path[kMaxDepth];
   // At the right edge, the cached path's leaf: no root-to-leaf search.
   const bool cached = rightmost != nullptr && rightmost->covers(tree, key);
+  // A descent refills the cache: the old path's deferred counts go first.
+  if (rightmost != nullptr && !cached) rightmost->flush(pw);
   PageWriter::DirtyPage leaf_page{kNullPage, nullptr};
   if (cached) {
     const PageNo pg = RightmostPathAccess::leaf(*rightmost);
@@ -756,6 +773,7 @@ Result<UpdateOutcome> update(PageWriter& pw, TreeRoot& tree, ByteView key, const
   // no page. At the right edge the cached path's leaf (dirty already).
   const bool cached =
       tree.root != kNullPage && rightmost != nullptr && rightmost->covers(tree, key);
+  if (rightmost != nullptr && !cached) rightmost->flush(pw);  // as in put()
   PathEntry path[kMaxDepth];
   uint32_t indexes[kMaxDepth];
   PageNo leaf_pg = kNullPage;
@@ -794,7 +812,7 @@ Result<UpdateOutcome> update(PageWriter& pw, TreeRoot& tree, ByteView key, const
                             cow_path(pw, tree, key, path, nullptr, indexes));
       leaf_pg = leaf_page.page;
     }
-    if (rightmost != nullptr) rightmost->invalidate();
+    if (rightmost != nullptr) rightmost->invalidate(pw);
     ORDO_RETURN_IF_ERROR(remove_at(pw, tree, path, leaf_pg, pos));
     return out;
   }

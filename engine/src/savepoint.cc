@@ -20,12 +20,13 @@ Result<Savepoint> WriteTxnImpl::savepoint() {
   if (savepoint_txn_tag_ == 0) savepoint_txn_tag_ = ++g_savepoint_txn_tags;
   const uint64_t serial = next_savepoint_serial_++;
   ORDO_ASSERT(savepoints_.empty() || savepoints_.back().serial < serial);
-  savepoints_.push_back(SavepointLevel{serial, catalog_, tree_count_, log_.mark(), {}});
-  pages_.push_level();
   // A cached rightmost path writes branch entry counts through bytes kept from
   // an earlier writable(); the new level has no copy of those pages yet, so
-  // the next put descends and writable() keeps their state first.
-  for (auto& [id, st] : trees_) st.rightmost.invalidate();
+  // the next put descends and writable() keeps their state first. The counts
+  // it deferred belong before the savepoint: written before the level starts.
+  for (auto& [id, st] : trees_) st.rightmost.invalidate(pages_);
+  savepoints_.push_back(SavepointLevel{serial, catalog_, tree_count_, log_.mark(), {}});
+  pages_.push_level();
   ORDO_ASSERT(pages_.levels() == savepoints_.size());
   return SavepointHandles::make(savepoint_txn_tag_, serial);
 }
@@ -60,8 +61,10 @@ Status WriteTxnImpl::rollback_to(const Savepoint& sp) {
     for (auto& [id, state] : savepoints_[i].trees) {
       TreeState& st = trees_[id];  // present: save_tree() saw it there
       st = std::move(state);
-      // Its pages are those of the savepoint now; the path is found afresh.
-      st.rightmost.invalidate();
+      // Its pages are those of the savepoint now; the path is found afresh
+      // (it had no deferred counts: the savepoint flushed them).
+      ORDO_ASSERT(!st.rightmost.has_deferred());
+      st.rightmost.discard();
       st.saved_in = 0;
     }
   }

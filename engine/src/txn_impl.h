@@ -220,6 +220,8 @@ class WriteTxnImpl : public TxnImpl {
   void save_tree(uint32_t id, TreeState& st) {
     if (savepoints_.empty() || st.saved_in == savepoints_.back().serial) [[likely]]
       return;
+    // savepoint() flushed every path and no put since reached this tree.
+    ORDO_ASSERT(!st.rightmost.has_deferred());
     SavepointLevel& level = savepoints_.back();
     level.trees.try_emplace(id, st);
     st.saved_in = level.serial;

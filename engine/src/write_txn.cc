@@ -109,6 +109,8 @@ Result<WriteTxnImpl::TreeState*> WriteTxnImpl::writable_state(const Tree& tree) 
 Result<btree::TreeRoot> WriteTxnImpl::root_of(const Tree& tree) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, state_of(tree));
   ORDO_ASSERT(st->loaded && !st->dropped);  // state_of() answered the others
+  // The reader may count: the branches get the counts puts deferred.
+  st->rightmost.flush(pages_);
   return st->root;
 }
 
@@ -147,7 +149,7 @@ Status WriteTxnImpl::drop_tree(std::string_view name) {
   ORDO_RETURN_IF_ERROR(check_tree_name(name));
   ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(db_->tree_handle(name)));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
-  st->rightmost.invalidate();
+  st->rightmost.invalidate(pages_);
   ORDO_RETURN_IF_ERROR(note(btree::drop(pages_, st->root)));
   bool found = false;
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, catalog_, name, &found)));
@@ -179,7 +181,7 @@ Status WriteTxnImpl::rename_tree(std::string_view from, std::string_view to) {
   engine::encode_tree_root(root, bytes);
   ORDO_RETURN_IF_ERROR(note(btree::put(pages_, catalog_, to, ByteView(bytes, sizeof bytes))));
   old_state->dropped = true;
-  old_state->rightmost.invalidate();
+  old_state->rightmost.invalidate(pages_);
   old_state->dirty = false;
   TreeState& renamed = tree_state(TreeHandles::id(new_tree));
   ORDO_ASSERT(&renamed != old_state);               // Two names, two ids (TreeRegistry).
@@ -210,7 +212,7 @@ Status WriteTxnImpl::append(const Tree& tree, ByteView key, ByteView value) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   st->dirty = true;
-  st->rightmost.invalidate();
+  st->rightmost.invalidate(pages_);
   ORDO_RETURN_IF_ERROR(
       note(btree::append(pages_, st->root, key, value, db_->options().append_fill)));
   ORDO_ASSERT(st->root.root != btree::kNullPage);
@@ -222,7 +224,7 @@ Status WriteTxnImpl::del(const Tree& tree, ByteView key) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
   ORDO_RETURN_IF_ERROR(note(pages_.maybe_spill()));
   bool found = false;
-  st->rightmost.invalidate();
+  st->rightmost.invalidate(pages_);
   ORDO_RETURN_IF_ERROR(note(btree::remove(pages_, st->root, key, &found)));
   if (!found) return Status::not_found("key not found");
   ORDO_ASSERT(st->loaded && !st->dropped);
@@ -251,7 +253,7 @@ Result<btree::UpdateOutcome> WriteTxnImpl::update(const Tree& tree, ByteView key
 
 Result<uint64_t> WriteTxnImpl::del_range(const Tree& tree, const KeyRange& range) {
   ORDO_ASSIGN_OR_RETURN(TreeState * st, writable_state(tree));
-  st->rightmost.invalidate();
+  st->rightmost.invalidate(pages_);
   uint64_t removed = 0;
   std::string key = range.from().str();
   for (;;) {
@@ -288,6 +290,7 @@ Status WriteTxnImpl::commit() {
   std::byte root_bytes[engine::kTreeRootBytes];
   for (auto& [id, st] : trees_) {
     if (!st.loaded || !st.dirty) continue;
+    st.rightmost.flush(pages_);
     ORDO_RETURN_IF_ERROR(btree::finalize(pages_, st.root));
     if (id == 0) {
       meta.default_tree = st.root;

@@ -45,15 +45,23 @@ class CountingPages : public MemPages {
   uint64_t read_calls = 0;
 };
 
+// Puts keys be_key(next), be_key(next + 1), ... through `rightmost` until the
+// tree is `depth` deep (depth 3: ~100 keys per leaf, ~170 leaves per branch),
+// then ends the cache as a commit does, writing its deferred counts.
+void grow_to_depth(MemPages& pages, TreeRoot& tree, RightmostPath& rightmost, uint64_t& next,
+                   uint32_t depth) {
+  while (tree.depth < depth) {
+    ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+  }
+  rightmost.invalidate(pages);
+}
+
 TEST(RightmostPathTest, SequentialPutTouchesOnlyTheLastLeaf) {
   CountingPages pages(4096);
   TreeRoot tree;
   RightmostPath rightmost;
   uint64_t next = 0;
-  // Depth 3: ~100 keys per leaf, ~170 leaves per branch.
-  while (tree.depth < 3) {
-    ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
-  }
+  grow_to_depth(pages, tree, rightmost, next, 3);
   pages.commit();  // the path is now shared with a committed snapshot
   // The first put of the txn copies the whole path and fills the cache.
   ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
@@ -71,10 +79,46 @@ TEST(RightmostPathTest, SequentialPutTouchesOnlyTheLastLeaf) {
     EXPECT_EQ(pages.writable_calls, 1u) << "put " << i;
     EXPECT_EQ(pages.read_calls, 0u) << "put " << i;
   }
-  // Without the cache the same put writes every page on the path.
+  // Without the cache the same put writes every page on the path (the counts
+  // the cache deferred are written first, as a caller must).
+  rightmost.invalidate(pages);
   pages.writable_calls = 0;
   ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789").is_ok());
   EXPECT_GE(pages.writable_calls, tree.depth);
+}
+
+// A cached put counts its key in the path's branches only at flush(): until
+// then the root counts fewer entries than the tree holds; after it, all.
+TEST(RightmostPathTest, CachedPutsDeferBranchCountsUntilFlush) {
+  MemPages pages(4096);
+  TreeRoot tree;
+  RightmostPath rightmost;
+  uint64_t next = 0;
+  grow_to_depth(pages, tree, rightmost, next, 3);
+  ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+  ASSERT_TRUE(rightmost.valid());
+  EXPECT_FALSE(rightmost.has_deferred());  // the descent counted its own key
+  uint64_t deferred = 0;
+  while (deferred < 5) {
+    ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+    if (!rightmost.valid()) {  // it split, which flushed: start again
+      EXPECT_FALSE(rightmost.has_deferred());
+      ASSERT_TRUE(put(pages, tree, be_key(next++), "0123456789", &rightmost).is_ok());
+      deferred = 0;
+      continue;
+    }
+    ++deferred;
+  }
+  ASSERT_TRUE(rightmost.has_deferred());
+  const NodeView root(pages.writable(tree.root), pages.page_size());
+  EXPECT_EQ(subtree_entries(root) + deferred, tree.entries);
+  rightmost.flush(pages);
+  EXPECT_FALSE(rightmost.has_deferred());
+  EXPECT_TRUE(rightmost.valid());  // flush() keeps the path
+  EXPECT_EQ(subtree_entries(root), tree.entries);
+  std::map<std::string, std::string> model;
+  for (uint64_t i = 0; i < next; ++i) model[be_key(i)] = "0123456789";
+  expect_matches(pages, tree, model);
 }
 
 TEST(RightmostPathTest, KeyBelowTheLastLeafIsNotCovered) {
@@ -93,7 +137,7 @@ TEST(RightmostPathTest, KeyBelowTheLastLeafIsNotCovered) {
   TreeRoot other = tree;
   other.root += 1;
   EXPECT_FALSE(rightmost.covers(other, be_key(6000)));
-  rightmost.invalidate();
+  rightmost.invalidate(pages);
   EXPECT_FALSE(rightmost.covers(tree, be_key(6000)));
 }
 
@@ -132,7 +176,7 @@ TEST(RightmostPathTest, RandomMixMatchesStdMap) {
       auto it = last ? std::prev(t.model.end()) : t.model.lower_bound(be_key(rng() % t.next));
       if (it == t.model.end()) continue;
       bool found = false;
-      t.rightmost.invalidate();
+      t.rightmost.invalidate(pages);
       ASSERT_TRUE(remove(pages, t.root, it->first, &found).is_ok());
       ASSERT_TRUE(found);
       t.model.erase(it);
@@ -144,14 +188,15 @@ TEST(RightmostPathTest, RandomMixMatchesStdMap) {
     t.model[key] = value;
     if (step % 5000 == 4999) {
       for (Tree& each : trees) {
+        each.rightmost.invalidate(pages);  // a new txn: a new cache
         ASSERT_TRUE(finalize(pages, each.root).is_ok());
-        each.rightmost.invalidate();  // a new txn: a new cache
       }
       pages.commit();
       for (Tree& each : trees) expect_matches(pages, each.root, each.model);
     }
   }
   for (Tree& t : trees) {
+    t.rightmost.flush(pages);
     EXPECT_GE(t.root.depth, 3u);  // deep enough for paths that leave the right edge low
     expect_matches(pages, t.root, t.model);
   }

@@ -13,6 +13,7 @@
 namespace ordo::btree {
 
 struct TreeRoot;
+class PageWriter;
 
 // Filled by put() whenever its descent took the last child at every level, and used
 // by the next put() whose key is at least the smallest key the last leaf may hold.
@@ -30,14 +31,38 @@ struct TreeRoot;
 // engine never spills a branch). Whatever changes what writable() would
 // return for a dirty page (a savepoint that copies pages before they change)
 // must invalidate() it.
+//
+// Deferred counts: a put() through the cache adds its key to the count it
+// holds rather than to each branch on the path (one add instead of one per
+// level, at every put at the right edge). Until flush() writes them, the
+// path's branches count fewer entries than their subtrees hold, so flush()
+// comes before anything else reads the tree's pages or changes them: count(),
+// rank(), at(), a cursor, a walk or check, finalize(), a savepoint's copies.
+// invalidate() flushes; discard() drops the counts with the pages they were for.
 // Memory: a few hundred bytes, plus a copy of the leaf's lower bound key; put() does not
 // allocate for it once the key's capacity is reached.
 // Thread-safety: used by the one writer, like the txn's PageWriter.
 class RightmostPath {
  public:
-  // Forgets the path; the next put() descends from the root.
-  void invalidate() { valid_ = false; }
+  // Writes the deferred counts (above) into the path's branches, through the
+  // bytes kept for them; nothing when there are none. `pw`: the write txn's
+  // PageWriter that filled the path.
+  void flush(PageWriter& pw);
+  // flush(), then forgets the path; the next put() descends from the root.
+  void invalidate(PageWriter& pw) {
+    flush(pw);
+    valid_ = false;
+  }
+  // Forgets the path and its deferred counts, without writing them: only for
+  // a path whose pages are given up (a rollback to before the puts, the txn's
+  // abort).
+  void discard() {
+    valid_ = false;
+    deferred_entries_ = 0;
+  }
   bool valid() const { return valid_; }
+  // Whether flush() has counts to write.
+  bool has_deferred() const { return deferred_entries_ != 0; }
 
   // True when the cache holds the rightmost path of `tree` (same root page and depth)
   // and `key` belongs in its last leaf: key >= the leaf's lower bound.
@@ -47,6 +72,9 @@ class RightmostPath {
   friend class RightmostPathAccess;  // tree_write.cc fills and reads it
 
   bool valid_ = false;
+  // Keys put() added to the last leaf through the cache and not yet counted in
+  // the path's branches; nonzero only while valid_.
+  uint64_t deferred_entries_ = 0;
   PageNo root_ = kNullPage;
   uint32_t depth_ = 0;
   PageNo leaf_ = kNullPage;

@@ -47,8 +47,9 @@ Status find(PageReader& pages, const TreeRoot& tree, ByteView key, bool* found, 
 // Inserts or overwrites. InvalidArgument for an oversized key or value;
 // Corruption on a damaged page; Full/IOError from page allocation.
 // `rightmost`, when given, is this tree's cache for this write txn (see
-// RightmostPath): a key it covers skips the root-to-leaf search; a descent along
-// the last child at every level refills it; a split invalidates it.
+// RightmostPath): a key it covers skips the root-to-leaf search and defers the
+// new key's count in the path's branches to RightmostPath::flush(); a descent
+// along the last child at every level refills it; a split invalidates it.
 Status put(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value,
            RightmostPath* rightmost = nullptr);
 
@@ -99,8 +100,9 @@ Status append(PageWriter& pages, TreeRoot& tree, ByteView key, ByteView value, d
 
 // Frees every page of the tree (and its overflow runs); leaves it empty.
 //
-// remove(), append() and drop() do not know the tree's RightmostPath: a caller
-// that keeps one must invalidate() it around them.
+// remove(), append(), drop() and every read (count(), a cursor, finalize())
+// do not know the tree's RightmostPath: a caller that keeps one must
+// invalidate() it before them, or at least flush() it before a read.
 Status drop(PageWriter& pages, TreeRoot& tree);
 
 // Computes, bottom-up over the txn's dirty pages, every branch entry's child
