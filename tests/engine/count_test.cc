@@ -150,6 +150,57 @@ TEST_F(CountTest, MatchesTheModelInWriteAndReadTxnsAcrossCommitsAndReopen) {
   }
 }
 
+// Puts at the right edge go through the write txn's rightmost-path cache,
+// which writes their branch counts late (RightmostPath::flush): every count
+// in the txn, a savepoint and a rollback to it, a delete and the commit see
+// them all.
+TEST_F(CountTest, RightEdgePutsAreCountedInTheTxnAcrossSavepointsAndCommit) {
+  const uint64_t seed = std::random_device{}();
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  auto db = testing::open_db(path());
+  auto w = db->begin_write();
+  ASSERT_TRUE(w.is_ok());
+  auto t = w->create_tree("t");
+  ASSERT_TRUE(t.is_ok());
+  Model model;
+  uint64_t next = 0;
+  // Ascending keys in random_key()'s space, so the probes land among them.
+  auto put_run = [&](uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+      const std::string key = be_key(next++).substr(4);
+      ASSERT_TRUE(w->put(*t, key, "v").is_ok());
+      model[key] = "v";
+    }
+  };
+  put_run(20000);
+  expect_counts(*w, *t, model, rng);
+  put_run(3000);
+  auto sp = w->savepoint();
+  ASSERT_TRUE(sp.is_ok());
+  const Model saved = model;
+  put_run(5000);
+  expect_counts(*w, *t, model, rng);
+  ASSERT_TRUE(w->rollback_to(*sp).is_ok());
+  model = saved;
+  next = model.size();
+  expect_counts(*w, *t, model, rng);
+  put_run(4000);
+  const std::string middle = be_key(rng() % next).substr(4);
+  ASSERT_TRUE(w->del(*t, middle).is_ok());
+  model.erase(middle);
+  ASSERT_TRUE(w->put(*t, middle, "back").is_ok());  // below the last leaf: a descent
+  model[middle] = "back";
+  put_run(4000);
+  ASSERT_TRUE(w->commit().is_ok());
+  auto r = db->begin_read();
+  ASSERT_TRUE(r.is_ok());
+  auto rt = r->open_tree("t");
+  ASSERT_TRUE(rt.is_ok());
+  expect_counts(*r, *rt, model, rng);
+  testing::expect_check_clean(*r);
+}
+
 TEST_F(CountTest, EmptyAndUnknownTreesAndEndedTxns) {
   auto db = testing::open_db(path());
   auto w = db->begin_write();
