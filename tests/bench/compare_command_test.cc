@@ -57,11 +57,12 @@ TEST(CompareCommandTest, WritesCsvJsonAndRunsAbba) {
   const ProcessResult r = compare_fake(
       dir, "quiet", {"--workload", "nodes-seq", "--rounds", "3", "--", "--nodes", "7"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  // Engines from the child's --help: ordo and lmdb. Order: A/A pair then lmdb,
-  // A B in round 0, B A in round 1, A B in round 2.
+  // Engines from the child's --help: ordo and lmdb. Order: A/A pair then lmdb
+  // in rounds 0 and 1, lmdb then the A/A pair in round 2; A B in round 0, B A
+  // in round 1, A B in round 2.
   EXPECT_EQ(read_file(dir.file("log")),
             "0 ordo\n1 ordo\n2 ordo\n3 lmdb\n4 ordo\n5 ordo\n6 lmdb\n7 ordo\n"
-            "8 ordo\n9 ordo\n10 ordo\n11 lmdb\n");
+            "8 ordo\n9 lmdb\n10 ordo\n11 ordo\n");
   const std::vector<std::string> csv = lines_of(read_file(dir.file("out/compare.csv")));
   ASSERT_EQ(csv.size(), 1u + 3 * 3);  // header + 3 engines x 3 number figures
   EXPECT_EQ(csv[0].rfind("workload,engine,figure,better,n,median,lo,hi,width_pct,status,", 0), 0u);
@@ -116,10 +117,11 @@ TEST(CompareCommandTest, BaselineRunsTheOtherBinarysOrdo) {
                                         "--baseline", baseline, "--rounds", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   // Pairs: the A/A control, then ordo against the baseline, which runs the
-  // other binary with --engine ordo: A B in round 0, B A in round 1, A B in 2.
+  // other binary with --engine ordo (in round 2 the baseline pair goes
+  // first): A B in round 0, B A in round 1, A B in 2.
   EXPECT_EQ(read_file(dir.file("log")),
             "0 ordo\n1 ordo\n2 ordo\nbaseline-binary\n3 ordo\n4 ordo\n5 ordo\nbaseline-binary\n"
-            "6 ordo\n7 ordo\n8 ordo\n9 ordo\n10 ordo\nbaseline-binary\n11 ordo\n");
+            "6 ordo\n7 ordo\n8 ordo\nbaseline-binary\n9 ordo\n10 ordo\n11 ordo\n");
   const json j = load_json(dir.file("out/compare.json"));
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["peers"], json::array({"baseline"}));
