@@ -74,6 +74,17 @@ void expect_counts(Txn& txn, const Tree& tree, const Model& model, std::mt19937_
   ASSERT_TRUE(past.status().is_not_found()) << past.status().to_string();
 }
 
+// expect_counts() on tree "t" in a new read txn of `db`; with `check`, the
+// txn's check() finds nothing either.
+void expect_committed_counts(Database& db, const Model& model, std::mt19937_64& rng, bool check) {
+  auto r = db.begin_read();
+  ASSERT_TRUE(r.is_ok());
+  auto t = r->open_tree("t");
+  ASSERT_TRUE(t.is_ok());
+  expect_counts(*r, *t, model, rng);
+  if (check) testing::expect_check_clean(*r);
+}
+
 class CountTest : public ::testing::Test {
  protected:
   std::string path() const { return dir_.file("count.ordo"); }
@@ -120,11 +131,7 @@ TEST_F(CountTest, MatchesTheModelInWriteAndReadTxnsAcrossCommitsAndReopen) {
       }
       expect_counts(*w, *t, model, rng);  // on the txn's dirty pages
       ASSERT_TRUE(w->commit().is_ok());
-      auto r = db->begin_read();
-      ASSERT_TRUE(r.is_ok());
-      auto rt = r->open_tree("t");
-      ASSERT_TRUE(rt.is_ok());
-      expect_counts(*r, *rt, model, rng);
+      expect_committed_counts(*db, model, rng, /*check=*/false);
     }
   }
   auto db = testing::open_db(path());
@@ -140,13 +147,7 @@ TEST_F(CountTest, MatchesTheModelInWriteAndReadTxnsAcrossCommitsAndReopen) {
     options.compact = compact;
     const std::string copy = dir_.file(compact ? "compact.ordo" : "plain.ordo");
     ASSERT_TRUE(r->copy_to(copy, options).is_ok());
-    auto cdb = testing::open_db(copy);
-    auto cr = cdb->begin_read();
-    ASSERT_TRUE(cr.is_ok());
-    auto ct = cr->open_tree("t");
-    ASSERT_TRUE(ct.is_ok());
-    expect_counts(*cr, *ct, model, rng);
-    testing::expect_check_clean(*cr);
+    expect_committed_counts(*testing::open_db(copy), model, rng, /*check=*/true);
   }
 }
 
@@ -193,12 +194,7 @@ TEST_F(CountTest, RightEdgePutsAreCountedInTheTxnAcrossSavepointsAndCommit) {
   model[middle] = "back";
   put_run(4000);
   ASSERT_TRUE(w->commit().is_ok());
-  auto r = db->begin_read();
-  ASSERT_TRUE(r.is_ok());
-  auto rt = r->open_tree("t");
-  ASSERT_TRUE(rt.is_ok());
-  expect_counts(*r, *rt, model, rng);
-  testing::expect_check_clean(*r);
+  expect_committed_counts(*db, model, rng, /*check=*/true);
 }
 
 TEST_F(CountTest, EmptyAndUnknownTreesAndEndedTxns) {
