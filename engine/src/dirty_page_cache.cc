@@ -43,9 +43,9 @@ std::byte* DirtyPageCache::writable_if_contained(PageNo pg) {
     it = dirty_.emplace(pg, Buffer{buf, 0, tag}).first;
   } else if (!prior_kept(it->second)) [[unlikely]] {
     keep_prior(pg, it->second.data);
-    it->second.level_tag = levels_.back().tag;
+    it.value().level_tag = levels_.back().tag;
   }
-  it->second.touched = ++touch_clock_;
+  it.value().touched = ++touch_clock_;
   ORDO_ASSERT(it->second.data != nullptr);
   return it->second.data;
 }
@@ -123,7 +123,7 @@ void DirtyPageCache::release_level() {
     if (!added && data != nullptr) buffers_.give(data);
     ORDO_ASSERT(at->first == pg);
     auto buf = dirty_.find(pg);
-    if (buf != dirty_.end()) buf->second.level_tag = outer.tag;
+    if (buf != dirty_.end()) buf.value().level_tag = outer.tag;
   }
 }
 

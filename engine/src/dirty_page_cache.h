@@ -6,6 +6,8 @@
 // Used only by the txn holding the writer lock.
 #pragma once
 
+#include <tsl/robin_map.h>
+
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,7 +51,7 @@ class DirtyPageCache {
   std::byte* add(btree::PageNo pg) {
     auto [it, added] = dirty_.emplace(pg, Buffer{buffers_.take(), 0, 0});
     ORDO_ASSERT(added);  // A page allocated twice; its new buffer would leak.
-    Buffer& b = it->second;
+    Buffer& b = it.value();
     b.touched = ++touch_clock_;
     if (!levels_.empty()) {
       // New since the innermost savepoint: a rollback forgets it (unless it
@@ -134,7 +136,10 @@ class DirtyPageCache {
   PageBuffers& buffers_;
   const uint32_t page_size_;
   const uint64_t high_water_;
-  std::unordered_map<btree::PageNo, Buffer> dirty_;
+  // Looked up for every page of every put's path: open addressing keeps a
+  // lookup to about one cache miss (a node-based map takes two, a bucket and
+  // a node). Entries are mutated through iterator::value().
+  tsl::robin_map<btree::PageNo, Buffer> dirty_;
   // Spilled pages nearly all lie past the snapshot's high-water mark: one bit
   // each there, so the bookkeeping of a huge txn stays small next to its
   // memory budget.
