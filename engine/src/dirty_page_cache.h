@@ -23,6 +23,16 @@
 
 namespace ordo::engine {
 
+// The dirty page table's hash. The table's slot is the hash's low bits: page
+// numbers are mixed first (Fibonacci hashing), or pages a stride apart (every
+// other page, every 1024th) would crowd a few slots and make each lookup a
+// long probe.
+struct DirtyPageHash {
+  size_t operator()(btree::PageNo pg) const {
+    return static_cast<size_t>((pg * 0x9E3779B97F4A7C15ull) >> 32);
+  }
+};
+
 class DirtyPageCache {
  public:
   // `high_water`: the snapshot's page high-water mark. `file` and `buffers`
@@ -139,7 +149,7 @@ class DirtyPageCache {
   // Looked up for every page of every put's path: open addressing keeps a
   // lookup to about one cache miss (a node-based map takes two, a bucket and
   // a node). Entries are mutated through iterator::value().
-  tsl::robin_map<btree::PageNo, Buffer> dirty_;
+  tsl::robin_map<btree::PageNo, Buffer, DirtyPageHash> dirty_;
   // Spilled pages nearly all lie past the snapshot's high-water mark: one bit
   // each there, so the bookkeeping of a huge txn stays small next to its
   // memory budget.

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "ordo/btree/page_format.h"
 #include "page_file_fixture.h"
@@ -51,6 +52,51 @@ TEST_F(DirtyPageCacheTest, AddFindDrop) {
   EXPECT_FALSE(cache.contains(12));
   EXPECT_FALSE(cache.drop(12));
   EXPECT_FALSE(cache.drop(3));  // a committed page is not the cache's
+}
+
+// Pages a stride apart, added, found, half dropped, the rest found again:
+// each keeps its own bytes while the table grows and closes the gaps drops
+// leave.
+TEST_F(DirtyPageCacheTest, StridedPagesKeepTheirBytesThroughGrowthAndDrops) {
+  DirtyPageCache cache(*file_, buffers_, kPageSize, kHighWater);
+  constexpr uint64_t kStride = 1024;
+  constexpr uint64_t kPages = 3000;
+  const auto page = [](uint64_t i) { return kHighWater + i * kStride; };
+  for (uint64_t i = 0; i < kPages; ++i) {
+    add(cache, page(i), btree::PageType::kLeaf, static_cast<uint8_t>(i));
+  }
+  ASSERT_EQ(cache.size(), kPages);
+  for (uint64_t i = 0; i < kPages; i += 2) ASSERT_TRUE(cache.drop(page(i))) << i;
+  EXPECT_EQ(cache.size(), kPages / 2);
+  for (uint64_t i = 0; i < kPages; ++i) {
+    const std::byte* p = cache.find(page(i));
+    if (i % 2 == 0) {
+      EXPECT_EQ(p, nullptr) << i;
+      EXPECT_FALSE(cache.contains(page(i))) << i;
+    } else {
+      ASSERT_NE(p, nullptr) << i;
+      EXPECT_EQ(p[1], static_cast<std::byte>(i)) << i;
+      EXPECT_EQ(cache.writable(page(i)), p) << i;  // in place: no copy
+    }
+  }
+  EXPECT_EQ(cache.write_spans().size(), kPages / 2);
+}
+
+// The hash spreads page numbers a stride apart over its low bits (the table's
+// slot): 4096 pages of one stride take most of the 4096 values of 12 bits,
+// where page numbers as their own hash would take 4096 / stride of them.
+TEST(DirtyPageHashTest, StridedPagesSpreadOverTheLowBits) {
+  constexpr uint64_t kPages = 4096;
+  for (const uint64_t stride : {uint64_t{1}, uint64_t{2}, uint64_t{1024}, uint64_t{65536}}) {
+    std::vector<bool> taken(kPages);
+    uint64_t distinct = 0;
+    for (uint64_t i = 0; i < kPages; ++i) {
+      const size_t slot = DirtyPageHash{}(kHighWater + i * stride) & (kPages - 1);
+      if (!taken[slot]) ++distinct;
+      taken[slot] = true;
+    }
+    EXPECT_GE(distinct, kPages * 55 / 100) << "stride " << stride;
+  }
 }
 
 TEST_F(DirtyPageCacheTest, SpillWritesOldLeavesAndReadsThemBack) {
