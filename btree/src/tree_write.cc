@@ -93,18 +93,6 @@ class RightmostPathAccess {
     ORDO_ASSERT(c.valid_);
     c.deferred_entries_++;
   }
-  // Adds `delta` to the count of every branch entry on the cached path.
-  static void add_entries(PageWriter& pw, const RightmostPath& c, int64_t delta) {
-    ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
-    const uint32_t ps = pw.page_size();
-    for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
-      std::byte* data = c.branch_data_[level];
-      // The bytes writable() gave when the path was filled are still the page's.
-      ORDO_DCHECK(data == nullptr || pw.writable_in_place(c.branches_[level], data));
-      if (data == nullptr) data = pw.writable(c.branches_[level]);
-      bump_entries(data, ps, c.indexes_[level], delta);
-    }
-  }
   static void copy_path(const RightmostPath& c, PathEntry* path) {
     ORDO_ASSERT(c.valid_ && c.depth_ <= kMaxDepth);
     for (uint32_t level = 0; level + 1 < c.depth_; ++level) {
@@ -112,13 +100,6 @@ class RightmostPathAccess {
     }
   }
 };
-
-void RightmostPath::flush(PageWriter& pw) {
-  if (deferred_entries_ == 0) return;
-  ORDO_ASSERT(valid_ && deferred_entries_ <= INT64_MAX);
-  RightmostPathAccess::add_entries(pw, *this, static_cast<int64_t>(deferred_entries_));
-  deferred_entries_ = 0;
-}
 
 bool RightmostPath::covers(const TreeRoot& tree, ByteView key) const {
   return valid_ && root_ == tree.root && depth_ == tree.depth &&
@@ -140,6 +121,20 @@ void add_entries_along(PageWriter& pw, const PathEntry* path, uint32_t branches,
     bump_entries(data, ps, path[level].index, delta);
   }
 }
+
+}  // namespace
+
+void RightmostPath::flush(PageWriter& pw) {
+  if (deferred_entries_ == 0) return;
+  ORDO_ASSERT(valid_ && deferred_entries_ <= INT64_MAX && depth_ <= kMaxDepth);
+  // The path's bytes, kept from writable() when it was filled, are still the pages'.
+  PathEntry path[kMaxDepth];
+  RightmostPathAccess::copy_path(*this, path);
+  add_entries_along(pw, path, depth_ - 1, static_cast<int64_t>(deferred_entries_));
+  deferred_entries_ = 0;
+}
+
+namespace {
 
 // Where `key` goes in a leaf: past the last entry for a key above them all (one
 // comparison, the sequential case), else the binary search of leaf_lower_bound().
