@@ -61,7 +61,7 @@ ALLOWED = {
     "sys": {"base", "base_internal"},
     "replica_api": PUBLIC,
     "replica": INTERNAL_BASE | {"sys", "replica_api"},
-    "tool": INTERNAL_BASE,
+    "tool": INTERNAL_BASE | {"sys"},  # temp dirs (check's scratch copy)
     "node": INTERNAL_BASE | {"sys", "replica_api"},
     "bench": PUBLIC | {"sys", "replica_api", "node"},  # a client: no internal header
     "python": PUBLIC,  # the Python package: a client of the public API only

@@ -58,6 +58,7 @@ static_assert(ORDO_FULL == static_cast<int>(Code::kFull));
 static_assert(ORDO_NOT_ORDO_FILE == static_cast<int>(Code::kNotOrdoFile));
 static_assert(ORDO_VERSION_MISMATCH == static_cast<int>(Code::kVersionMismatch));
 static_assert(ORDO_TXN_ENDED == static_cast<int>(Code::kTxnEnded));
+static_assert(ORDO_NEEDS_RECOVERY == static_cast<int>(Code::kNeedsRecovery));
 static_assert(ORDO_UUID_BYTES == ordo::Uuid::kSize);
 static_assert(ORDO_UUID_STRING_SIZE == ordo::Uuid::kStringLength + 1);
 
@@ -90,7 +91,7 @@ int report(const char* fn, const Status& s, ordo_error* err) {
   }
   // Every Status code has its ORDO_* constant (the static_asserts above).
   ORDO_ASSERT(static_cast<int>(s.code()) >= ORDO_OK &&
-              static_cast<int>(s.code()) <= ORDO_TXN_ENDED);
+              static_cast<int>(s.code()) <= ORDO_NEEDS_RECOVERY);
   return static_cast<int>(s.code());
 }
 
@@ -407,7 +408,7 @@ const char* ordo_code_name(int code) {
     default:
       break;
   }
-  if (code < ORDO_OK || code > ORDO_TXN_ENDED) return "Unknown";
+  if (code < ORDO_OK || code > ORDO_NEEDS_RECOVERY) return "Unknown";
   // Status::code_name returns views of string literals: NUL-terminated.
   return Status::code_name(static_cast<Code>(code)).data();
 }

@@ -166,7 +166,14 @@ Result<std::vector<uint64_t>> Database::kept_snapshots() {
 
 Result<ReadTxn> Database::begin_read_at(uint64_t txn_id) {
   ORDO_RETURN_IF_ERROR(impl_->check_process());
-  ORDO_ASSIGN_OR_RETURN(engine::Meta snapshot, impl_->register_held_reader(txn_id));
+  Result<engine::Meta> held = impl_->register_held_reader(txn_id);
+  if (held.status().is_not_found()) {
+    // The newest commit is readable as any read txn reads it.
+    Result<ReadTxn> newest = begin_read();
+    if (!newest.is_ok() || newest->txn_id() == txn_id) return newest;
+    return held.status();
+  }
+  ORDO_ASSIGN_OR_RETURN(engine::Meta snapshot, std::move(held));
   ORDO_ASSERT(snapshot.page_size == impl_->page_size());
   return TxnFactory::read(std::make_unique<ReadTxnImpl>(impl_, snapshot));
 }

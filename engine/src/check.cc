@@ -257,9 +257,12 @@ class Checker {
 
 // The log records from the checkpoint of `meta`'s epoch up to `meta`: each
 // present, whole, with operations that decode, and the last one carrying
-// `meta` itself. Says nothing when a later checkpoint took that slot since.
+// `meta` itself. Says nothing when a later checkpoint took that slot since,
+// nor for a kept snapshot: its state lies in the kept snapshots tree of the
+// commit that keeps it (checked with that tree), not in the log.
 void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& report,
                const std::function<void(PageNo, std::string)>& problem) {
+  if (meta.from_kept_record) return;
   const int slot = engine::slot_of_epoch(meta.log_epoch);
   const std::byte* p = file.data(static_cast<uint64_t>(slot) * meta.page_size, meta.page_size);
   engine::Meta c;
@@ -275,7 +278,7 @@ void check_log(const io::PageFile& file, const engine::Meta& meta, CheckReport& 
   }
   engine::Meta last = c;
   const engine::LogScan scan =
-      engine::scan_log(file, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
+      engine::scan_log(file, c, engine::LogPosition::after(c), [&](const engine::LogRecord& r) {
         if (r.meta.txn_id > meta.txn_id) return false;
         last = r.meta;
         report.log_records++;

@@ -58,7 +58,7 @@ bool reached_page_cache(const io::PageFile& file, std::span<const io::WriteSpan>
 
 CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
                                std::span<const io::WriteSpan> pages, const Meta& meta,
-                               CommitProtocol protocol, bool sync) {
+                               CommitProtocol protocol, bool sync, MetaTxn txn) {
   const uint32_t ps = meta.page_size;
   const PageLease meta_page(buffers);
   const PageLease before(buffers);
@@ -81,7 +81,7 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
   std::memcpy(before.get(), slot, ps);
 
   bool locked = false;
-  if (sync) {
+  if (sync && txn == MetaTxn::kNew) {
     Status s = file.lock_commit(meta.txn_id);
     if (!s.is_ok()) return {s, false};
     locked = true;
@@ -126,10 +126,12 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
 }
 
 CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
-                                      const Meta& meta, uint64_t offset_bytes, ByteView ops,
-                                      bool sync, std::vector<std::byte>& record) {
+                                      const Meta& meta, const LogPosition& at,
+                                      uint32_t writer_nonce, ByteView ops, bool sync,
+                                      std::vector<std::byte>& record, LogPosition* next) {
   ORDO_ASSERT((meta.flags & kMetaFlagLogged) != 0 && meta.txn_id != 0);
   const uint64_t bytes = log_record_bytes(ops.size());
+  const uint64_t offset_bytes = at.offset_bytes;
   ORDO_ASSERT(offset_bytes % kLogBlockBytes == 0 && offset_bytes + bytes <= log_area_bytes(meta));
   // Pages first, unsynced: they reach the page cache before the record, so a
   // reader that takes the record finds them; until the record is durable
@@ -139,9 +141,9 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     if (!s.is_ok()) return {s, s.is_io_error()};
   }
   record.resize(bytes);
-  encode_log_record(meta, offset_bytes, ops, record.data());
-  const uint64_t at = meta.log_first_page * meta.page_size + offset_bytes;
-  const std::byte* place = file.data(at, kLogBlockBytes);
+  const LogPosition after = encode_log_record(meta, at, writer_nonce, ops, record.data());
+  const uint64_t file_offset = meta.log_first_page * meta.page_size + offset_bytes;
+  const std::byte* place = file.data(file_offset, kLogBlockBytes);
   if (place == nullptr) return {Status::corruption("log area is not mapped"), false};
   std::byte before[kLogBlockBytes];
   std::memcpy(before, place, kLogBlockBytes);
@@ -150,7 +152,7 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     Status s = file.lock_commit(meta.txn_id);
     if (!s.is_ok()) return {s, false};
   }
-  const io::WriteSpan span{at, record.data(), bytes};
+  const io::WriteSpan span{file_offset, record.data(), bytes};
   Status s = sync ? file.write_durable(std::span<const io::WriteSpan>(&span, 1))
                   : file.write(std::span<const io::WriteSpan>(&span, 1), false);
   CommitWriteResult out{s, false};
@@ -158,7 +160,7 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     // Some of the record may be in the page cache, or on disk: put its first
     // block back, so its header no longer names this txn.
     out.poison = true;
-    const io::WriteSpan back{at, before, kLogBlockBytes};
+    const io::WriteSpan back{file_offset, before, kLogBlockBytes};
     const std::span<const io::WriteSpan> backs(&back, 1);
     Status restored = sync ? file.write_durable(backs) : file.write(backs, false);
     if (!restored.is_ok()) {
@@ -170,6 +172,7 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     out.poison = s.is_io_error();
   }
   if (sync) (void)file.unlock_commit(meta.txn_id);
+  if (out.status.is_ok()) *next = after;
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "log_record.h"
 #include "meta.h"
 #include "ordo/byte_view.h"
 #include "ordo/io/page_file.h"
@@ -22,12 +23,21 @@ struct CommitWriteResult {
   bool poison = false;
 };
 
+// Whether the txn of a meta being written is already committed.
+enum class MetaTxn : uint8_t {
+  kNew,        // a commit: until the meta is durable the txn may yet fail
+  kCommitted,  // a checkpoint of a logged txn, durable in the log already
+};
+
 // A checkpoint commit: writes `pages`, then `meta` into its slot
 // (slot_of_epoch(meta.log_epoch)), with fdatasync when
 // `sync` (kOneSync: one batch and one sync behind both; kTwoSync: pages and
-// their sync, then the meta and its own). When `sync`, the meta's commit lock
-// (PageFile::lock_commit) is held from before the meta is written until the
-// commit is settled, so no other handle takes the meta while it may fail.
+// their sync, then the meta and its own). For a kNew txn with `sync`, the
+// meta's commit lock (PageFile::lock_commit) is held from before the meta is
+// written until the commit is settled, so no other handle takes the meta
+// while it may fail. A kCommitted txn takes no lock: its state is the
+// logged one readers already take from the log, and a reader that takes
+// the meta before its sync returned reads the same state.
 //
 // A failure after the meta may have reached the page cache (its write failed
 // part way, or a sync failed) puts the slot's previous bytes back and, when
@@ -45,11 +55,13 @@ struct CommitWriteResult {
 // The meta page and the slot's old bytes live in two buffers of `buffers`.
 CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
                                std::span<const io::WriteSpan> pages, const Meta& meta,
-                               CommitProtocol protocol, bool sync);
+                               CommitProtocol protocol, bool sync, MetaTxn txn = MetaTxn::kNew);
 
 // A logged commit: writes `pages` into the page cache, then the log record of
-// `meta` (flag kMetaFlagLogged) with `ops` at byte `offset_bytes` of the log
-// area, made durable by itself (PageFile::write_durable) when `sync`. With
+// `meta` (flag kMetaFlagLogged) with `ops` at `at` in the log area, stamped
+// with `writer_nonce` (encode_log_record), made durable by itself
+// (PageFile::write_durable) when `sync`; `*next` gets the position of the
+// record after it (unchanged on a failure). With
 // `sync` the meta's commit lock is held from before the record is written
 // until it is settled, so no other handle takes the record while it may fail.
 // `record` is the writer's buffer for the record's bytes.
@@ -62,7 +74,8 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
 // Returns Full, IOError or Busy as write_commit does.
 // REQUIRES: the caller is the file's one writer; the record fits the log area.
 CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
-                                      const Meta& meta, uint64_t offset_bytes, ByteView ops,
-                                      bool sync, std::vector<std::byte>& record);
+                                      const Meta& meta, const LogPosition& at,
+                                      uint32_t writer_nonce, ByteView ops, bool sync,
+                                      std::vector<std::byte>& record, LogPosition* next);
 
 }  // namespace ordo::engine

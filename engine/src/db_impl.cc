@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "commit_write.h"
@@ -58,6 +59,17 @@ io::BackendKind to_io(IoBackend b) {
   return io::BackendKind::kAuto;
 }
 
+// A writable handle's log records carry a nonce of its own, so a record it
+// writes never equals one an earlier life of the file left at that place
+// (docs/FORMAT.md, "Which records count"). Not 0: records without a nonce
+// are those of earlier builds.
+uint32_t draw_writer_nonce() {
+  std::random_device device;
+  uint32_t nonce = 0;
+  while (nonce == 0) nonce = device();
+  return nonce;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
@@ -75,6 +87,7 @@ Result<std::unique_ptr<DatabaseImpl>> DatabaseImpl::open(
   fo.backend_factory = std::move(backend_factory);
   ORDO_ASSIGN_OR_RETURN(std::unique_ptr<io::PageFile> file, io::PageFile::open(path, fo));
   std::unique_ptr<DatabaseImpl> db(new DatabaseImpl(options, std::move(file)));
+  if (!options.read_only) db->writer_nonce_ = draw_writer_nonce();
   if (db->file_->file_bytes() == 0) {
     if (options.read_only) {
       return Status::not_ordo_file("not an ordo database: " + path + " is empty");
@@ -171,8 +184,32 @@ Status DatabaseImpl::load_existing() {
   // read_slots() checked that the file holds every page up to the high-water.
   ORDO_ASSERT(btree::valid_page_size(m.page_size));  // decode_meta() checked it
   page_size_ = m.page_size;
+  recovery_note_ += lost_newer_epoch(open_slots_, pick);
   publish_checkpoint(m);
   return open_log(m);
+}
+
+std::string DatabaseImpl::lost_newer_epoch(const MetaSlots& slots, int pick) const {
+  ORDO_ASSERT(pick == 0 || pick == 1);
+  const int other = 1 - pick;
+  // A valid other slot was not passed over for being unusable; one in flight
+  // (a read-only open during a checkpoint commit) is no loss.
+  if (slots.problem[other] == MetaProblem::kNone ||
+      slots.problem[other] == MetaProblem::kInFlight) {
+    return "";
+  }
+  const engine::LogScan newer = engine::scan_next_epoch(*file_, slots.meta[pick]);
+  if (newer.records == 0) return "";
+  // Records of the next epoch follow a checkpoint that was durable: its slot
+  // (the other one) was damaged since, or names what the file no longer holds.
+  std::string note = recovery_note_.empty()
+                         ? "meta " + std::to_string(other) + " is unusable: " + slots.text[other] +
+                               "; using meta " + std::to_string(pick) + " (txn " +
+                               std::to_string(slots.meta[pick].txn_id) + ")"
+                         : "";
+  return note + "; the log holds " + std::to_string(newer.records) + " commits (txns " +
+         std::to_string(newer.last_txn - newer.records + 1) + ".." +
+         std::to_string(newer.last_txn) + ") that followed the unusable checkpoint: they are lost";
 }
 
 Status DatabaseImpl::open_log(const Meta& c) {
@@ -184,7 +221,7 @@ Status DatabaseImpl::open_log(const Meta& c) {
   Meta last = c;
   uint64_t bytes = 0;
   const engine::LogScan scan =
-      engine::scan_log(*file_, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
+      engine::scan_log(*file_, c, engine::LogPosition::after(c), [&](const engine::LogRecord& r) {
         last = r.meta;
         bytes += r.bytes;
         return true;
@@ -201,7 +238,7 @@ Status DatabaseImpl::open_log(const Meta& c) {
   if (intact.is_ok()) {
     publish(last);
     base::MutexLock g(state_mu_);
-    log_ = LogState{c.txn_id, scan.next_bytes, scan.records, bytes};
+    log_ = LogState{c.txn_id, scan.next, scan.records, bytes};
     return Status::ok();
   }
   needs_replay_ = true;
@@ -216,7 +253,7 @@ Status DatabaseImpl::replay_log(const std::shared_ptr<DatabaseImpl>& db) {
   ORDO_ASSERT(!db->replaying_ && !db->options_.read_only);  // Only a writable open replays.
   const Meta c = db->committed();
   std::vector<engine::LogRecord> records;
-  engine::scan_log(*db->file_, c, 0, c.txn_id + 1, [&](const engine::LogRecord& r) {
+  engine::scan_log(*db->file_, c, engine::LogPosition::after(c), [&](const engine::LogRecord& r) {
     records.push_back(r);
     return true;
   });
@@ -297,8 +334,9 @@ bool DatabaseImpl::writer_moved_past(uint64_t txn_id) {
   if (pick < 0) return false;
   if (slots.meta[pick].txn_id > txn_id) return true;
   // A record past it in the log of that checkpoint.
+  const Meta& c = slots.meta[pick];
   const engine::LogScan scan =
-      engine::scan_log(*file_, slots.meta[pick], 0, slots.meta[pick].txn_id + 1,
+      engine::scan_log(*file_, c, engine::LogPosition::after(c),
                        [&](const engine::LogRecord& r) { return r.meta.txn_id <= txn_id; });
   return scan.last_txn > txn_id;
 }
@@ -333,7 +371,13 @@ Result<Meta> DatabaseImpl::newest_meta_once() {
                               "; meta 1: " + slots.text[1]);
   }
   ORDO_ASSERT(slots.meta[pick].page_size == page_size_);  // The others were set aside above.
-  return log_tail(slots.meta[pick]);
+  Result<Meta> tail = log_tail(slots.meta[pick]);
+  // Name what else is wrong with the file: a newer checkpoint passed over.
+  const std::string fallback = slots.fallback_note(pick);
+  if (tail.status().is_needs_recovery() && !fallback.empty()) {
+    return tail.status().with_context(fallback);
+  }
+  return tail;
 }
 
 Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
@@ -341,17 +385,17 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
   base::MutexLock g(verify_mu_);
   LogCursor& cur = log_cursor_;
   if (cur.epoch != c.log_epoch || cur.checkpoint_txn != c.txn_id) {
-    cur = LogCursor{c.log_epoch, c.txn_id, 0, c};
+    cur = LogCursor{c.log_epoch, c.txn_id, engine::LogPosition::after(c), c};
   }
   // The records after where this handle read up to; the newest and the one
   // before it, in case the newest is not settled.
   Meta newest = cur.last, before = cur.last;
-  uint64_t newest_next = cur.next_bytes, before_next = cur.next_bytes;
-  engine::scan_log(*file_, c, cur.next_bytes, cur.last.txn_id + 1, [&](const engine::LogRecord& r) {
+  engine::LogPosition newest_next = cur.next, before_next = cur.next;
+  engine::scan_log(*file_, c, cur.next, [&](const engine::LogRecord& r) {
     before = newest;
     before_next = newest_next;
     newest = r.meta;
-    newest_next = r.offset_bytes + r.bytes;
+    newest_next = r.next;
     return true;
   });
   if (newest.txn_id != cur.last.txn_id) {
@@ -363,7 +407,7 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
       // The lock is free: the record is durable, or failed and was put back
       // before the lock went, which a second read tells.
       bool same = false;
-      engine::scan_log(*file_, c, before_next, before.txn_id + 1, [&](const engine::LogRecord& r) {
+      engine::scan_log(*file_, c, before_next, [&](const engine::LogRecord& r) {
         same = r.meta.txn_id == newest.txn_id;
         return false;
       });
@@ -383,15 +427,18 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
         return Status::busy("a writer committed past txn " + std::to_string(newest.txn_id) +
                             " while it was being checked");
       }
-      return Status::busy("txns " + std::to_string(c.txn_id + 1) + ".." +
-                          std::to_string(newest.txn_id) +
-                          " are in the log but not all their pages are on disk (" +
-                          intact.to_string() + "): open the database writable once to replay them");
+      return Status::needs_recovery(
+          "txns " + std::to_string(c.txn_id + 1) + ".." + std::to_string(newest.txn_id) +
+          " are in the log after checkpoint txn " + std::to_string(c.txn_id) +
+          ", but not all their pages are in the file (" + intact.to_string() +
+          "): a writable open replays them (open the database writable once), a read-only "
+          "open cannot");
     }
     log_verified_ = true;
   }
-  ORDO_ASSERT(newest.txn_id >= c.txn_id && newest_next % engine::kLogBlockBytes == 0);
-  cur.next_bytes = newest_next;
+  ORDO_ASSERT(newest.txn_id >= c.txn_id && newest_next.offset_bytes % engine::kLogBlockBytes == 0);
+  ORDO_ASSERT(newest_next.txn_id == newest.txn_id + 1);
+  cur.next = newest_next;
   cur.last = newest;
   return newest;
 }
@@ -548,26 +595,32 @@ LogInfo DatabaseImpl::log_info() const {
     return out;
   }
   out.checkpoint_txn = c.txn_id;
-  const engine::LogScan scan =
-      engine::scan_log(*file_, c, 0, c.txn_id + 1, [](const engine::LogRecord&) { return true; });
+  const engine::LogScan scan = engine::scan_log(*file_, c, engine::LogPosition::after(c),
+                                                [](const engine::LogRecord&) { return true; });
   out.records = scan.records;
-  out.head_bytes = scan.next_bytes;
+  out.head_bytes = scan.next.offset_bytes;
   out.last_txn = scan.last_txn;
   return out;
 }
 
-void DatabaseImpl::publish_logged(const Meta& meta, uint64_t record_bytes, uint64_t held_pages) {
+void DatabaseImpl::publish_logged(const Meta& meta, const engine::LogPosition& next,
+                                  uint64_t held_pages) {
   base::MutexLock g(state_mu_);
   ORDO_DCHECK(meta.log_epoch == committed_.log_epoch && meta.txn_id == committed_.txn_id + 1);
   committed_ = meta;
-  log_.head_bytes += record_bytes;
+  // A written record moves the head to the one after it.
+  ORDO_ASSERT(replaying_ ? next.offset_bytes == log_.head.offset_bytes
+                         : next.offset_bytes > log_.head.offset_bytes &&
+                               next.txn_id == meta.txn_id + 1 && next.after_nonce);
+  const uint64_t record_bytes = next.offset_bytes - log_.head.offset_bytes;
+  log_.head = next;
   log_.record_bytes += record_bytes;
   log_.records++;
   log_.held_pages += held_pages;
   // Records take whole log blocks and stay inside the log area.
   ORDO_ASSERT(record_bytes % engine::kLogBlockBytes == 0);
-  ORDO_ASSERT(log_.head_bytes <= engine::log_area_bytes(meta));
-  ORDO_ASSERT(log_.record_bytes <= log_.head_bytes);
+  ORDO_ASSERT(log_.head.offset_bytes <= engine::log_area_bytes(meta));
+  ORDO_ASSERT(log_.record_bytes <= log_.head.offset_bytes);
 }
 
 bool DatabaseImpl::checkpoint_due() const {
@@ -584,7 +637,7 @@ void DatabaseImpl::publish_checkpoint(const Meta& meta) {
   ORDO_ASSERT(options_.read_only ||
               (meta.txn_id >= committed_.txn_id && meta.log_epoch >= committed_.log_epoch));
   committed_ = meta;
-  log_ = LogState{meta.txn_id, 0, 0, 0};
+  log_ = LogState{meta.txn_id, engine::LogPosition::after(meta), 0, 0};
 }
 
 Status DatabaseImpl::checkpoint() {
@@ -601,8 +654,11 @@ Status DatabaseImpl::checkpoint() {
   m.log_epoch++;
   m.flags = 0;
   m.file_bytes = file_->file_bytes();
-  const engine::CommitWriteResult w =
-      engine::write_commit(*file_, *page_buffers_, {}, m, CommitProtocol::kTwoSync, true);
+  // The txn is committed already (its record is in the log): readers may
+  // take this meta before its sync returns, so no commit lock holds them at
+  // the txn before it.
+  const engine::CommitWriteResult w = engine::write_commit(
+      *file_, *page_buffers_, {}, m, CommitProtocol::kTwoSync, true, engine::MetaTxn::kCommitted);
   if (!w.status.is_ok()) {
     if (w.poison) poison(w.status);
     return w.status.with_context("checkpoint of txn " + std::to_string(m.txn_id));

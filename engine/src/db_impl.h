@@ -15,6 +15,7 @@
 
 #include "batch_queue.h"
 #include "fork_guard.h"
+#include "log_record.h"
 #include "meta.h"
 #include "meta_slots.h"
 #include "ordo/assert.h"
@@ -88,7 +89,7 @@ class DatabaseImpl {
   // The log (docs/FORMAT.md, "The log") as this handle knows it.
   struct LogState {
     uint64_t checkpoint_txn = 0;  // txn of the checkpoint the records follow
-    uint64_t head_bytes = 0;      // where the next record goes in the log area
+    engine::LogPosition head;     // where the next record goes in the log area
     uint64_t records = 0;         // records written since that checkpoint
     uint64_t record_bytes = 0;    // their bytes
     // Pages those txns freed that the checkpoint's state reaches: not
@@ -99,10 +100,11 @@ class DatabaseImpl {
   // The log as the file holds it now, for Database::info(): the checkpoint of
   // the committed state's epoch and the records after it.
   LogInfo log_info() const ORDO_EXCLUDES(state_mu_);
-  // publish() after a logged commit whose record took `record_bytes` and
-  // which freed `held_pages` pages the checkpoint's state reaches.
-  void publish_logged(const engine::Meta& meta, uint64_t record_bytes, uint64_t held_pages)
-      ORDO_EXCLUDES(state_mu_);
+  // publish() after a logged commit whose record ends where `next` starts
+  // and which freed `held_pages` pages the checkpoint's state reaches. A
+  // replayed record (replaying()) was not written: the head stays.
+  void publish_logged(const engine::Meta& meta, const engine::LogPosition& next,
+                      uint64_t held_pages) ORDO_EXCLUDES(state_mu_);
   // True when the pages held for the next checkpoint are worth taking one
   // for: more than 1/16 of the pages in use (and at least 256), so the file
   // grows by at most that much between checkpoints.
@@ -115,6 +117,12 @@ class DatabaseImpl {
   // (holds the writer gate, or no txn exists). A failure poisons the handle
   // (IOError, Full); the log and the committed state stay as they were.
   Status checkpoint() ORDO_EXCLUDES(state_mu_);
+  // Writer: the nonce its log records carry (encode_log_record), drawn at
+  // open, never 0.
+  uint32_t writer_nonce() const {
+    ORDO_ASSERT(!options_.read_only && writer_nonce_ != 0);  // drawn by a writable open
+    return writer_nonce_;
+  }
   // Writer: the buffer for log records.
   std::vector<std::byte>& record_buffer() {
     ORDO_ASSERT(!options_.read_only);  // only a writable handle writes log records
@@ -224,6 +232,11 @@ class DatabaseImpl {
   // checks in a row makes open fail with Busy.
   static constexpr int kRaceRetries = 100;
 
+  // After open picked slot `pick` of `slots`: when the log area starts with
+  // records of the next epoch, a newer checkpoint was passed over and the
+  // commits after it are lost: the words recovery_note_ gets for them (the
+  // passed-over slot named when the note does not yet), else "".
+  std::string lost_newer_epoch(const engine::MetaSlots& slots, int pick) const;
   // After the checkpoint `c` was picked at open: finds the records after it.
   // A writable handle takes the last one when the pages of every txn since
   // `c` read back intact, else marks them for replay_log(); a read-only one
@@ -271,6 +284,7 @@ class DatabaseImpl {
   };
   HeldEntries held_entries_ ORDO_GUARDED_BY(state_mu_);
   std::vector<std::byte> record_buffer_;
+  uint32_t writer_nonce_ = 0;
   bool replaying_ = false;
   bool needs_replay_ = false;
   // Read-only handles: where the log was read up to (a settled record) and
@@ -279,7 +293,7 @@ class DatabaseImpl {
   struct LogCursor {
     uint64_t epoch = UINT64_MAX;
     uint64_t checkpoint_txn = 0;
-    uint64_t next_bytes = 0;
+    engine::LogPosition next;
     engine::Meta last;
   };
   LogCursor log_cursor_ ORDO_GUARDED_BY(verify_mu_);

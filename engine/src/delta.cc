@@ -287,7 +287,8 @@ Result<DeltaResult> ReadTxn::copy_delta_to(const std::string& path, uint64_t sin
                                                 : DeltaTreeAction::kChanged;
     tree_record(out, c.key, action);
     r.trees++;
-    if (action != DeltaTreeAction::kDropped) {
+    // A tree created or renamed empty has no keys to write.
+    if (action != DeltaTreeAction::kDropped && !(from == to)) {
       ORDO_RETURN_IF_ERROR(write_tree_changes(pages, from, to, out, r));
     }
   }
@@ -391,8 +392,16 @@ Result<std::string> read_delta_file(const std::string& path) {
 // length: a truncated or damaged delta is refused before anything changes.
 Result<DeltaHeader> check_delta(const std::string& path, const std::string& file) {
   const auto* p = reinterpret_cast<const std::byte*>(file.data());
-  if (file.size() < engine::kDeltaHeaderBytes ||
-      std::memcmp(p, engine::kDeltaMagic, sizeof engine::kDeltaMagic) != 0) {
+  // A file that starts as a delta does (as much of the magic as it holds)
+  // but ends inside the header is a delta cut short.
+  const size_t magic_bytes = std::min(file.size(), sizeof engine::kDeltaMagic);
+  const bool magic = !file.empty() && std::memcmp(p, engine::kDeltaMagic, magic_bytes) == 0;
+  if (magic && file.size() < engine::kDeltaHeaderBytes) {
+    return Status::corruption("'" + path + "': delta is truncated inside its header (" +
+                              std::to_string(file.size()) + " of " +
+                              std::to_string(engine::kDeltaHeaderBytes) + " bytes)");
+  }
+  if (!magic) {
     return Status::corruption("'" + path + "' is not an ordo delta file (no delta header)");
   }
   if (btree::load_u64(p + 88) != XXH3_64bits(p, 88)) {

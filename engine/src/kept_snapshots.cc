@@ -52,6 +52,7 @@ Result<Meta> decode_kept(ByteView key, ByteView record, const Meta& current, btr
   std::memcpy(m.last_uuid.bytes.data(), p + 128, 16);
   m.last_id64 = btree::load_u64(p + 144);
   m.kept = decode_tree_root(p + 152);
+  m.from_kept_record = true;
   // A kept snapshot is older than the state holding it and within its pages.
   // (The log area holds records, never tree pages: a root there is damage.)
   const auto sane = [&](const btree::TreeRoot& r) {

@@ -28,16 +28,40 @@ inline constexpr uint32_t kLogOffEpoch = 8;
 inline constexpr uint32_t kLogOffTxnId = 16;
 inline constexpr uint32_t kLogOffOffset = 24;
 inline constexpr uint32_t kLogOffBodyBytes = 32;
+inline constexpr uint32_t kLogOffWriterNonce = 36;
 inline constexpr uint32_t kLogOffBodyChecksum = 40;
+inline constexpr uint32_t kLogOffLink = 48;
 inline constexpr uint32_t kLogOffHeaderChecksum = 56;
 
 // Bytes a record with `ops_bytes` of operations takes in the log area.
 uint64_t log_record_bytes(uint64_t ops_bytes);
 
+// Where a record goes in the log of one checkpoint, and what ties it to the
+// record before it (docs/FORMAT.md, "Which records count"): a scan starts
+// from one, and a writer keeps the one its next record takes.
+struct LogPosition {
+  uint64_t offset_bytes = 0;  // in the log area, a multiple of kLogBlockBytes
+  uint64_t txn_id = 0;        // the record's txn id: one past the record before it
+  // XXH3-64 of the header of the record before it; 0 for the first record
+  // after the checkpoint.
+  uint64_t link = 0;
+  // The record before it carries a writer nonce (was written by this
+  // format's code): a record without one may not follow it.
+  bool after_nonce = false;
+
+  // The first record after checkpoint `checkpoint`.
+  static LogPosition after(const Meta& checkpoint) {
+    return LogPosition{0, checkpoint.txn_id + 1, 0, false};
+  }
+};
+
 // Writes the record of `meta` (its txn id and epoch) with `ops`, to be placed
-// at byte `offset_bytes` of the log area, into `out`: log_record_bytes(ops.size())
-// bytes, padding zeroed.
-void encode_log_record(const Meta& meta, uint64_t offset_bytes, ByteView ops, std::byte* out);
+// at `at` (at.txn_id == meta.txn_id), into `out`: log_record_bytes(ops.size())
+// bytes, padding zeroed. `writer_nonce` (not 0) names the handle writing it,
+// so that a record of an earlier life of the file never equals one written
+// after it at the same place. Returns the position of the record after it.
+LogPosition encode_log_record(const Meta& meta, const LogPosition& at, uint32_t writer_nonce,
+                              ByteView ops, std::byte* out);
 
 // A record found in the log: the meta of its txn and its operations (a view
 // into the file's mapping, valid while the file is open).
@@ -46,26 +70,32 @@ struct LogRecord {
   uint64_t offset_bytes = 0;  // in the log area
   uint64_t bytes = 0;         // log_record_bytes of it
   ByteView ops;
+  LogPosition next;  // where the record after it goes
 };
 
 // The records written after checkpoint `checkpoint` (a meta slot's meta):
-// epoch checkpoint.log_epoch, from byte `from_bytes` of the log area, the
-// first with txn id `from_txn`, each the next txn, up to the first block that
-// does not hold the expected record (a torn or never-written record, one of
-// another epoch, the end of the log area). `visit` sees each in order and may
-// stop the scan by returning false. Never fails on the log's contents: a
-// damaged record ends the log. Returns what `visit` returned last (true when
-// none was seen).
+// epoch checkpoint.log_epoch, from position `from` (LogPosition::after(checkpoint)
+// for all of them), each the next txn at the next offset, linked to the one
+// before it, up to the first block that does not hold the expected record (a
+// torn or never-written record, one of another epoch or of an earlier life of
+// the log, the end of the log area). `visit` sees each in order and may stop
+// the scan by returning false. Never fails on the log's contents: a damaged
+// record ends the log.
 struct LogScan {
-  uint64_t records = 0;     // valid records seen
-  uint64_t next_bytes = 0;  // where the record after the last one seen goes
-  uint64_t last_txn = 0;    // txn id of the last one seen, else from_txn - 1
+  uint64_t records = 0;   // valid records seen
+  LogPosition next;       // where the record after the last one seen goes
+  uint64_t last_txn = 0;  // txn id of the last one seen, else from.txn_id - 1
 };
 // `version` kV3FormatVersion reads the records of a version 3 file (the
 // upgrade).
-LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, uint64_t from_bytes,
-                 uint64_t from_txn, const std::function<bool(const LogRecord&)>& visit,
+LogScan scan_log(const io::PageFile& file, const Meta& checkpoint, const LogPosition& from,
+                 const std::function<bool(const LogRecord&)>& visit,
                  uint32_t version = kFormatVersion);
+
+// The records of the log epoch after `checkpoint`'s, when the log area
+// starts with one: the log of a newer checkpoint than `checkpoint` (whose
+// meta slot an open passed over). None (records 0) otherwise.
+LogScan scan_next_epoch(const io::PageFile& file, const Meta& checkpoint);
 
 // Writes zeros over the log area of `meta` in `file`, through the page cache
 // (not synced: the caller syncs it with the meta that names the area), so

@@ -108,6 +108,10 @@ struct Meta {
   uint64_t log_pages = 0;
   uint64_t log_epoch = 0;
   btree::TreeRoot kept;  // kept snapshots (kept_snapshots.h)
+  // Not encoded: true for the state of a kept snapshot (decode_kept), whose
+  // log fields are those of the commit that keeps it, not its own: no log
+  // record or checkpoint describes it.
+  bool from_kept_record = false;
 };
 
 // The meta slot (0 or 1) that a checkpoint meta of `log_epoch` lives in.

@@ -120,7 +120,7 @@ Result<UpgradeResult> upgrade_v3(io::PageFile& file, const std::string& path,
   uint64_t records = 0;
   Meta base = checkpoint;
   engine::scan_log(
-      file, checkpoint, 0, checkpoint.txn_id + 1,
+      file, checkpoint, engine::LogPosition::after(checkpoint),
       [&](const engine::LogRecord& r) {
         records++;
         base = r.meta;
@@ -157,6 +157,13 @@ Result<UpgradeResult> upgrade_v3(io::PageFile& file, const std::string& path,
 
 Result<UpgradeResult> upgrade_file(const std::string& path, uint64_t log_bytes,
                                    DatabaseOpener::BackendFactory factory) {
+  // A bad log size is refused whatever the file holds (a file at version 4
+  // already included): whole 4 KiB pages in range here, whole pages of the
+  // file's size once that is known.
+  Options sizes;
+  sizes.page_size_bytes = btree::kMinPageSize;
+  sizes.log_bytes = log_bytes;
+  ORDO_RETURN_IF_ERROR(engine::check_options(sizes));
   io::FileOptions fo;
   fo.create_if_missing = false;
   // Growth to exactly the log area's end (rounded up to the system page):

@@ -363,24 +363,27 @@ Status WriteTxnImpl::write_logged(engine::Meta& meta, std::span<const io::WriteS
     // the last record makes them durable.
     Status s = spans.empty() ? Status::ok() : file.write(spans, false);
     if (!s.is_ok()) return s;
-    db_->publish_logged(meta, 0, 0);
+    db_->publish_logged(meta, db_->log_state().head, 0);
     return Status::ok();
   }
   const uint64_t record_bytes = engine::log_record_bytes(log_.bytes().size());
-  if (db_->log_state().head_bytes + record_bytes > engine::log_area_bytes(meta) ||
+  if (db_->log_state().head.offset_bytes + record_bytes > engine::log_area_bytes(meta) ||
       db_->checkpoint_due()) {
     // The log is full, or pages wait for a checkpoint: the committed state
     // becomes one, and the record goes to the start of the log.
     ORDO_RETURN_IF_ERROR(db_->checkpoint());
     meta.log_epoch = db_->committed().log_epoch;
   }
-  const uint64_t offset = db_->log_state().head_bytes;
-  engine::CommitWriteResult written = engine::write_logged_commit(
-      file, spans, meta, offset, log_.bytes(), db_->options().sync_commits, db_->record_buffer());
+  const engine::LogPosition at = db_->log_state().head;
+  engine::LogPosition next;
+  engine::CommitWriteResult written =
+      engine::write_logged_commit(file, spans, meta, at, db_->writer_nonce(), log_.bytes(),
+                                  db_->options().sync_commits, db_->record_buffer(), &next);
   if (!written.status.is_ok()) {
     return written.poison ? poisoned_commit(meta, written.status) : written.status;
   }
-  db_->publish_logged(meta, record_bytes, held_pages_);
+  ORDO_ASSERT(next.offset_bytes == at.offset_bytes + record_bytes);
+  db_->publish_logged(meta, next, held_pages_);
   return Status::ok();
 }
 

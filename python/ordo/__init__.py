@@ -22,6 +22,7 @@ from ordo._errors import (
     FullError,
     InvalidArgumentError,
     IOError,
+    NeedsRecoveryError,
     NotFoundError,
     NotOrdoFileError,
     TxnEndedError,
@@ -48,5 +49,6 @@ __all__ = [
     "NotOrdoFileError",
     "VersionMismatchError",
     "TxnEndedError",
+    "NeedsRecoveryError",
     "ClosedError",
 ]

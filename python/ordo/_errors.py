@@ -92,6 +92,14 @@ class TxnEndedError(Error):
     code = "TxnEnded"
 
 
+class NeedsRecoveryError(Error):
+    """A read-only open found commits in the file's log whose pages are not
+    all in the file (a crash of the machine, or damage the message names):
+    open the database writable once to replay them."""
+
+    code = "NeedsRecovery"
+
+
 class ClosedError(Error):
     """The database was closed."""
 

@@ -31,6 +31,8 @@ const char* class_of(Status::Code code) {
       return "VersionMismatchError";
     case Status::Code::kTxnEnded:
       return "TxnEndedError";
+    case Status::Code::kNeedsRecovery:
+      return "NeedsRecoveryError";
   }
   return "Error";
 }

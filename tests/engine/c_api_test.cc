@@ -126,10 +126,11 @@ TEST_F(CApiTest, VersionAndCodeNames) {
       {ORDO_NOT_ORDO_FILE, "NotOrdoFile"},
       {ORDO_VERSION_MISMATCH, "VersionMismatch"},
       {ORDO_TXN_ENDED, "TxnEnded"},
+      {ORDO_NEEDS_RECOVERY, "NeedsRecovery"},
       {ORDO_NO_MEMORY, "NoMemory"},
       {ORDO_INTERNAL, "Internal"},
       {-1, "Unknown"},
-      {10, "Unknown"},
+      {11, "Unknown"},
       {99, "Unknown"},
   };
   for (const auto& [code, name] : names) EXPECT_STREQ(ordo_code_name(code), name) << code;

@@ -1,6 +1,7 @@
 // docs/FORMAT.md and the code must state the same layout: this reads the
 // tables of the document and compares them with the constants.
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "free_entry.h"
+#include "io_test_util.h"
 #include "log_record.h"
 #include "meta.h"
 #include "ordo/btree/endian.h"
@@ -92,9 +94,9 @@ TEST(FormatTest, LogRecordHeaderTableMatchesTheCode) {
                      {kLogOffTxnId, 8},
                      {kLogOffOffset, 8},
                      {kLogOffBodyBytes, 4},
-                     {kLogOffBodyBytes + 4, 4},
+                     {kLogOffWriterNonce, 4},
                      {kLogOffBodyChecksum, 8},
-                     {kLogOffBodyChecksum + 8, 8},
+                     {kLogOffLink, 8},
                      {kLogOffHeaderChecksum, 8}});
   EXPECT_EQ(rows.back().offset + rows.back().size, kLogHeaderBytes);
   // The encoder puts each field where the table says.
@@ -109,19 +111,136 @@ TEST(FormatTest, LogRecordHeaderTableMatchesTheCode) {
   m.flags = kMetaFlagLogged;
   const std::string ops = "abc";
   std::vector<std::byte> rec(log_record_bytes(ops.size()));
-  encode_log_record(m, 8192, ByteView(ops), rec.data());
+  const LogPosition at{8192, m.txn_id, 0x2122232425262728, true};
+  const LogPosition next = encode_log_record(m, at, 0x31323334, ByteView(ops), rec.data());
   EXPECT_EQ(rec.size(), kLogBlockBytes);
   EXPECT_EQ(std::memcmp(rec.data(), "ORDOLOG1", 8), 0);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[1].offset), m.log_epoch);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[2].offset), m.txn_id);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[3].offset), 8192u);
   EXPECT_EQ(btree::load_u32(rec.data() + rows[4].offset), kMetaBytes + ops.size());
+  EXPECT_EQ(btree::load_u32(rec.data() + rows[5].offset), 0x31323334u);
+  EXPECT_EQ(btree::load_u64(rec.data() + rows[7].offset), at.link);
+  // The next record links to this whole header.
+  EXPECT_EQ(next.link, XXH3_64bits(rec.data(), kLogHeaderBytes));
+  EXPECT_EQ(next.offset_bytes, 8192u + kLogBlockBytes);
+  EXPECT_EQ(next.txn_id, m.txn_id + 1);
   // The body: the meta, then the operations.
   Meta decoded;
   std::string text;
   EXPECT_EQ(decode_meta(rec.data() + kLogHeaderBytes, &decoded, &text), MetaProblem::kNone) << text;
   EXPECT_EQ(decoded.txn_id, m.txn_id);
   EXPECT_EQ(std::memcmp(rec.data() + kLogHeaderBytes + kMetaBytes, "abc", 3), 0);
+}
+
+// A log area in a page file, and records written into it as a writer would.
+class LogChainTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    io::FileOptions fo;
+    fo.create_if_missing = true;
+    auto file = io::PageFile::open(dir_.file("log.ordo"), fo);
+    ASSERT_TRUE(file.is_ok()) << file.status().to_string();
+    file_ = std::move(*file);
+    c_.page_size = 4096;
+    c_.txn_id = 40;
+    c_.log_first_page = engine::kFirstDataPage;
+    c_.log_pages = 16;
+    c_.log_epoch = 7;
+    c_.page_high_water = c_.log_first_page + c_.log_pages;
+    c_.file_bytes = c_.page_high_water * c_.page_size;
+    ASSERT_TRUE(file_->grow_to(c_.file_bytes).is_ok());
+  }
+
+  // Writes the record of txn `at.txn_id` with one operation byte `op` at
+  // `at`; returns the position after it.
+  engine::LogPosition write(const engine::LogPosition& at, uint32_t nonce, char op) {
+    engine::Meta m = c_;
+    m.txn_id = at.txn_id;
+    m.flags = engine::kMetaFlagLogged;
+    const std::string ops(1, op);
+    std::vector<std::byte> rec(engine::log_record_bytes(ops.size()));
+    // A record without a nonce: encoded with one, then both fields cleared.
+    const engine::LogPosition next =
+        engine::encode_log_record(m, at, nonce == 0 ? 1 : nonce, ByteView(ops), rec.data());
+    if (nonce == 0) strip_nonce(rec.data());
+    put(at.offset_bytes, rec);
+    return nonce == 0 ? engine::LogPosition{next.offset_bytes, next.txn_id,
+                                            XXH3_64bits(rec.data(), engine::kLogHeaderBytes), false}
+                      : next;
+  }
+
+  // What a build that wrote no nonce and no link left: both fields zero.
+  static void strip_nonce(std::byte* rec) {
+    std::memset(rec + engine::kLogOffWriterNonce, 0, 4);
+    std::memset(rec + engine::kLogOffLink, 0, 8);
+    btree::store_u64(rec + engine::kLogOffHeaderChecksum,
+                     XXH3_64bits(rec, engine::kLogOffHeaderChecksum));
+  }
+
+  void put(uint64_t offset_bytes, const std::vector<std::byte>& rec) {
+    const io::WriteSpan span{c_.log_first_page * c_.page_size + offset_bytes, rec.data(),
+                             rec.size()};
+    ASSERT_TRUE(file_->write(std::span<const io::WriteSpan>(&span, 1), false).is_ok());
+  }
+
+  // The txns the log holds after the checkpoint, in order.
+  std::vector<uint64_t> scan() const {
+    std::vector<uint64_t> txns;
+    engine::scan_log(*file_, c_, engine::LogPosition::after(c_), [&](const engine::LogRecord& r) {
+      txns.push_back(r.meta.txn_id);
+      return true;
+    });
+    return txns;
+  }
+
+  io::testing::TempDir dir_;
+  std::unique_ptr<io::PageFile> file_;
+  engine::Meta c_;
+};
+
+// A life that lost its first record's block leaves records after it; the
+// next life appends from the start in the same epoch. None of the old
+// records continues the new chain, even where the new life wrote the very
+// same operations at the same places.
+TEST_F(LogChainTest, RecordsOfAnEarlierLifeNeverContinueALaterOne) {
+  using engine::LogPosition;
+  LogPosition at = LogPosition::after(c_);
+  for (char op : {'a', 'b', 'c', 'd', 'e'}) at = write(at, 0x1111, op);
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42, 43, 44, 45}));
+  // The first record lost: the log ends before it.
+  put(0, std::vector<std::byte>(engine::kLogBlockBytes));
+  EXPECT_TRUE(scan().empty());
+  // The next life writes the same operations at the same places.
+  at = LogPosition::after(c_);
+  at = write(at, 0x2222, 'a');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41}));
+  at = write(at, 0x2222, 'b');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42})) << "a record of the dead life was taken";
+  // A third life continues the second's chain: its records count.
+  at = write(at, 0x3333, 'c');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42, 43}));
+}
+
+// Records without a nonce (earlier builds) count as a chain of their own,
+// may be followed by records with one, and never follow one.
+TEST_F(LogChainTest, RecordsWithoutANonceCountOnlyBeforeAnyWithOne) {
+  using engine::LogPosition;
+  LogPosition at = LogPosition::after(c_);
+  at = write(at, 0, 'a');
+  at = write(at, 0, 'b');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42}));
+  const LogPosition third = at;
+  at = write(at, 0x4444, 'c');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42, 43}));
+  write(at, 0, 'd');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42, 43}))
+      << "a record without a nonce followed one with";
+  // A record with a nonce whose link names another header ends the log.
+  LogPosition wrong = third;
+  wrong.link ^= 1;
+  write(wrong, 0x4444, 'c');
+  EXPECT_EQ(scan(), (std::vector<uint64_t>{41, 42}));
 }
 
 TEST(FormatTest, LogOperationKindsMatchTheCode) {

@@ -91,7 +91,7 @@ TEST_F(LogReplayTest, MachineCrashReplaysEveryRecordSinceTheCheckpoint) {
   Options ro = options();
   ro.read_only = true;
   auto refused = testing::open_database(dir_.file("crash-ro.ordo"), ro);
-  ASSERT_TRUE(refused.status().is_busy()) << refused.status().to_string();
+  ASSERT_TRUE(refused.status().is_needs_recovery()) << refused.status().to_string();
   EXPECT_NE(refused.status().message().find("open the database writable"), std::string::npos)
       << refused.status().to_string();
 

@@ -166,6 +166,36 @@ TEST_F(FaultBackendTest, GrowthAfterTheLastSyncMayBeLost) {
   EXPECT_EQ(image(5, CrashVariant::prefix(0)), pages_of({'a', 0, 0, 'e', 0, 0}));
 }
 
+// Any subset of the pending writes, and one of them torn at any byte.
+TEST_F(FaultBackendTest, ImagesOfSubsetsWithAWriteTornAtAnyByte) {
+  open_file(pages_of({'i', 'i'}));
+  ASSERT_NO_FATAL_FAILURE(write_scenario());
+  // Pending: b@1, c@2, d@0 over the durable a,i.
+  EXPECT_EQ(log_->pending_write_ops(5), (std::vector<size_t>{2, 3, 4}));
+  EXPECT_EQ(log_->pending_write_ops(3), (std::vector<size_t>{2}));
+  EXPECT_EQ(image(5, CrashVariant::subset({})), pages_of({'a', 'i'}));
+  EXPECT_EQ(image(5, CrashVariant::subset({false, false, true})), pages_of({'d', 'i'}));
+  EXPECT_EQ(image(5, CrashVariant::subset({true, false, true})), pages_of({'d', 'b'}));
+  EXPECT_EQ(image(5, CrashVariant::subset({false, true})), pages_of({'a', 'i', 'c'}));
+  // d landed in bytes [100, 3001) only, b whole, c lost.
+  Bytes torn_d = pages_of({'a', 'b'});
+  fill(torn_d, 100, 3001, 'd');
+  EXPECT_EQ(image(5, CrashVariant::subset_torn({true, false, false}, 2, 100, 3001)), torn_d);
+  // c torn to its last byte: the file extends to cover it.
+  Bytes torn_c = pages_of({'a', 'i', 0});
+  fill(torn_c, 3 * kPage - 1, 3 * kPage, 'c');
+  EXPECT_EQ(image(5, CrashVariant::subset_torn({}, 1, kPage - 1, kPage)), torn_c);
+  // Out of range: more flags than pending writes, a torn range past the write.
+  EXPECT_TRUE(log_->image({5, CrashVariant::subset({true, true, true, true})})
+                  .status()
+                  .is_invalid_argument());
+  EXPECT_TRUE(log_->image({5, CrashVariant::subset_torn({true, true, true}, 2, 0, kPage + 1)})
+                  .status()
+                  .is_invalid_argument());
+  EXPECT_EQ(CrashVariant::subset_torn({true, false}, 1, 3, 9).to_string(),
+            "subset(10, torn 1 [3, 9))");
+}
+
 TEST_F(FaultBackendTest, ImageRejectsVariantsThatNameNoPendingWrite) {
   open_file(pages_of({'i'}));
   ASSERT_TRUE(write_page(0, 'a', true).is_ok());

@@ -1,6 +1,6 @@
 // Opens a crash image (FaultLog::image) as a reopen after that crash would
 // find it: read-only, checksums verified, from a memory file. A read-only
-// open refuses (Busy) an image whose log holds commits whose pages the crash
+// open refuses (NeedsRecovery) an image whose log holds commits whose pages the crash
 // lost; then a writable open replays them, as a user is told to.
 #pragma once
 
@@ -78,8 +78,7 @@ inline Result<std::unique_ptr<Database>> open_crash_image(const std::vector<std:
   ro.map_reserve_bytes = 1ull << 30;
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
   auto db = Database::open(path, ro);
-  if (db.status().is_busy() &&
-      db.status().message().find("open the database writable") != std::string::npos) {
+  if (db.status().is_needs_recovery()) {
     Options rw = ro;
     rw.read_only = false;
     db = Database::open(path, rw);

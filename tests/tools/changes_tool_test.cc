@@ -128,6 +128,18 @@ TEST(ToolChangesTest, NotHeldAndDamagedDeltaAreErrors) {
   ProcessResult cut = ordo_tool({"restore", copy, dir.file("cut.odl")});
   EXPECT_EQ(cut.exit_code, 1);
   EXPECT_NE(cut.err.find("truncated"), std::string::npos) << cut.err;
+  // Cut inside its header: truncated too, not "not a delta".
+  for (size_t cut_at : {size_t{1}, size_t{8}, size_t{40}, size_t{95}}) {
+    write_file(dir.file("head.odl"), bytes.substr(0, cut_at));
+    ProcessResult head = ordo_tool({"restore", copy, dir.file("head.odl")});
+    EXPECT_EQ(head.exit_code, 1);
+    EXPECT_NE(head.err.find("truncated inside its header"), std::string::npos)
+        << cut_at << ": " << head.err;
+  }
+  write_file(dir.file("other.odl"),
+             "not a delta at all, longer than its header would be" + std::string(100, '.'));
+  ProcessResult other = ordo_tool({"restore", copy, dir.file("other.odl")});
+  EXPECT_NE(other.err.find("is not an ordo delta file"), std::string::npos) << other.err;
   bytes[bytes.size() - 3] ^= 0x20;
   write_file(dir.file("bad.odl"), bytes);
   ProcessResult bad = ordo_tool({"restore", copy, dir.file("bad.odl")});
@@ -136,6 +148,67 @@ TEST(ToolChangesTest, NotHeldAndDamagedDeltaAreErrors) {
   EXPECT_EQ(dump_all(copy), before);
   EXPECT_EQ(ordo_tool({"restore", copy, delta}).exit_code, 0);
   EXPECT_EQ(dump_all(copy), dump_all(src));
+}
+
+// The current txn is readable as any kept snapshot: a diff since it is
+// empty, a copy at it is the current state, a delta since it changes nothing.
+TEST(ToolChangesTest, TheCurrentTxnIsAlwaysHeld) {
+  TempDir dir;
+  const std::string src = dir.file("src.ordo");
+  commit_changes(src, 0);
+  ProcessResult info = ordo_tool({"info", src, "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const std::string now = std::to_string(parse_json(info)["txn_id"].get<uint64_t>());
+  ProcessResult d = ordo_tool({"diff", src, "--since", now});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(d.out, "");
+  const std::string copy = dir.file("copy.ordo");
+  ProcessResult c = ordo_tool({"copy", src, copy, "--at", now});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(dump_all(copy), dump_all(src));
+  ProcessResult older = ordo_tool({"copy", src, dir.file("old.ordo"), "--at", "0"});
+  EXPECT_EQ(older.exit_code, 1);
+  EXPECT_NE(older.err.find("snapshot 0 is not held"), std::string::npos) << older.err;
+}
+
+// A tree created empty (or renamed while empty) since the kept snapshot: the
+// delta holds it, and the restored copy has it.
+TEST(ToolChangesTest, DeltaOfAnEmptyTree) {
+  TempDir dir;
+  const std::string src = dir.file("src.ordo");
+  {
+    auto db = Database::open(src);
+    ASSERT_TRUE(db.is_ok());
+    auto w = (*db)->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), "a", "1").is_ok());
+    ASSERT_TRUE(w->create_tree("was_empty").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  const uint64_t base = keep(src);
+  const std::string copy = dir.file("copy.ordo");
+  ASSERT_EQ(ordo_tool({"copy", src, copy, "--at", std::to_string(base)}).exit_code, 0);
+  {
+    auto db = Database::open(src);
+    ASSERT_TRUE(db.is_ok());
+    auto w = (*db)->begin_write();
+    ASSERT_TRUE(w.is_ok());
+    ASSERT_TRUE(w->put(w->default_tree(), "b", "2").is_ok());
+    ASSERT_TRUE(w->create_tree("empty").is_ok());
+    ASSERT_TRUE(w->rename_tree("was_empty", "renamed").is_ok());
+    ASSERT_TRUE(w->commit().is_ok());
+  }
+  const std::string delta = dir.file("d.odl");
+  ProcessResult w = ordo_tool({"copy", src, delta, "--since", std::to_string(base)});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  ProcessResult r = ordo_tool({"restore", copy, delta});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ProcessResult trees = ordo_tool({"trees", copy});
+  EXPECT_NE(trees.out.find("empty"), std::string::npos) << trees.out;
+  EXPECT_NE(trees.out.find("renamed"), std::string::npos) << trees.out;
+  EXPECT_EQ(trees.out.find("was_empty"), std::string::npos) << trees.out;
+  EXPECT_EQ(dump_all(copy), dump_all(src));
+  EXPECT_EQ(ordo_tool({"check", copy}).exit_code, 0);
 }
 
 }  // namespace

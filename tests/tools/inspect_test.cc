@@ -83,6 +83,64 @@ TEST(ToolRecoveryTest, ACommitRolledBackAtOpenIsAWarning) {
   EXPECT_NE(dump.err.find("not durable"), std::string::npos) << dump.err;
 }
 
+// A closed file cut between its log and its high-water mark: its newest
+// checkpoint is unusable and the commits logged before it need a replay.
+// `info` and `check` name that (NeedsRecovery, not Busy); `check` replays
+// in a scratch copy, reports what the replay gives and leaves the file as
+// it was.
+TEST(ToolRecoveryTest, AFileThatNeedsAReplayIsCheckedInAScratchCopy) {
+  TempDir dir;
+  const std::string path = dir.file("cut.ordo");
+  uint64_t high_water_bytes = 0, log_end_bytes = 0;
+  {
+    auto db = Database::open(path);
+    ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+    for (int i = 0; i < 14; ++i) {
+      auto w = (*db)->begin_write();
+      ASSERT_TRUE(w.is_ok());
+      ASSERT_TRUE(
+          w->put(w->default_tree(), "k" + std::to_string(i), std::string(900, 'v')).is_ok());
+      ASSERT_TRUE(w->commit().is_ok());
+    }
+    const DatabaseInfo info = (*db)->info();
+    high_water_bytes = info.current.page_high_water * info.page_size_bytes;
+    log_end_bytes = info.log.first_page * info.page_size_bytes + info.log.area_bytes;
+  }
+  ASSERT_LT(log_end_bytes + 4096, high_water_bytes);
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(high_water_bytes - 4096)), 0);
+  const std::string before = testing::read_file(path);
+
+  ProcessResult info = ordo_tool({"info", path});
+  EXPECT_EQ(info.exit_code, 1);
+  EXPECT_NE(info.err.find("NeedsRecovery"), std::string::npos) << info.err;
+  EXPECT_NE(info.err.find("truncated"), std::string::npos) << info.err;
+  EXPECT_EQ(info.err.find("Busy"), std::string::npos) << info.err;
+
+  ProcessResult check = ordo_tool({"check", path});
+  EXPECT_EQ(check.exit_code, 1) << check.err;
+  EXPECT_NE(check.out.find("needs recovery: NeedsRecovery"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("replayed in a scratch copy"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("replayed txns 1..14"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("txn 14,"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("a writable open recovers a clean state"), std::string::npos)
+      << check.out;
+  ProcessResult json = ordo_tool({"check", path, "--json"});
+  EXPECT_EQ(json.exit_code, 1);
+  const auto j = parse_json(json);
+  EXPECT_EQ(j["clean"], false);
+  EXPECT_EQ(j["replayed_state_clean"], true);
+  EXPECT_EQ(j["txn_id"], 14);
+  EXPECT_EQ(testing::read_file(path), before) << "check wrote to the file";
+
+  // A writable open recovers it, and then it checks clean.
+  {
+    auto db = Database::open(path);
+    ASSERT_TRUE(db.is_ok()) << db.status().to_string();
+  }
+  ProcessResult after = ordo_tool({"check", path});
+  EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
+}
+
 TEST_F(ToolInspectTest, InfoStatCheckAndTreesAgreeOnTreesAndEntries) {
   const auto trees = parse_json(ordo_tool({"trees", "--json", path_}));
   const auto info = parse_json(ordo_tool({"info", "--json", path_}));

@@ -67,6 +67,16 @@ TEST_F(ToolUpgradeTest, JsonAndLogBytes) {
   const ProcessResult again = ordo_tool({"upgrade", "--json", path_});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(parse_json(again)["upgraded"], false);
+  // On a version 4 file a bad --log-bytes is refused as on any other; a good
+  // one is said to change nothing.
+  const std::string upgraded = read_file(path_);
+  const ProcessResult bad = ordo_tool({"upgrade", path_, "--log-bytes", "5"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.err.find("log_bytes 5"), std::string::npos) << bad.err;
+  const ProcessResult other = ordo_tool({"upgrade", path_, "--log-bytes", "131072"});
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.out.find("its log area stays 65536 bytes"), std::string::npos) << other.out;
+  EXPECT_EQ(read_file(path_), upgraded);
 }
 
 TEST_F(ToolUpgradeTest, FailuresSayWhyAndLeaveTheFile) {

@@ -1,24 +1,41 @@
 // `ordo check FILE [--json]`: a full integrity walk (Txn::check). Exit 0 when
 // clean, 1 when it finds problems (each with its page number) or cannot open
 // the file. Progress goes to stderr on large files.
+//
+// A file whose log holds commits with pages not all in the file (after a
+// crash of the machine, or a cut) needs a writable open to replay them. The
+// check does not write to it: it replays them in a scratch copy under
+// $TMPDIR and checks what that replay gives, and reports the file as needing
+// recovery (exit 1) with that result.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <system_error>
 
 #include "byte_format.h"
 #include "commands.h"
 #include "open_database.h"
+#include "ordo/sys/temp_dir.h"
 #include "progress.h"
 
 namespace ordo::tool {
+namespace {
 
-int run_check(const std::string& path, bool json) {
-  // Opening can already find damage (both metas bad, truncation): that is a
-  // problem found, reported like the others.
-  std::unique_ptr<Database> db = open_for_inspection(path);
-  if (!db) return kExitError;
-  auto txn = db->begin_read();
+// What a read-only open of the file found that needs a writable open, and
+// what the replay in a scratch copy says.
+struct Recovery {
+  std::string needed;    // the open's status
+  std::string replayed;  // DatabaseInfo::log.replayed of the scratch copy
+};
+
+// Checks `db`'s newest commit and reports it as `path`'s; `recovery` set when
+// `db` is a scratch copy replayed from `path`. Returns the exit code.
+int check_and_report(const std::string& path, Database& db, bool json_output,
+                     const std::optional<Recovery>& recovery) {
+  auto txn = db.begin_read();
   if (!txn.is_ok()) {
     report_error(path, txn.status());
     return kExitError;
@@ -30,17 +47,28 @@ int run_check(const std::string& path, bool json) {
     report_error(path, report.status());
     return kExitError;
   }
-  const DatabaseInfo info = db->info();
+  DatabaseInfo info = db.info();
+  // The scratch copy's open passed over what the read-only open named
+  // already (recovery->needed): the replay's result is what is checked.
+  if (recovery) info.recovery.clear();
   // A commit rolled back at open (a one-sync commit whose pages did not
   // verify, or a newest meta that is unusable) is a finding too: after a
-  // crash it is expected, otherwise it is damage.
-  const bool clean = report->clean() && info.recovery.empty();
-  if (json) {
+  // crash it is expected, otherwise it is damage. So is a file that needs a
+  // replay.
+  const bool state_clean = report->clean() && info.recovery.empty();
+  const bool clean = state_clean && !recovery;
+  const size_t findings = report->problems.size() + !info.recovery.empty() + recovery.has_value();
+  if (json_output) {
     nlohmann::ordered_json j;
     j["path"] = path;
     j["clean"] = clean;
     j["txn_id"] = info.txn_id;
     j["recovery"] = info.recovery;
+    if (recovery) {
+      j["needs_recovery"] = recovery->needed;
+      j["replayed_in_scratch_copy"] = recovery->replayed;
+      j["replayed_state_clean"] = state_clean;
+    }
     j["high_water_pages"] = report->high_water_pages;
     j["tree_pages"] = report->tree_pages;
     j["overflow_pages"] = report->overflow_pages;
@@ -54,6 +82,9 @@ int run_check(const std::string& path, bool json) {
     j["free_tree_entries"] = report->free_tree_entries;
     j["problems_truncated"] = report->truncated;
     j["problems"] = nlohmann::ordered_json::array();
+    if (recovery) {
+      j["problems"].push_back({{"page", 0}, {"what", "needs recovery: " + recovery->needed}});
+    }
     if (!info.recovery.empty()) {
       j["problems"].push_back({{"page", 0}, {"what", "last commit rolled back: " + info.recovery}});
     }
@@ -62,6 +93,11 @@ int run_check(const std::string& path, bool json) {
     }
     print_line(json_text(j));
   } else {
+    if (recovery) {
+      print_line(path + ": needs recovery: " + safe_text(recovery->needed));
+      print_line("replayed in a scratch copy (" + path +
+                 " is unchanged): " + safe_text(recovery->replayed) + "; that state:");
+    }
     print_line(
         fmt::format("{}: txn {}, {} pages: {} tree, {} overflow, {} free, {} log; {} user "
                     "trees, {} entries; internal: catalog {} entries, free tree {} entries; "
@@ -75,11 +111,59 @@ int run_check(const std::string& path, bool json) {
       print_line(fmt::format("page {}: {}", p.page_number, safe_text(p.what)));
     }
     if (report->truncated) print_line("(more problems not listed)");
-    print_line(clean
-                   ? "clean"
-                   : fmt::format("{} problems", report->problems.size() + !info.recovery.empty()));
+    if (recovery) {
+      print_line(state_clean ? "needs recovery; a writable open recovers a clean state"
+                             : fmt::format("needs recovery; {} problems", findings));
+    } else {
+      print_line(clean ? "clean" : fmt::format("{} problems", findings));
+    }
   }
   return clean ? kExitOk : kExitError;
+}
+
+// The replay a writable open would make, made in a copy of `path` under
+// $TMPDIR, then checked.
+int check_replayed(const std::string& path, bool json_output, const Status& needed) {
+  auto scratch = sys::TempDir::make("ordo-check-");
+  if (!scratch.is_ok()) {
+    report_error(path, needed);
+    report_error("scratch copy for the replay", scratch.status());
+    return kExitError;
+  }
+  const std::string copy = scratch->file("replay.ordo");
+  std::error_code ec;
+  std::filesystem::copy_file(path, copy, ec);
+  if (ec) {
+    report_error(path, needed);
+    report_message("scratch copy for the replay: " + copy + ": " + ec.message());
+    return kExitError;
+  }
+  auto db = Database::open(copy, Options{.create_if_missing = false});
+  if (!db.is_ok()) {
+    report_error(path, needed);
+    report_error("replay in a scratch copy", db.status());
+    return kExitError;
+  }
+  return check_and_report(path, **db, json_output,
+                          Recovery{needed.to_string(), (*db)->info().log.replayed});
+}
+
+}  // namespace
+
+int run_check(const std::string& path, bool json_output) {
+  // Opening can already find damage (both metas bad, truncation): that is a
+  // problem found, reported like the others.
+  auto opened = Database::open(path, Options{.read_only = true});
+  if (opened.status().is_needs_recovery())
+    return check_replayed(path, json_output, opened.status());
+  if (!opened.is_ok()) {
+    report_error(path, opened.status());
+    return kExitError;
+  }
+  std::unique_ptr<Database> db = std::move(opened).value();
+  std::string rolled_back = db->info().recovery;
+  if (!rolled_back.empty()) report_message("warning: " + path + ": " + rolled_back);
+  return check_and_report(path, *db, json_output, std::nullopt);
 }
 
 }  // namespace ordo::tool

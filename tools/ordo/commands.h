@@ -15,6 +15,9 @@ namespace ordo::tool {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  // failed: cannot open, read or write, bad input, problems
 inline constexpr int kExitUsage = 2;  // bad command line
+// Done, with a warning: the command's change took effect and is durable, a
+// step after it failed (load: the checkpoint after the commit).
+inline constexpr int kExitDoneWithWarning = 3;
 
 // The exit codes as --help lists them.
 inline constexpr const char* kExitCodesHelp =
@@ -23,7 +26,10 @@ inline constexpr const char* kExitCodesHelp =
     "  1  failure: the file cannot be opened or read, a key or tree is not found, bad input\n"
     "     (load: nothing was loaded), check found problems, an output cannot be written\n"
     "     (stdout closed: `| head`); the reason is on stderr\n"
-    "  2  bad command line (unknown command or option, missing argument)";
+    "  2  bad command line (unknown command or option, missing argument)\n"
+    "  3  done, with a warning on stderr: the change took effect and is durable, a step\n"
+    "     after it failed (load: every record was committed; the checkpoint after the\n"
+    "     commit failed, so the records stay in the file's log until a writable open)";
 
 // `ordo info FILE`: page size, format, file length, both meta pages, ID
 // high-water marks, user trees and entries.

@@ -48,8 +48,13 @@ int run_upgrade(const UpgradeOptions& o) {
                     o.path, kUpgradedVersion, result->txn_id, result->log_bytes,
                     result->log_first_page, result->page_size_bytes, result->file_bytes));
   } else {
-    print_line(fmt::format("{}: already format version {} (txn {}): nothing to do", o.path,
-                           kUpgradedVersion, result->txn_id));
+    print_line(fmt::format("{}: already format version {} (txn {}): nothing to do{}", o.path,
+                           kUpgradedVersion, result->txn_id,
+                           o.log_bytes != 0 && o.log_bytes != result->log_bytes
+                               ? fmt::format(" (its log area stays {} bytes: --log-bytes "
+                                             "applies only to a conversion)",
+                                             result->log_bytes)
+                               : ""));
   }
   return kExitOk;
 }

@@ -26,6 +26,10 @@
 //                    build does not read (LMDB's MDB_VERSION_MISMATCH).
 //   kTxnEnded        the txn was committed, aborted or moved from, or the
 //                    cursor's txn was (LMDB's MDB_BAD_TXN).
+//   kNeedsRecovery   a read-only open found commits in the file's log whose
+//                    pages are not all in the file (a crash of the machine,
+//                    or damage such as a cut file: the message names it);
+//                    only a writable open can replay them.
 //
 // Codes are stable: a program branches on code() (or the is_*() helpers),
 // never on message(), whose wording may change.
@@ -57,6 +61,7 @@ class [[nodiscard]] Status {
     kNotOrdoFile,
     kVersionMismatch,
     kTxnEnded,
+    kNeedsRecovery,
   };
 
   Status() = default;
@@ -87,6 +92,9 @@ class [[nodiscard]] Status {
     return Status(Code::kVersionMismatch, std::move(msg));
   }
   static Status txn_ended(std::string msg) { return Status(Code::kTxnEnded, std::move(msg)); }
+  static Status needs_recovery(std::string msg) {
+    return Status(Code::kNeedsRecovery, std::move(msg));
+  }
 
   bool is_ok() const { return code_ == Code::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -100,6 +108,7 @@ class [[nodiscard]] Status {
   bool is_not_ordo_file() const { return code_ == Code::kNotOrdoFile; }
   bool is_version_mismatch() const { return code_ == Code::kVersionMismatch; }
   bool is_txn_ended() const { return code_ == Code::kTxnEnded; }
+  bool is_needs_recovery() const { return code_ == Code::kNeedsRecovery; }
 
   // The human-readable reason; empty for ok.
   const std::string& message() const { return message_; }
@@ -152,6 +161,8 @@ class [[nodiscard]] Status {
         return "VersionMismatch";
       case Code::kTxnEnded:
         return "TxnEnded";
+      case Code::kNeedsRecovery:
+        return "NeedsRecovery";
     }
     return "Unknown";
   }

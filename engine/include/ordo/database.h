@@ -118,7 +118,11 @@ class Database {
   // option (an Options enum out of range included); Full when the file does
   // not fit in Options::map_reserve_bytes, or a new file's meta pages do not
   // fit on the filesystem; Corruption for a damaged or
-  // truncated file (the message names what); IOError for OS failures.
+  // truncated file (the message names what); NeedsRecovery (read_only only)
+  // when the file's log holds commits whose pages are not all in the file,
+  // after a crash of the machine or damage such as a cut (the message names
+  // the txns, what failed and any newer checkpoint passed over): a writable
+  // open replays them; IOError for OS failures.
   static Result<std::unique_ptr<Database>> open(const std::string& path,
                                                 const Options& options = {});
   ~Database();
@@ -155,8 +159,10 @@ class Database {
   // area or the new branches; IOError for OS failures.
   static Result<UpgradeResult> upgrade(const std::string& path, uint64_t log_bytes = 0);
 
-  // A snapshot of the last commit. InvalidArgument in a forked child; on a
-  // read-only handle IOError, Busy or Corruption as ReadTxn::renew() says.
+  // A snapshot of the last commit: it holds every commit that returned
+  // before the call, in any process. InvalidArgument in a forked child; on a
+  // read-only handle IOError, Busy, Corruption or NeedsRecovery as
+  // ReadTxn::renew() says.
   // A thread that reads one snapshot after another may keep one ReadTxn and
   // reset() and renew() it instead.
   Result<ReadTxn> begin_read();
@@ -293,9 +299,10 @@ class Database {
   // page. Thread-safe.
   Result<std::vector<uint64_t>> kept_snapshots();
   // A read txn on kept snapshot `txn_id` (or on the snapshot of a live read
-  // txn of this handle), held as long as the txn lives, even if released
-  // meanwhile. NotFound "snapshot N is not held: ..." for any other txn id.
-  // Other errors as begin_read().
+  // txn of this handle, or on the newest commit when it is `txn_id`), held
+  // as long as the txn lives, even if released meanwhile. NotFound
+  // "snapshot N is not held: ..." for any other txn id. Other errors as
+  // begin_read().
   Result<ReadTxn> begin_read_at(uint64_t txn_id);
 
   // Applies the delta file at `path` (ReadTxn::copy_delta_to) in one write
@@ -458,6 +465,8 @@ class ReadTxn : public Txn {
   //                    meta could not be read, a writer in another process
   //                    kept committing while the snapshot was pinned, or no
   //                    valid meta).
+  //   NeedsRecovery    read-only handles: the log holds commits whose pages
+  //                    are not in the file (as Database::open).
   // On an error the txn is left reset: renew() may be called again.
   // Work: one lock of the reader table and a copy of the committed meta;
   // nothing is allocated. Thread-safety: one thread at a time per txn; other

@@ -108,9 +108,11 @@ struct Options {
   // false skips the sync of each commit's log record (kLog) or pages and meta
   // (kOneSync, kTwoSync): commits are atomic but not durable across a power
   // failure or OS crash (a process crash loses nothing); after such a crash
-  // open finds the state of a checkpoint or of a later commit. Checkpoints
-  // still sync: with kLog when the log area fills, when a txn is too large
-  // for a record, and at close. For bulk loads that can be redone.
+  // open finds the state of the last checkpoint or of a later commit, with
+  // every commit before it (a prefix of the commits, never one with a gap).
+  // Checkpoints still sync: with kLog when the log area fills, when a txn is
+  // too large for a record, at close and at Database::checkpoint(). For bulk
+  // loads that can be redone.
   bool sync_commits = true;
 
   // Node number (0..1023) placed in 64-bit IDs from WriteTxn::next_id64(), so

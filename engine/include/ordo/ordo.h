@@ -94,8 +94,8 @@ extern "C" {
 
 /* ---- Error codes ------------------------------------------------------- */
 
-/* Values 0..9 are ordo::Status::Code (status.h) in order; codes that only the
- * C API reports start at 100, so new Status codes can follow 9. */
+/* Values 0..10 are ordo::Status::Code (status.h) in order; codes that only the
+ * C API reports start at 100, so new Status codes can follow 10. */
 enum {
   ORDO_OK = 0,
   ORDO_NOT_FOUND = 1,        /* the key, tree or file does not exist */
@@ -107,6 +107,9 @@ enum {
   ORDO_NOT_ORDO_FILE = 7,    /* the file is not an ordo database */
   ORDO_VERSION_MISMATCH = 8, /* an ordo database of a format version this build does not read */
   ORDO_TXN_ENDED = 9,        /* the txn (or the cursor's txn) was committed, aborted or freed */
+  ORDO_NEEDS_RECOVERY = 10,  /* read-only open: the log holds commits whose pages are not all in
+                                the file (a machine crash, or damage the message names); a
+                                writable open replays them */
   ORDO_NO_MEMORY = 100,      /* an allocation failed */
   ORDO_INTERNAL = 101        /* an unexpected failure inside ordo (a bug): the message says what */
 };
@@ -128,7 +131,7 @@ typedef struct ordo_error {
 
 /* The name of a code: "OK", "NotFound", "InvalidArgument", "Corruption",
  * "IOError", "Busy", "Full", "NotOrdoFile", "VersionMismatch", "TxnEnded",
- * "NoMemory", "Internal"; "Unknown" for any other value. A static string:
+ * "NeedsRecovery", "NoMemory", "Internal"; "Unknown" for any other value. A static string:
  * never NULL, never freed. Thread-safe. */
 ORDO_API const char* ordo_code_name(int code);
 
@@ -792,7 +795,8 @@ ORDO_API int ordo_release_snapshot(ordo_db* db, uint64_t txn_id, ordo_error* err
 ORDO_API int ordo_kept_snapshots(ordo_db* db, uint64_t* txn_ids, size_t capacity, size_t* count,
                                  ordo_error* err);
 /* A read txn on kept snapshot `txn_id` (or the snapshot of a live read txn
- * of this handle); free it with ordo_txn_free. ORDO_NOT_FOUND "snapshot N is
+ * of this handle, or the newest commit when it is `txn_id`); free it with
+ * ordo_txn_free. ORDO_NOT_FOUND "snapshot N is
  * not held: ..." for another txn id; otherwise as ordo_begin_read. */
 ORDO_API int ordo_begin_read_at(ordo_db* db, uint64_t txn_id, ordo_txn** txn, ordo_error* err);
 

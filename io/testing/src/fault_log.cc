@@ -107,6 +107,11 @@ size_t FaultLog::pending_write_count(size_t after_ops) const {
   return pending_writes(std::min(after_ops, ops_.size())).size();
 }
 
+std::vector<size_t> FaultLog::pending_write_ops(size_t after_ops) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pending_writes(std::min(after_ops, ops_.size()));
+}
+
 std::optional<size_t> FaultLog::last_sync_before(size_t after_ops) const {
   for (size_t i = after_ops; i-- > 0;) {
     if (ops_[i].kind == FaultOp::Kind::kSync && !ops_[i].failed()) return i;
@@ -173,8 +178,13 @@ Result<std::vector<std::byte>> FaultLog::image(const CrashPoint& point) const {
   }
   const std::vector<size_t> pending = pending_writes(point.after_ops);
   const CrashVariant& v = point.variant;
-  const bool in_range =
-      v.kind == CrashVariant::Kind::kPrefix ? v.index <= pending.size() : v.index < pending.size();
+  const bool in_range = v.kind == CrashVariant::Kind::kPrefix ? v.index <= pending.size()
+                        : v.kind == CrashVariant::Kind::kSubset
+                            ? v.writes_landed.size() <= pending.size() &&
+                                  (v.index >= v.writes_landed.size() ||
+                                   (v.torn_from_bytes <= v.torn_to_bytes &&
+                                    v.torn_to_bytes <= ops_[pending[v.index]].data.size()))
+                            : v.index < pending.size();
   if (!in_range) {
     return Status::invalid_argument("FaultLog::image: " + point.to_string() + " but only " +
                                     std::to_string(pending.size()) + " writes are pending");
@@ -192,6 +202,17 @@ Result<std::vector<std::byte>> FaultLog::image(const CrashPoint& point) const {
     case CrashVariant::Kind::kTorn:
       for (size_t i = 0; i < v.index; ++i) apply_write(image, ops_[pending[i]]);
       apply_torn_write(image, ops_[pending[v.index]], v.sectors_landed);
+      break;
+    case CrashVariant::Kind::kSubset:
+      for (size_t i = 0; i < v.writes_landed.size(); ++i) {
+        const FaultOp& op = ops_[pending[i]];
+        if (i == v.index) {
+          put_bytes(image, op.offset_bytes + v.torn_from_bytes, op.data.data() + v.torn_from_bytes,
+                    v.torn_to_bytes - v.torn_from_bytes);
+        } else if (v.writes_landed[i]) {
+          apply_write(image, op);
+        }
+      }
       break;
   }
   return image;

@@ -23,6 +23,11 @@ struct CrashVariant {
     kPrefix,   // pending writes [0, index) landed, the rest were lost
     kDropOne,  // every pending write except write `index` landed (a reorder)
     kTorn,     // writes [0, index) landed, write `index` landed only in some sectors
+    // Any subset landed: write k when writes_landed[k] (false past its end); and
+    // write `index`, when index < writes_landed.size(), only in bytes
+    // [torn_from_bytes, torn_to_bytes) of it (a tear at any byte, not only at
+    // sector boundaries).
+    kSubset,
   };
 
   Kind kind = Kind::kPrefix;
@@ -32,14 +37,25 @@ struct CrashVariant {
   // first and last may be partial for an unaligned write); sectors past the end of this
   // vector did not land.
   std::vector<bool> sectors_landed;
+  // kSubset only (see Kind::kSubset).
+  std::vector<bool> writes_landed;
+  uint64_t torn_from_bytes = 0;
+  uint64_t torn_to_bytes = 0;
 
   static CrashVariant prefix(size_t landed_writes);
   static CrashVariant drop_one(size_t dropped_write);
   static CrashVariant torn(size_t torn_write, std::vector<bool> sectors_landed);
   // Bit k of `sector_mask` set: sector k landed. Sectors 64 and up did not.
   static CrashVariant torn(size_t torn_write, uint64_t sector_mask);
+  // The pending writes `writes_landed` marks landed, none torn.
+  static CrashVariant subset(std::vector<bool> writes_landed);
+  // The same, with write `torn_write` landed only in bytes [from_bytes, to_bytes) of it
+  // (its landed flag is ignored; the flags are extended with false to cover it).
+  static CrashVariant subset_torn(std::vector<bool> writes_landed, size_t torn_write,
+                                  uint64_t from_bytes, uint64_t to_bytes);
 
-  // "prefix(2)", "drop_one(0)", "torn(1, 11110000)".
+  // "prefix(2)", "drop_one(0)", "torn(1, 11110000)", "subset(1011)",
+  // "subset(1011, torn 2 [100, 4000))".
   std::string to_string() const;
 
   friend bool operator==(const CrashVariant&, const CrashVariant&) = default;

@@ -82,6 +82,9 @@ class FaultLog {
   // the last performed sync in [0, after_ops). Variant indexes count these.
   // REQUIRES: after_ops <= op_count().
   size_t pending_write_count(size_t after_ops) const;
+  // Their op indexes, in issue order (a variant's write k is op(result[k])).
+  // REQUIRES: after_ops <= op_count().
+  std::vector<size_t> pending_write_ops(size_t after_ops) const;
 
   // The file after a crash at `point`: the initial image with every performed write
   // before the last performed sync in [0, after_ops), cut or zero-extended to the
@@ -90,7 +93,8 @@ class FaultLog {
   // between) to cover any kept byte past that length.
   // Returns InvalidArgument when after_ops > op_count() or the variant names a pending
   // write that does not exist (kPrefix index > pending count; kDropOne/kTorn index >=
-  // pending count).
+  // pending count; kSubset: more landed flags than pending writes, or a torn range
+  // past the torn write's end).
   // Cost: one copy of the file, plus replaying the writes since the last image's sync
   // (images asked for in ascending after_ops order replay each write once).
   Result<std::vector<std::byte>> image(const CrashPoint& point) const;
