@@ -127,10 +127,11 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
 
 CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
                                       const Meta& meta, const LogPosition& at,
-                                      uint32_t writer_nonce, ByteView ops, bool sync,
+                                      uint32_t writer_nonce, bool sync,
                                       std::vector<std::byte>& record, LogPosition* next) {
   ORDO_ASSERT((meta.flags & kMetaFlagLogged) != 0 && meta.txn_id != 0);
-  const uint64_t bytes = log_record_bytes(ops.size());
+  ORDO_ASSERT(record.size() >= kLogOpsOffset);  // the operations after the header and meta
+  const uint64_t bytes = log_record_bytes(record.size() - kLogOpsOffset);
   const uint64_t offset_bytes = at.offset_bytes;
   ORDO_ASSERT(offset_bytes % kLogBlockBytes == 0 && offset_bytes + bytes <= log_area_bytes(meta));
   // Pages first, unsynced: they reach the page cache before the record, so a
@@ -140,8 +141,8 @@ CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::Wr
     Status s = file.write(pages, false);
     if (!s.is_ok()) return {s, s.is_io_error()};
   }
-  record.resize(bytes);
-  const LogPosition after = encode_log_record(meta, at, writer_nonce, ops, record.data());
+  const LogPosition after = seal_log_record(meta, at, writer_nonce, record);
+  ORDO_ASSERT(record.size() == bytes);
   const uint64_t file_offset = meta.log_first_page * meta.page_size + offset_bytes;
   const std::byte* place = file.data(file_offset, kLogBlockBytes);
   if (place == nullptr) return {Status::corruption("log area is not mapped"), false};

@@ -58,13 +58,13 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
                                CommitProtocol protocol, bool sync, MetaTxn txn = MetaTxn::kNew);
 
 // A logged commit: writes `pages` into the page cache, then the log record of
-// `meta` (flag kMetaFlagLogged) with `ops` at `at` in the log area, stamped
-// with `writer_nonce` (encode_log_record), made durable by itself
-// (PageFile::write_durable) when `sync`; `*next` gets the position of the
-// record after it (unchanged on a failure). With
+// `meta` (flag kMetaFlagLogged) at `at` in the log area: `record` holds its
+// operations after kLogOpsOffset bytes and is sealed in place
+// (seal_log_record, stamped with `writer_nonce`), then made durable by
+// itself (PageFile::write_durable) when `sync`; `*next` gets the position of
+// the record after it (unchanged on a failure). With
 // `sync` the meta's commit lock is held from before the record is written
 // until it is settled, so no other handle takes the record while it may fail.
-// `record` is the writer's buffer for the record's bytes.
 //
 // A failure after bytes of the record may have reached the page cache puts
 // the first block of the record's place back as it was (durably when `sync`)
@@ -75,7 +75,7 @@ CommitWriteResult write_commit(io::PageFile& file, PageBuffers& buffers,
 // REQUIRES: the caller is the file's one writer; the record fits the log area.
 CommitWriteResult write_logged_commit(io::PageFile& file, std::span<const io::WriteSpan> pages,
                                       const Meta& meta, const LogPosition& at,
-                                      uint32_t writer_nonce, ByteView ops, bool sync,
+                                      uint32_t writer_nonce, bool sync,
                                       std::vector<std::byte>& record, LogPosition* next);
 
 }  // namespace ordo::engine

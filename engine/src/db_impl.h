@@ -117,13 +117,14 @@ class DatabaseImpl {
   // (holds the writer gate, or no txn exists). A failure poisons the handle
   // (IOError, Full); the log and the committed state stay as they were.
   Status checkpoint() ORDO_EXCLUDES(state_mu_);
-  // Writer: the nonce its log records carry (encode_log_record), drawn at
+  // Writer: the nonce its log records carry (seal_log_record), drawn at
   // open, never 0.
   uint32_t writer_nonce() const {
     ORDO_ASSERT(!options_.read_only && writer_nonce_ != 0);  // drawn by a writable open
     return writer_nonce_;
   }
-  // Writer: the buffer for log records.
+  // Writer: the buffer a write txn's log record is built in (TxnLog), kept
+  // from one txn to the next.
   std::vector<std::byte>& record_buffer() {
     ORDO_ASSERT(!options_.read_only);  // only a writable handle writes log records
     return record_buffer_;

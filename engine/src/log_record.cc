@@ -22,12 +22,15 @@ uint64_t log_record_bytes(uint64_t ops_bytes) {
   return (bytes + kLogBlockBytes - 1) / kLogBlockBytes * kLogBlockBytes;
 }
 
-LogPosition encode_log_record(const Meta& meta, const LogPosition& at, uint32_t writer_nonce,
-                              ByteView ops, std::byte* out) {
+LogPosition seal_log_record(const Meta& meta, const LogPosition& at, uint32_t writer_nonce,
+                            std::vector<std::byte>& record) {
   ORDO_ASSERT(at.offset_bytes % kLogBlockBytes == 0 && at.txn_id == meta.txn_id);
   ORDO_ASSERT((meta.flags & kMetaFlagLogged) != 0 && writer_nonce != 0);
-  const uint64_t total = log_record_bytes(ops.size());
-  std::memset(out, 0, total);
+  ORDO_ASSERT(record.size() >= kLogOpsOffset);  // room for the header and meta in front
+  const uint64_t body_bytes = record.size() - kLogHeaderBytes;
+  const uint64_t total = log_record_bytes(record.size() - kLogOpsOffset);
+  record.resize(total);  // the new bytes (the padding) are zeros
+  std::byte* out = record.data();
   std::byte* body = out + kLogHeaderBytes;
   // encode_meta zeroes a whole page: encode into a page, keep kMetaBytes.
   std::byte page[btree::kMinPageSize];
@@ -38,8 +41,7 @@ LogPosition encode_log_record(const Meta& meta, const LogPosition& at, uint32_t 
   store_u32(page + kMetaOffPageSize, page_size);
   store_u64(page + kMetaChecksumOffset, XXH3_64bits(page, kMetaChecksumOffset));
   std::memcpy(body, page, kMetaBytes);
-  if (!ops.empty()) std::memcpy(body + kMetaBytes, ops.data(), ops.size());
-  const uint64_t body_bytes = kMetaBytes + ops.size();
+  std::memset(out, 0, kLogHeaderBytes);
   std::memcpy(out + kLogOffMagic, kLogMagic, sizeof kLogMagic);
   store_u64(out + kLogOffEpoch, meta.log_epoch);
   store_u64(out + kLogOffTxnId, meta.txn_id);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "meta.h"
 #include "ordo/byte_view.h"
@@ -55,13 +56,19 @@ struct LogPosition {
   }
 };
 
-// Writes the record of `meta` (its txn id and epoch) with `ops`, to be placed
-// at `at` (at.txn_id == meta.txn_id), into `out`: log_record_bytes(ops.size())
-// bytes, padding zeroed. `writer_nonce` (not 0) names the handle writing it,
-// so that a record of an earlier life of the file never equals one written
-// after it at the same place. Returns the position of the record after it.
-LogPosition encode_log_record(const Meta& meta, const LogPosition& at, uint32_t writer_nonce,
-                              ByteView ops, std::byte* out);
+// Where a record's operations start: after its header and its meta.
+inline constexpr uint32_t kLogOpsOffset = kLogHeaderBytes + kMetaBytes;
+
+// Makes `record` the record of `meta` (its txn id and epoch), to be placed at
+// `at` (at.txn_id == meta.txn_id): `record` holds kLogOpsOffset bytes of any
+// value, then the operations, which stay where they are (a txn's operations
+// are written there as it runs, TxnLog); the header and meta are written in
+// front and zeros after, to log_record_bytes(operations) bytes.
+// `writer_nonce` (not 0) names the handle writing it, so that a record of an
+// earlier life of the file never equals one written after it at the same
+// place. Returns the position of the record after it.
+LogPosition seal_log_record(const Meta& meta, const LogPosition& at, uint32_t writer_nonce,
+                            std::vector<std::byte>& record);
 
 // A record found in the log: the meta of its txn and its operations (a view
 // into the file's mapping, valid while the file is open).

@@ -11,24 +11,39 @@
 
 namespace ordo::engine {
 
+TxnLog::TxnLog(uint64_t limit_bytes, std::vector<std::byte>& record)
+    : limit_bytes_(limit_bytes), record_(record) {
+  // Capacity stays from the txn before: no allocation, no fresh memory.
+  if (limit_bytes_ > 0) record_.resize(kLogOpsOffset);
+}
+
+TxnLog::~TxnLog() {
+  if (limit_bytes_ > 0 && record_.capacity() > kRetainedBytes) {
+    std::vector<std::byte>().swap(record_);
+  }
+}
+
 void TxnLog::add(LogOp op, std::initializer_list<ByteView> fields) {
   if (overflowed_) return;
   uint64_t bytes = 1;
   for (ByteView f : fields) bytes += 4 + f.size();
-  if (buf_.size() + bytes > limit_bytes_) {
+  if (ops_bytes() + bytes > limit_bytes_) {
     overflowed_ = true;
-    buf_.clear();
-    buf_.shrink_to_fit();
+    if (limit_bytes_ > 0) record_.resize(kLogOpsOffset);
     return;
   }
-  buf_.push_back(static_cast<char>(op));
+  const size_t at = record_.size();
+  record_.resize(at + bytes);
+  std::byte* out = record_.data() + at;
+  *out++ = static_cast<std::byte>(op);
   for (ByteView f : fields) {
-    char len[4];
-    btree::store_u32(reinterpret_cast<std::byte*>(len), static_cast<uint32_t>(f.size()));
-    buf_.append(len, 4);
-    if (!f.empty()) buf_.append(reinterpret_cast<const char*>(f.data()), f.size());
+    btree::store_u32(out, static_cast<uint32_t>(f.size()));
+    out += 4;
+    if (!f.empty()) std::memcpy(out, f.data(), f.size());
+    out += f.size();
   }
-  ORDO_ASSERT(buf_.size() <= limit_bytes_);  // A record always fits the log area.
+  ORDO_ASSERT(out == record_.data() + record_.size());  // every field where its length said
+  ORDO_ASSERT(ops_bytes() <= limit_bytes_);             // A record always fits the log area.
 }
 
 void TxnLog::del_range(std::string_view tree, const KeyRange& range) {

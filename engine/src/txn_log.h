@@ -13,7 +13,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "log_record.h"
 #include "ordo/assert.h"
 #include "ordo/byte_view.h"
 #include "ordo/database.h"
@@ -39,8 +41,22 @@ enum class LogOp : uint8_t {
 class TxnLog {
  public:
   // Operations past `limit_bytes` are not kept: the txn then commits by a
-  // checkpoint instead of a log record (overflowed()).
-  explicit TxnLog(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
+  // checkpoint instead of a log record (overflowed()). They are written
+  // into `record` (the writer's record buffer, DatabaseImpl::record_buffer)
+  // after kLogOpsOffset bytes kept for the record's header and meta, so the
+  // commit seals them in place (seal_log_record) and a steady stream of
+  // txns reuses one buffer. `limit_bytes` 0 (the txn is not logged) leaves
+  // `record` untouched. The buffer must outlive the TxnLog and no other
+  // TxnLog may use it meanwhile (one write txn at a time).
+  TxnLog(uint64_t limit_bytes, std::vector<std::byte>& record);
+  // Gives the buffer's memory back when a large txn grew it past
+  // kRetainedBytes.
+  ~TxnLog();
+  TxnLog(const TxnLog&) = delete;
+  TxnLog& operator=(const TxnLog&) = delete;
+
+  // Capacity a record buffer keeps from one txn to the next.
+  static constexpr uint64_t kRetainedBytes = 4ull << 20;
 
   void put(std::string_view tree, ByteView key, ByteView value) {
     add(LogOp::kPut, {ByteView(tree), key, value});
@@ -67,17 +83,20 @@ class TxnLog {
 
   // True once the operations outgrew the limit (and are no longer kept).
   bool overflowed() const {
-    ORDO_ASSERT(!overflowed_ || buf_.empty());  // add() drops what it kept
+    ORDO_ASSERT(!overflowed_ || ops_bytes() == 0);  // add() drops what it kept
     return overflowed_;
   }
   // 0 when the txn is not logged at all (another protocol).
   uint64_t limit_bytes() const { return limit_bytes_; }
-  // Only of a logged txn that kept its operations.
-  ByteView bytes() const {
-    ORDO_ASSERT(limit_bytes_ > 0 && !overflowed_);
-    return ByteView(buf_);
+  // Only of a logged txn that kept its operations: the buffer holding them
+  // after kLogOpsOffset bytes, for the commit to seal (write_logged_commit).
+  std::vector<std::byte>& record() {
+    ORDO_ASSERT(limit_bytes_ > 0 && !overflowed_ && record_.size() >= kLogOpsOffset);
+    return record_;
   }
-  bool empty() const { return buf_.empty() && !overflowed_; }
+  // The operations' bytes.
+  uint64_t ops_bytes() const { return limit_bytes_ == 0 ? 0 : record_.size() - kLogOpsOffset; }
+  bool empty() const { return ops_bytes() == 0 && !overflowed_; }
 
   // Savepoints: the operations so far, and a return to them. A log that
   // overflowed since stays overflowed (the txn then commits by a checkpoint,
@@ -85,18 +104,18 @@ class TxnLog {
   struct Mark {
     size_t bytes;
   };
-  Mark mark() const { return Mark{buf_.size()}; }
+  Mark mark() const { return Mark{ops_bytes()}; }
   void truncate(Mark m) {
-    if (overflowed_) return;
-    ORDO_ASSERT(m.bytes <= buf_.size());  // operations are only appended
-    buf_.resize(m.bytes);
+    if (overflowed_ || limit_bytes_ == 0) return;
+    ORDO_ASSERT(m.bytes <= ops_bytes());  // operations are only appended
+    record_.resize(kLogOpsOffset + m.bytes);
   }
 
  private:
   void add(LogOp op, std::initializer_list<ByteView> fields);
 
   const uint64_t limit_bytes_;
-  std::string buf_;
+  std::vector<std::byte>& record_;
   bool overflowed_ = false;
 };
 

@@ -27,7 +27,8 @@ WriteTxnImpl::WriteTxnImpl(std::shared_ptr<DatabaseImpl> db, engine::WriterLock 
       // checkpoint: its pages are then written once.
       log_(db_->options().commit_protocol == CommitProtocol::kLog && !db_->replaying()
                ? engine::log_area_bytes(snapshot) / 4
-               : 0),
+               : 0,
+           db_->record_buffer()),
       catalog_(snapshot.catalog),
       tree_count_(snapshot.tree_count) {
   // Begun under the writer gate from the committed state, which only this
@@ -366,7 +367,7 @@ Status WriteTxnImpl::write_logged(engine::Meta& meta, std::span<const io::WriteS
     db_->publish_logged(meta, db_->log_state().head, 0);
     return Status::ok();
   }
-  const uint64_t record_bytes = engine::log_record_bytes(log_.bytes().size());
+  const uint64_t record_bytes = engine::log_record_bytes(log_.ops_bytes());
   if (db_->log_state().head.offset_bytes + record_bytes > engine::log_area_bytes(meta) ||
       db_->checkpoint_due()) {
     // The log is full, or pages wait for a checkpoint: the committed state
@@ -377,8 +378,8 @@ Status WriteTxnImpl::write_logged(engine::Meta& meta, std::span<const io::WriteS
   const engine::LogPosition at = db_->log_state().head;
   engine::LogPosition next;
   engine::CommitWriteResult written =
-      engine::write_logged_commit(file, spans, meta, at, db_->writer_nonce(), log_.bytes(),
-                                  db_->options().sync_commits, db_->record_buffer(), &next);
+      engine::write_logged_commit(file, spans, meta, at, db_->writer_nonce(),
+                                  db_->options().sync_commits, log_.record(), &next);
   if (!written.status.is_ok()) {
     return written.poison ? poisoned_commit(meta, written.status) : written.status;
   }

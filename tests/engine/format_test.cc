@@ -109,16 +109,19 @@ TEST(FormatTest, LogRecordHeaderTableMatchesTheCode) {
   m.page_high_water = 18;
   m.file_bytes = 18 * 4096;
   m.flags = kMetaFlagLogged;
-  const std::string ops = "abc";
-  std::vector<std::byte> rec(log_record_bytes(ops.size()));
+  // The operations after room for the header and meta, as a txn writes them.
+  std::vector<std::byte> rec(kLogOpsOffset, std::byte{0xee});
+  for (char c : std::string("abc")) rec.push_back(static_cast<std::byte>(c));
   const LogPosition at{8192, m.txn_id, 0x2122232425262728, true};
-  const LogPosition next = encode_log_record(m, at, 0x31323334, ByteView(ops), rec.data());
+  const LogPosition next = seal_log_record(m, at, 0x31323334, rec);
   EXPECT_EQ(rec.size(), kLogBlockBytes);
+  EXPECT_EQ(rec.size(), log_record_bytes(3));
+  EXPECT_EQ(rec.back(), std::byte{0}) << "padding zeroed";
   EXPECT_EQ(std::memcmp(rec.data(), "ORDOLOG1", 8), 0);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[1].offset), m.log_epoch);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[2].offset), m.txn_id);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[3].offset), 8192u);
-  EXPECT_EQ(btree::load_u32(rec.data() + rows[4].offset), kMetaBytes + ops.size());
+  EXPECT_EQ(btree::load_u32(rec.data() + rows[4].offset), kMetaBytes + 3);
   EXPECT_EQ(btree::load_u32(rec.data() + rows[5].offset), 0x31323334u);
   EXPECT_EQ(btree::load_u64(rec.data() + rows[7].offset), at.link);
   // The next record links to this whole header.
@@ -158,11 +161,10 @@ class LogChainTest : public ::testing::Test {
     engine::Meta m = c_;
     m.txn_id = at.txn_id;
     m.flags = engine::kMetaFlagLogged;
-    const std::string ops(1, op);
-    std::vector<std::byte> rec(engine::log_record_bytes(ops.size()));
-    // A record without a nonce: encoded with one, then both fields cleared.
-    const engine::LogPosition next =
-        engine::encode_log_record(m, at, nonce == 0 ? 1 : nonce, ByteView(ops), rec.data());
+    std::vector<std::byte> rec(engine::kLogOpsOffset);
+    rec.push_back(static_cast<std::byte>(op));
+    // A record without a nonce: sealed with one, then both fields cleared.
+    const engine::LogPosition next = engine::seal_log_record(m, at, nonce == 0 ? 1 : nonce, rec);
     if (nonce == 0) strip_nonce(rec.data());
     put(at.offset_bytes, rec);
     return nonce == 0 ? engine::LogPosition{next.offset_bytes, next.txn_id,
