@@ -156,7 +156,12 @@ Result<ClusterId> settle_cluster_id(const ReplicaOptions& options, bool has_raft
     pinned = id;
   }
   ClusterFile wanted;
-  if (!options.bootstrap.empty()) {
+  // A directory that will not bootstrap takes its id from the leader (or
+  // cluster_id); the list only checks the id of one that has Raft state.
+  const bool from_list = !options.bootstrap.empty() &&
+                         (has_raft_state || options.initial_cluster_state ==
+                                                ReplicaOptions::InitialClusterState::kNew);
+  if (from_list) {
     wanted.id = cluster_id_of(options.cluster_token, options.bootstrap);
     wanted.peers = peer_list_text(options.bootstrap);
     if (pinned && *pinned != wanted.id) {
@@ -171,10 +176,9 @@ Result<ClusterId> settle_cluster_id(const ReplicaOptions& options, bool has_raft
   if (stored) {
     if (wanted.id.known() && wanted.id != stored->id) {
       const std::string stored_peers = stored->peers.empty() ? "not recorded" : stored->peers;
-      const std::string given = !options.bootstrap.empty()
-                                    ? "the bootstrap peers and token give cluster " +
-                                          wanted.id.hex() + " (peers " + wanted.peers + ")"
-                                    : "the cluster id given is " + wanted.id.hex();
+      const std::string given = from_list ? "the bootstrap peers and token give cluster " +
+                                                wanted.id.hex() + " (peers " + wanted.peers + ")"
+                                          : "the cluster id given is " + wanted.id.hex();
       return Status::invalid_argument(
           "data directory " + options.dir + " belongs to cluster " + stored->id.hex() +
           " (bootstrap peers " + stored_peers + "), but " + given +

@@ -6,6 +6,7 @@
 // Raft library replaces raft_consensus.cc by implementing these two classes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,10 +59,13 @@ class StateMachine {
   // Brings the state to the snapshot `record`. `leader_address` is the Raft
   // address of the replica to fetch missing data from ("" when none is
   // known, e.g. at startup: a state behind the record then makes the
-  // install pending, see install_pending).
+  // install pending, see install_pending). A fetch or install from the
+  // leader that fails also leaves the install pending, and returns why:
+  // the Raft side retries it (finish_install) until it succeeds.
   virtual Status restore(ByteView record, const std::string& leader_address) = 0;
-  // Whether an install is pending: it must be finished (finish_install)
-  // before the next apply.
+  // Whether an install is pending: the state is behind what Raft counts
+  // applied. It must be finished (finish_install) before the next apply;
+  // meanwhile the replica must neither lead nor serve reads.
   virtual bool install_pending() const = 0;
   // Fetches the state from the first of `sources` (Raft addresses, tried in
   // order) that serves one at or past the pending record, and installs it.
@@ -87,6 +91,9 @@ struct ConsensusStatus {
   // Raft restarts itself in-process (from its files) about once a second
   // until a write succeeds again.
   std::string disk_error;
+  // "" or, while Raft is down after a disk error, what its restart waits
+  // for (room on the disk: the bytes needed and free).
+  std::string disk_wait;
   uint64_t disk_errors = 0;        // failed Raft disk writes since start
   uint64_t raft_restarts = 0;      // in-process restarts after a disk error
   uint64_t log_entries = 0;        // entries in Raft's in-memory log
@@ -122,6 +129,27 @@ struct ConsensusOptions {
 using WriteDone = std::function<void(WriteResult)>;
 using ChangeDone = std::function<void(Status)>;
 
+// Whether a proposal reached Raft, shared by its caller and the Raft
+// thread: a caller that stops waiting withdraws a proposal still queued,
+// whose outcome is then certainly "not done". Thread-safe.
+class ProposalTicket {
+ public:
+  // Raft thread, before handing the entry to Raft: false when withdrawn.
+  bool take() { return claim(kTaken); }
+  // The caller: true when Raft never sees the entry; false once taken.
+  bool withdraw() { return claim(kWithdrawn); }
+
+ private:
+  static constexpr int kQueued = 0;
+  static constexpr int kTaken = 1;
+  static constexpr int kWithdrawn = 2;
+  bool claim(int to) {
+    int queued = kQueued;
+    return state_.compare_exchange_strong(queued, to) || state_.load() == to;
+  }
+  std::atomic<int> state_{kQueued};
+};
+
 // Thread-safe: every member may be called from any thread; requests are
 // queued to the Raft thread. Completions run on the Raft thread and must
 // not block on Consensus calls' results.
@@ -130,8 +158,11 @@ class Consensus {
   virtual ~Consensus() = default;  // stops if still running
 
   // Proposes `entry` as one command entry; done() gets kApplied with the
-  // index once this replica applied it.
-  virtual void propose(std::string entry, WriteDone done) = 0;
+  // index once this replica applied it. A request refused before it
+  // reached Raft (Raft restarting, the replica closing, `ticket`
+  // withdrawn) ends kFailed with Busy "not proposed: ...".
+  virtual void propose(std::string entry, WriteDone done,
+                       std::shared_ptr<ProposalTicket> ticket = nullptr) = 0;
   // A barrier entry: done() once every entry before it is applied here.
   virtual void barrier(WriteDone done) = 0;
   // Adds `member` (as a spare, then assigns it the voter role once it

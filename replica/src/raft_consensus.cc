@@ -24,6 +24,7 @@ extern "C" {
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +44,7 @@ extern "C" {
 #include "leader_contact.h"
 #include "ordo/assert.h"
 #include "ordo/base/errno_status.h"
+#include "ordo/sys/log_rate.h"
 #include "ordo/sys/ports.h"
 #include "raft_transport.h"
 #include "send_coalescer.h"
@@ -54,8 +56,19 @@ namespace {
 constexpr uint64_t kStatusRefreshMs = 20;
 // How often a follower whose apply failed on the environment applies again.
 constexpr uint64_t kApplyRetryMs = 200;
+// A pending snapshot install is retried after this long, doubled after each
+// failure up to the most.
+constexpr auto kInstallRetryFirst = std::chrono::milliseconds(200);
+constexpr auto kInstallRetryMost = std::chrono::milliseconds(5000);
 // Raft restarts after a disk error at most this often.
 constexpr auto kReopenInterval = std::chrono::seconds(1);
+// libraft preallocates each open segment of its log, this size (its
+// default, set here so that the figure is ours), before the first append
+// after a start: a restart on a disk with less room fails again, so Raft
+// waits for it. (Smaller segments on a nearly full disk lead libraft 0.15
+// into closing a segment's writer twice, an abort.)
+constexpr uint64_t kSegmentBytes = 8ull << 20;
+constexpr uint64_t kRestartNeedsBytes = kSegmentBytes;
 // A disk error is taken as cleared when Raft ran this long after a restart
 // without another one (a replica with nothing to write sees no success).
 constexpr auto kDiskErrorQuietPeriod = std::chrono::seconds(3);
@@ -114,6 +127,16 @@ WriteResult unknown(const std::string& why) {
   WriteResult r;
   r.outcome = Outcome::kUnknown;
   r.status = Status::io_error(why, 0);
+  return r;
+}
+
+// A request refused before it reached Raft: certainly not done, and another
+// member may take it (Busy with no leader: ordo-node answers not-leader, and
+// its clients try the next node).
+WriteResult not_proposed(const std::string& why) {
+  WriteResult r;
+  r.outcome = Outcome::kFailed;
+  r.status = Status::busy("not proposed: " + why);
   return r;
 }
 
@@ -183,7 +206,8 @@ class RaftConsensus final : public Consensus {
 
   Status start();
 
-  void propose(std::string entry, WriteDone done) override;
+  void propose(std::string entry, WriteDone done,
+               std::shared_ptr<ProposalTicket> ticket = nullptr) override;
   void barrier(WriteDone done) override;
   void add_member(const Member& member, uint32_t catch_up_ms, ChangeDone done) override;
   void remove_member(uint64_t id, ChangeDone done) override;
@@ -216,8 +240,12 @@ class RaftConsensus final : public Consensus {
   // kClosing until on_raft_closed).
   Status open_raft(bool first);
   void close_handles();
-  // Timer: restarts Raft after a disk error or when it went unavailable.
+  // Timer: restarts Raft after a disk error or when it went unavailable,
+  // once raft_dir has room for it (else disk_wait_ says what it waits for).
   void maybe_reopen();
+  // Bytes free for an unprivileged writer on raft_dir's file system
+  // (IOError when statvfs fails).
+  Result<uint64_t> raft_dir_free_bytes() const;
   // raft_close, then maybe_reopen starts Raft again (loop thread, Raft up).
   void close_for_restart();
   void disk_failed(const char* what, int rv);
@@ -228,6 +256,11 @@ class RaftConsensus final : public Consensus {
   unsigned trailing_within(uint64_t index, uint64_t budget_bytes, unsigned max_entries) const;
   bool removed_from_configuration();
   void retry_stalled_apply();
+  // Timer: while the state machine is behind Raft (an install pending),
+  // fetches a copy again with backoff, and hands leadership to another
+  // voter should this replica lead meanwhile.
+  void retry_install();
+  static void on_transfer(struct raft_transfer* req);
   // Applies the kept entries in order, each with apply(); stops at the first
   // that fails (reported) and keeps it and those after it. `applied`, when
   // given, receives each applied entry's index and outcome. True once none
@@ -356,6 +389,8 @@ class RaftConsensus final : public Consensus {
   bool reopen_wanted_ = false;  // a disk error: restart Raft at the next tick
   std::chrono::steady_clock::time_point last_open_{};
   std::string disk_error_;  // "" when none is outstanding
+  std::string disk_wait_;   // "" or what a restart waits for (room on the disk)
+  sys::RateLimitedLog restart_log_{std::chrono::seconds(5)};
   uint64_t disk_errors_ = 0;
   uint64_t raft_restarts_ = 0;
   uint64_t unapplied_bytes_ = 0;  // payload bytes proposed, not yet applied
@@ -391,9 +426,14 @@ class RaftConsensus final : public Consensus {
   };
   std::vector<Waiting> waiting_;
   uint64_t stalled_ticks_ = 0;
+  // The next try of a pending install, and the wait after it fails.
+  std::chrono::steady_clock::time_point next_install_try_{};
+  std::chrono::milliseconds install_backoff_{0};
+  struct raft_transfer transfer_ {};
+  bool transferring_ = false;  // transfer_ is with Raft
   // The last failed restore, so that a start that fails in it says why.
   Status last_restore_status_;
-  std::chrono::steady_clock::time_point last_report_{};
+  sys::RateLimitedLog report_log_;  // report()'s lines
   // Requests inside Raft, each with how to end it as unknown should Raft
   // never call back.
   std::unordered_map<void*, std::function<void()>> outstanding_;
@@ -487,6 +527,7 @@ Status RaftConsensus::open_raft(bool first) {
   }
   // The payload is a record of a few dozen bytes: nothing to compress.
   (void)raft_uv_set_snapshot_compression(&io_, false);
+  raft_uv_set_segment_size(&io_, static_cast<size_t>(kSegmentBytes));
   uv_append_ = io_.append;
   uv_truncate_ = io_.truncate;
   uv_snapshot_put_ = io_.snapshot_put;
@@ -647,6 +688,7 @@ void RaftConsensus::on_timer(uv_timer_t* handle) {
     return;
   }
   self->refresh_status();
+  self->retry_install();
   self->retry_stalled_apply();
 }
 
@@ -703,6 +745,24 @@ void RaftConsensus::maybe_reopen() {
     return;
   }
   if (raft_state_ != RaftState::kDown || now - last_open_ < kReopenInterval) return;
+  Result<uint64_t> free_bytes = raft_dir_free_bytes();
+  if (free_bytes.is_ok() && *free_bytes < kRestartNeedsBytes) {
+    // libraft would fail its first append again: wait for room.
+    last_open_ = now;
+    disk_wait_ = "room on the Raft log's disk: " + std::to_string(kRestartNeedsBytes) +
+                 " bytes needed free in " + options_.raft_dir + ", " + std::to_string(*free_bytes) +
+                 " free";
+    (void)restart_log_.print("ordo replica " + std::to_string(options_.id) +
+                             ": Raft waits to restart for " + disk_wait_);
+    return;
+  }
+  disk_wait_.clear();
+  (void)restart_log_.print("ordo replica " + std::to_string(options_.id) + ": restarting Raft (" +
+                           (free_bytes.is_ok() ? std::to_string(*free_bytes) + " bytes free in " +
+                                                     options_.raft_dir + ", " +
+                                                     std::to_string(kRestartNeedsBytes) + " needed"
+                                               : free_bytes.status().to_string()) +
+                           ")");
   // Entries kept for a retried apply are in the log on disk: Raft applies
   // them again (the state machine skips the ones it holds).
   deferred_.clear();
@@ -712,6 +772,14 @@ void RaftConsensus::maybe_reopen() {
     report("Raft restart failed (retrying every second)", s);
     if (disk_error_.empty()) disk_error_ = s.to_string();
   }
+}
+
+Result<uint64_t> RaftConsensus::raft_dir_free_bytes() const {
+  struct statvfs fs {};
+  if (::statvfs(options_.raft_dir.c_str(), &fs) != 0) {
+    return base::os_error("statvfs " + options_.raft_dir, errno);
+  }
+  return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
 }
 
 bool RaftConsensus::drain_deferred(
@@ -812,10 +880,52 @@ void RaftConsensus::on_flush_idle(uv_idle_t* handle) {
 }
 
 void RaftConsensus::retry_stalled_apply() {
-  if (deferred_.empty() || closing_) return;
+  // Kept entries wait for the install (retry_install drains them).
+  if (deferred_.empty() || closing_ || machine_.install_pending()) return;
   if (++stalled_ticks_ * kStatusRefreshMs < kApplyRetryMs) return;
   stalled_ticks_ = 0;
   (void)drain_deferred();
+}
+
+void RaftConsensus::retry_install() {
+  if (closing_ || !machine_.install_pending()) {
+    install_backoff_ = std::chrono::milliseconds(0);
+    return;
+  }
+  if (raft_.state == RAFT_LEADER && !transferring_) {
+    // A leader whose state is behind would serve none of its proposals and
+    // no read: another voter leads (0: the most up to date).
+    transfer_.data = this;
+    if (raft_transfer(&raft_, &transfer_, 0, &RaftConsensus::on_transfer) == 0) {
+      transferring_ = true;
+      std::fprintf(stderr,
+                   "ordo replica %llu: leading with a snapshot install pending; handing "
+                   "leadership to another voter\n",
+                   static_cast<unsigned long long>(options_.id));
+    }
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_install_try_) return;
+  Status s = machine_.finish_install(install_sources());
+  if (!s.is_ok()) {
+    install_backoff_ = std::clamp(2 * install_backoff_, kInstallRetryFirst, kInstallRetryMost);
+    next_install_try_ = now + install_backoff_;
+    report(("snapshot install failed (retrying in " + std::to_string(install_backoff_.count()) +
+            " ms)")
+               .c_str(),
+           s);
+    return;
+  }
+  install_backoff_ = std::chrono::milliseconds(0);
+  std::fprintf(stderr, "ordo replica %llu: snapshot installed (applied index %llu)\n",
+               static_cast<unsigned long long>(options_.id),
+               static_cast<unsigned long long>(raft_last_applied(&raft_)));
+  // The entries kept meanwhile follow (those the copy holds are skipped).
+  (void)drain_deferred();
+}
+
+void RaftConsensus::on_transfer(struct raft_transfer* req) {
+  static_cast<RaftConsensus*>(req->data)->transferring_ = false;
 }
 
 void RaftConsensus::refresh_status() {
@@ -823,6 +933,7 @@ void RaftConsensus::refresh_status() {
     std::lock_guard lock(mu_);
     status_.role = Role::kUnavailable;
     status_.disk_error = disk_error_;
+    status_.disk_wait = disk_wait_;
     status_.disk_errors = disk_errors_;
     status_.raft_restarts = raft_restarts_;
     status_.log_entries = 0;
@@ -835,6 +946,7 @@ void RaftConsensus::refresh_status() {
   s.role = role_of(raft_state(&raft_));
   if (removed_from_configuration()) s.role = Role::kRemoved;
   s.disk_error = disk_error_;
+  s.disk_wait = disk_wait_;
   s.disk_errors = disk_errors_;
   s.raft_restarts = raft_restarts_;
   s.log_bytes = log_bytes(&s.log_entries);
@@ -877,15 +989,20 @@ WriteResult RaftConsensus::not_leader(int rv) {
   return r;
 }
 
-void RaftConsensus::propose(std::string entry, WriteDone done) {
+void RaftConsensus::propose(std::string entry, WriteDone done,
+                            std::shared_ptr<ProposalTicket> ticket) {
   auto shared_done = std::make_shared<WriteDone>(std::move(done));
   post(
-      [this, entry = std::move(entry), shared_done] {
+      [this, entry = std::move(entry), shared_done, ticket = std::move(ticket)] {
+        if (ticket != nullptr && !ticket->take()) {
+          (*shared_done)(not_proposed("withdrawn by the caller before Raft took it"));
+          return;
+        }
         raft_buffer buf;
         buf.len = framed_size(entry.size());
         buf.base = raft_malloc(buf.len);
         if (buf.base == nullptr) {
-          (*shared_done)(unknown("out of memory"));
+          (*shared_done)(not_proposed("out of memory"));
           return;
         }
         frame(entry, static_cast<char*>(buf.base));
@@ -929,7 +1046,7 @@ void RaftConsensus::propose(std::string entry, WriteDone done) {
           complete(req, unknown("replica closing"));
         };
       },
-      [shared_done](const std::string& why) { (*shared_done)(unknown(why)); });
+      [shared_done](const std::string& why) { (*shared_done)(not_proposed(why)); });
 }
 
 void RaftConsensus::on_apply(struct raft_apply* raw, int status, void* /*result*/) {
@@ -975,7 +1092,7 @@ void RaftConsensus::barrier(WriteDone done) {
         }
         outstanding_[req] = [req] { complete(req, unknown("replica closing")); };
       },
-      [shared_done](const std::string& why) { (*shared_done)(unknown(why)); });
+      [shared_done](const std::string& why) { (*shared_done)(not_proposed(why)); });
 }
 
 void RaftConsensus::on_barrier(struct raft_barrier* raw, int status) {
@@ -1150,11 +1267,13 @@ int RaftConsensus::fsm_apply(raft_fsm* fsm, const raft_buffer* buf, void** resul
   // barriers and configuration entries advance it without calling apply.
   const uint64_t index = raft_last_applied(&self->raft_) + 1;
   if (self->machine_.install_pending()) {
-    Status s = self->machine_.finish_install(self->install_sources());
-    if (!s.is_ok()) {
-      self->report("snapshot install failed", s);
-      return RAFT_IOERR;
-    }
+    // The state is behind what Raft counts applied: the entry waits for the
+    // install (retry_install, on the timer) like an entry the disk refused.
+    // A leader steps aside meanwhile; until then Raft retries its apply.
+    if (raft_state(&self->raft_) == RAFT_LEADER) return RAFT_IOERR;
+    self->count_applied_bytes(buf->len);
+    self->deferred_.push_back(Deferred{index, unframe(*buf).str()});
+    return 0;
   }
   if (!self->deferred_.empty() && !self->drain_deferred()) {
     // Entries before it wait for the disk. libraft 0.15 turns an apply error
@@ -1249,6 +1368,15 @@ int RaftConsensus::fsm_restore(raft_fsm* fsm, raft_buffer* buf) {
   if (leader_id == self->options_.id) leader_address = nullptr;
   Status s = self->machine_.restore(ByteView(buf->base, buf->len),
                                     leader_address != nullptr ? leader_address : "");
+  if (!s.is_ok() && self->machine_.install_pending()) {
+    // libraft has moved its log to the snapshot whatever this returns, and
+    // would neither apply the entries it covers nor send the snapshot
+    // again: the install stays pending and the timer retries it.
+    self->install_backoff_ = kInstallRetryFirst;
+    self->next_install_try_ = std::chrono::steady_clock::now() + self->install_backoff_;
+    self->report("snapshot install failed (retrying)", s);
+    s = Status::ok();
+  }
   self->last_restore_status_ = s;
   if (!s.is_ok()) {
     self->report("snapshot restore failed", s);
@@ -1471,7 +1599,14 @@ void RaftConsensus::io_close(raft_io* io, raft_io_close_cb cb) {
 
 void RaftConsensus::on_tick(raft_io* io) {
   RaftConsensus* self = of_io(io);
-  (void)self->maybe_campaign();
+  if (self->machine_.install_pending() &&
+      (self->raft_.state == RAFT_FOLLOWER || self->raft_.state == RAFT_CANDIDATE)) {
+    // Its election timer never runs out: a replica whose state is behind
+    // its log starts no election (it still votes: its log is whole).
+    self->raft_.election_timer_start = io->time(io);
+  } else {
+    (void)self->maybe_campaign();
+  }
   self->raft_tick_(io);
 }
 
@@ -1479,9 +1614,13 @@ void RaftConsensus::on_recv(raft_io* io, raft_message* message) {
   RaftConsensus* self = of_io(io);
   const raft_time now = io->time(io);
   switch (message->type) {
+    case RAFT_IO_TIMEOUT_NOW:
+      // A replica whose state is behind its log takes no leadership.
+      if (self->machine_.install_pending()) return;
+      self->leader_contact_.message_from(message->server_id, now);
+      break;
     case RAFT_IO_APPEND_ENTRIES:
     case RAFT_IO_INSTALL_SNAPSHOT:
-    case RAFT_IO_TIMEOUT_NOW:
       self->leader_contact_.message_from(message->server_id, now);
       break;
     case RAFT_IO_REQUEST_VOTE: {
@@ -1513,6 +1652,7 @@ void RaftConsensus::peer_closed(uint64_t peer) {
 
 bool RaftConsensus::maybe_campaign() {
   if (raft_state_ != RaftState::kUp || raft_.state != RAFT_FOLLOWER) return false;
+  if (machine_.install_pending()) return false;  // on_tick: no election while behind
   raft_id leader = 0;
   const char* address = nullptr;
   raft_leader(&raft_, &leader, &address);
@@ -1576,11 +1716,8 @@ std::vector<std::string> RaftConsensus::install_sources() {
 // the reason shows. At most one a second: the retries come with every
 // heartbeat.
 void RaftConsensus::report(const char* what, const Status& s) {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_report_ < std::chrono::seconds(1)) return;
-  last_report_ = now;
-  std::fprintf(stderr, "ordo replica %llu: %s: %s\n", static_cast<unsigned long long>(options_.id),
-               what, s.to_string().c_str());
+  (void)report_log_.print("ordo replica " + std::to_string(options_.id) + ": " + what + ": " +
+                          s.to_string());
 }
 
 void RaftConsensus::begin_close() {

@@ -5,6 +5,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <uv.h>
+
+#include "ordo/sys/log_rate.h"
 // raft.h declares its API without extern "C".
 extern "C" {
 #include <raft.h>
@@ -133,9 +135,8 @@ class TransportImpl final : public RaftTransport {
   std::list<Conn*> conns_;
   std::atomic<uint64_t> refused_{0};
   mutable std::mutex id_mu_;
-  ClusterId cluster_id_;  // guarded by id_mu_; written on the loop thread only
-  std::chrono::steady_clock::time_point last_log_{};
-  uint64_t unlogged_ = 0;
+  ClusterId cluster_id_;     // guarded by id_mu_; written on the loop thread only
+  sys::RateLimitedLog log_;  // refusals: one line a second
 };
 
 int TransportImpl::init_cb(raft_uv_transport* t, raft_id id, const char* address) {
@@ -563,18 +564,7 @@ void TransportImpl::on_deadline(uv_timer_t* timer) {
 void TransportImpl::refuse(Conn* c, const std::string& why) {
   if (c->ending) return;
   refused_.fetch_add(1);
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_log_ >= std::chrono::seconds(1)) {
-    std::string more;
-    if (unlogged_ > 0)
-      more = " (" + std::to_string(unlogged_) + " more refused since the last line)";
-    std::fprintf(stderr, "%s: Raft connection %s refused: %s%s\n", options_.log_name.c_str(),
-                 c->peer.c_str(), why.c_str(), more.c_str());
-    last_log_ = now;
-    unlogged_ = 0;
-  } else {
-    ++unlogged_;
-  }
+  (void)log_.print(options_.log_name + ": Raft connection " + c->peer + " refused: " + why);
   end(c, RAFT_NOCONNECTION);
 }
 

@@ -239,7 +239,9 @@ class ReplicaImpl {
     c.id = options_.id;
     c.address = options_.address;
     c.raft_dir = options_.dir + "/" + std::string(kRaftDir);
-    c.bootstrap = options_.bootstrap;
+    if (options_.initial_cluster_state == ReplicaOptions::InitialClusterState::kNew) {
+      c.bootstrap = options_.bootstrap;
+    }
     c.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
     c.election_timeout_ms = options_.election_timeout_ms;
     c.snapshot_threshold = options_.snapshot_threshold;
@@ -300,8 +302,14 @@ class ReplicaImpl {
     if (!valid.is_ok()) return failed(valid);
     if (consensus_->status().role == Role::kRemoved) return failed(removed());
     auto handoff = std::make_shared<Handoff<WriteResult>>();
-    consensus_->propose(batch.encode(), [handoff](WriteResult r) { handoff->set(std::move(r)); });
+    auto ticket = std::make_shared<ProposalTicket>();
+    consensus_->propose(
+        batch.encode(), [handoff](WriteResult r) { handoff->set(std::move(r)); }, ticket);
     std::optional<WriteResult> r = handoff->wait(timeout);
+    if (!r && ticket->withdraw()) {
+      // The Raft thread was busy (a snapshot fetch) and never took it.
+      return failed(Status::busy("not proposed: Raft did not take the write within the timeout"));
+    }
     if (!r) {
       WriteResult timed_out;
       timed_out.outcome = Outcome::kUnknown;
@@ -314,6 +322,12 @@ class ReplicaImpl {
   Result<ReadView> read(ReadMode mode, std::chrono::milliseconds timeout) {
     // Its state stops at its removal: stale for good.
     if (consensus_->status().role == Role::kRemoved) return removed();
+    if (const uint64_t pending = machine_->pending_index(); pending != 0) {
+      // Its file lacks entries Raft counts applied: any read could miss
+      // acknowledged writes. Busy: ordo-node sends the client elsewhere.
+      return Status::busy("this replica's state is behind its log (a snapshot install up to " +
+                          std::to_string(pending) + " is pending); read from another member");
+    }
     if (mode == ReadMode::kLinearizable) {
       ConsensusStatus st = consensus_->status();
       if (st.role != Role::kLeader) {
@@ -400,8 +414,12 @@ class ReplicaImpl {
     s.snapshot_index = machine_->snapshot_index();
     s.snapshots_taken = machine_->snapshots_taken();
     s.snapshots_installed = machine_->snapshots_installed();
+    s.install_pending_index = machine_->pending_index();
+    s.install_error = machine_->install_error();
+    s.install_failures = machine_->install_failures();
     s.apply_error = machine_->apply_error();
     s.disk_error = c.disk_error;
+    s.disk_wait = c.disk_wait;
     s.disk_errors = c.disk_errors;
     s.raft_restarts = c.raft_restarts;
     s.raft_log_entries = c.log_entries;

@@ -1,6 +1,8 @@
 #include "snapshot_server.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -24,8 +26,12 @@ namespace {
 constexpr auto kIoTimeout = std::chrono::seconds(10);
 // The whole request line must arrive within this.
 constexpr auto kRequestDeadline = std::chrono::seconds(5);
-// Connections served at once; more are closed at accept.
-constexpr size_t kMaxConnections = 4;
+// Connections not yet past their request line (TLS handshake included); a
+// newer one pushes the oldest out.
+constexpr size_t kMaxAdmitting = 32;
+// Copies made and sent at once, and admitted requests that may wait for one.
+constexpr size_t kMaxCopying = 4;
+constexpr size_t kMaxWaiting = 16;
 
 // An empty file in `dir` that no name reaches: it goes away with its last
 // descriptor, also when the process dies.
@@ -68,7 +74,7 @@ Result<std::unique_ptr<SnapshotServer>> SnapshotServer::start(
     const sys::HostPort& at, std::string copies_dir, CopyMaker make_copy,
     ClusterIdSource cluster_id, std::shared_ptr<const sys::TlsContext> tls,
     RemovedHandler on_removed) {
-  ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 16, sys::Blocking::kYes));
+  ORDO_ASSIGN_OR_RETURN(int fd, sys::listen_on(at, 64, sys::Blocking::kYes));
   return std::unique_ptr<SnapshotServer>(
       new SnapshotServer(fd, std::move(copies_dir), std::move(make_copy), std::move(cluster_id),
                          std::move(tls), std::move(on_removed)));
@@ -100,6 +106,10 @@ SnapshotServer::~SnapshotServer() {
     for (Worker& w : workers_) {
       if (w.fd >= 0) ::shutdown(w.fd, SHUT_RDWR);
     }
+  }
+  slot_cv_.notify_all();  // requests waiting for a slot give up (stopping_)
+  {
+    std::lock_guard lock(workers_mu_);
     workers.swap(workers_);
   }
   for (Worker& w : workers) w.thread.join();
@@ -118,9 +128,30 @@ void SnapshotServer::reap_workers() {
   for (Worker& w : finished) w.thread.join();
 }
 
+void SnapshotServer::refuse(const std::string& peer, const std::string& why) {
+  refused_.fetch_add(1);
+  (void)log_.print("ordo snapshot server: refused " + peer + ": " + why);
+}
+
+void SnapshotServer::make_room_locked() {
+  size_t admitting = 0;
+  Worker* oldest = nullptr;
+  for (Worker& w : workers_) {
+    if (w.fd < 0 || w.admitted) continue;
+    if (oldest == nullptr) oldest = &w;
+    ++admitting;
+  }
+  if (admitting < kMaxAdmitting || oldest == nullptr) return;
+  // Its handshake or request read fails at once; its thread closes it.
+  ::shutdown(oldest->fd, SHUT_RDWR);
+  oldest->admitted = true;  // no longer counted: it is on its way out
+}
+
 void SnapshotServer::run() {
   while (!stopping_.load()) {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_in from{};
+    socklen_t from_len = sizeof from;
+    int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &from_len, SOCK_CLOEXEC);
     reap_workers();
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -128,79 +159,108 @@ void SnapshotServer::run() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
     }
+    char host[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &from.sin_addr, host, sizeof host);
     std::lock_guard lock(workers_mu_);
-    if (workers_.size() >= kMaxConnections) {
-      // The fetcher sees the connection closed and tries again later.
-      ::close(fd);
-      continue;
-    }
-    workers_.push_back(Worker{std::thread(), fd});
+    make_room_locked();
+    workers_.push_back(Worker{
+        std::thread(), fd, std::string(host) + ":" + std::to_string(ntohs(from.sin_port)), false});
     Worker* w = &workers_.back();
-    w->thread = std::thread([this, w, fd] {
-      serve(fd);
+    w->thread = std::thread([this, w] {
+      handle(*w);
       std::lock_guard done(workers_mu_);
-      ::close(fd);
+      ::close(w->fd);
       w->fd = -1;
     });
   }
 }
 
-void SnapshotServer::serve(int fd) {
-  // The stream has a descriptor of its own (a dup): the caller closes `fd`,
-  // and the destructor's shutdown(2) of `fd` ends this transfer too.
-  const int dup_fd = ::dup(fd);
+void SnapshotServer::handle(Worker& w) {
+  // The stream has a descriptor of its own (a dup): the thread closes
+  // w.fd, and a shutdown(2) of w.fd (make room, the destructor) ends this
+  // transfer too.
+  const int dup_fd = ::dup(w.fd);
   if (dup_fd < 0) return;
   sys::Stream stream(dup_fd);
+  const sys::Deadline admit_by = sys::deadline_in(kRequestDeadline);
   if (tls_ != nullptr) {
-    Result<sys::Stream> secured =
-        tls_->handshake(stream.release(), sys::deadline_in(kRequestDeadline));
-    if (!secured.is_ok()) {
-      std::fprintf(stderr, "ordo snapshot server: %s\n", secured.status().to_string().c_str());
-      return;
-    }
+    Result<sys::Stream> secured = tls_->handshake(stream.release(), admit_by);
+    if (!secured.is_ok()) return refuse(w.peer, secured.status().message());
     stream = std::move(*secured);
   }
-  Result<std::string> request =
-      stream.read_line(kMaxRemovedNoticeBytes, sys::deadline_in(kRequestDeadline));
-  if (!request.is_ok()) return;
-  auto refuse = [&](const Status& why) {
-    if (!why.is_ok())
-      std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
-    (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
-  };
+  Result<std::string> request = stream.read_line(kMaxRemovedNoticeBytes, admit_by);
+  if (!request.is_ok()) return refuse(w.peer, "no request line: " + request.status().message());
   if (request->starts_with(kRemovedNotice)) {
+    {
+      std::lock_guard lock(workers_mu_);
+      w.admitted = true;
+    }
     if (on_removed_) on_removed_(*request);
     return;
   }
   Result<ClusterId> asked = parse_copy_request(*request);
-  if (!asked.is_ok()) return refuse(Status::ok());
+  if (!asked.is_ok()) {
+    refuse(w.peer, asked.status().message());
+    (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
+    return;
+  }
   const ClusterId own = cluster_id_ ? cluster_id_() : ClusterId();
   if (own.known() && *asked != own) {
-    std::fprintf(stderr,
-                 "ordo snapshot server: refused a copy request for cluster %s: this node is "
-                 "cluster %s\n",
-                 asked->hex().c_str(), own.hex().c_str());
+    refuse(w.peer,
+           "a copy request for cluster " + asked->hex() + ": this node is cluster " + own.hex());
     (void)stream.send_all(encode_wrong_cluster(own), sys::deadline_in(kIoTimeout));
     return;
   }
+  // Admitted: a copy slot, waited for as long as one send may take.
+  {
+    std::unique_lock lock(workers_mu_);
+    w.admitted = true;
+    if (waiting_ >= kMaxWaiting) {
+      lock.unlock();
+      refuse(w.peer, "too many copy requests waiting");
+      (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
+      return;
+    }
+    ++waiting_;
+    const bool slot = slot_cv_.wait_for(
+        lock, kIoTimeout, [this] { return stopping_.load() || copying_ < kMaxCopying; });
+    --waiting_;
+    if (!slot || stopping_.load()) {
+      lock.unlock();
+      (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
+      return;
+    }
+    ++copying_;
+  }
+  send_copy(stream, own);
+  {
+    std::lock_guard lock(workers_mu_);
+    --copying_;
+  }
+  slot_cv_.notify_one();
+}
 
+void SnapshotServer::send_copy(sys::Stream& stream, const ClusterId& own) {
+  auto fail = [&](const Status& why) {
+    std::fprintf(stderr, "ordo snapshot server: no copy: %s\n", why.to_string().c_str());
+    (void)stream.send_all(encode_no_copy(), sys::deadline_in(kIoTimeout));
+  };
   Result<int> file = anonymous_file(copies_dir_);
-  if (!file.is_ok()) return refuse(file.status());
+  if (!file.is_ok()) return fail(file.status());
   std::vector<char> buf(1 << 20);
-  Status s;
   Result<uint64_t> applied = make_copy_(*file);
   Result<Digest> digest =
       applied.is_ok() ? digest_fd(*file, buf) : Result<Digest>(applied.status());
   if (!digest.is_ok()) {
     ::close(*file);
-    return refuse(digest.status());
+    return fail(digest.status());
   }
   if (digest->size == kNoCopy || digest->size == kWrongCluster) {
     ::close(*file);
-    return refuse(Status::io_error("a copy of 2^64 - 2 bytes or more", 0));
+    return fail(Status::io_error("a copy of 2^64 - 2 bytes or more", 0));
   }
-  s = stream.send_all(encode_copy_header({digest->size, digest->xxh3, *applied, own}),
-                      sys::deadline_in(kIoTimeout));
+  Status s = stream.send_all(encode_copy_header({digest->size, digest->xxh3, *applied, own}),
+                             sys::deadline_in(kIoTimeout));
   uint64_t sent = 0;
   while (s.is_ok() && sent < digest->size) {
     ssize_t n = ::pread(*file, buf.data(), buf.size(), static_cast<off_t>(sent));

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -30,6 +31,7 @@
 #include "cluster_identity.h"
 #include "ordo/status.h"
 #include "ordo/sys/address.h"
+#include "ordo/sys/log_rate.h"
 #include "ordo/sys/tls.h"
 #include "removed_notice.h"
 #include "snapshot_wire.h"
@@ -47,34 +49,52 @@ using RemovedHandler = std::function<void(std::string_view line)>;
 class SnapshotServer {
  public:
   // Listens on `at` at once (IOError when the port is taken) and serves
-  // copies made by `make_copy` in `copies_dir` until destroyed. Each
-  // connection is served on a thread of its own, at most 4 at once (more
-  // are closed at accept); the request line must arrive whole within 5 s,
-  // and each later send may wait 10 s. With `cluster_id` set and known, a
-  // request must name that id (an unknown one is refused too). `tls`: a
-  // server context, or null for plaintext. `on_removed` gets the removal
-  // notices.
+  // copies made by `make_copy` in `copies_dir` until destroyed. With
+  // `cluster_id` set and known, a request must name that id (an unknown one
+  // is refused too). `tls`: a server context, or null for plaintext.
+  // `on_removed` gets the removal notices.
+  //
+  // Each connection has a thread of its own. It is first admitted: the TLS
+  // handshake (when `tls`) and the whole request line within 5 s, at most
+  // 32 connections at once (a newer one pushes the oldest out), so that
+  // connections that never authenticate take no copy slot from a member.
+  // A copy request that passes then waits for one of 4 copy slots (at
+  // most 16 such requests wait; another is answered kNoCopy), and each
+  // later send may wait 10 s. Refusals are counted and named on stderr, at
+  // most one line a second.
   static Result<std::unique_ptr<SnapshotServer>> start(
       const sys::HostPort& at, std::string copies_dir, CopyMaker make_copy,
       ClusterIdSource cluster_id = {}, std::shared_ptr<const sys::TlsContext> tls = nullptr,
       RemovedHandler on_removed = {});
-  ~SnapshotServer();  // stops accepting and joins the thread
+  ~SnapshotServer();  // stops accepting and joins the threads
 
   // Copies sent whole since start (from any thread).
   uint64_t copies_served() const { return copies_served_.load(); }
+  // Connections closed unserved since start: a failed TLS handshake, no
+  // whole request line in time (or pushed out while admitted), a request
+  // it does not take, another cluster's (from any thread).
+  uint64_t refused_connections() const { return refused_.load(); }
 
  private:
   SnapshotServer(int listen_fd, std::string copies_dir, CopyMaker make_copy,
                  ClusterIdSource cluster_id, std::shared_ptr<const sys::TlsContext> tls,
                  RemovedHandler on_removed);
-  void run();
-  void serve(int fd);
-  void reap_workers();  // joins the threads of finished connections
-
   struct Worker {
     std::thread thread;
-    int fd;  // -1 once the connection is closed (under workers_mu_)
+    int fd;            // -1 once the connection is closed (under workers_mu_)
+    std::string peer;  // "IPv4:port", for messages
+    bool admitted;     // past the request line (under workers_mu_)
   };
+  void run();
+  // Admits, then serves the connection of `w`.
+  void handle(Worker& w);
+  // The request's answer, with a copy slot held.
+  void send_copy(sys::Stream& stream, const ClusterId& own);
+  void refuse(const std::string& peer, const std::string& why);
+  // Under workers_mu_: makes room for one more connection being admitted
+  // by ending the oldest one, when kMaxAdmitting are.
+  void make_room_locked();
+  void reap_workers();  // joins the threads of finished connections
 
   int listen_fd_;
   std::string copies_dir_;
@@ -84,9 +104,14 @@ class SnapshotServer {
   ClusterIdSource cluster_id_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> copies_served_{0};
+  std::atomic<uint64_t> refused_{0};
+  sys::RateLimitedLog log_;
   std::thread thread_;
   std::mutex workers_mu_;
-  std::list<Worker> workers_;  // guarded by workers_mu_
+  std::condition_variable slot_cv_;
+  std::list<Worker> workers_;  // guarded by workers_mu_, oldest first
+  size_t copying_ = 0;         // guarded by workers_mu_: copy slots in use
+  size_t waiting_ = 0;         // guarded by workers_mu_: admitted requests waiting for one
 };
 
 }  // namespace ordo::replica

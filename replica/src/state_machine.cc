@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -401,12 +402,42 @@ Status ReplicaStateMachine::restore(ByteView record_bytes, const std::string& le
     snapshot_index_.store(record.applied_index);
     return Status::ok();
   }
-  ORDO_RETURN_IF_ERROR(fetch_and_install(leader_address, record.applied_index));
+  Status fetched = fetch_and_install(leader_address, record.applied_index);
+  if (!fetched.is_ok()) {
+    // Raft counts the record installed whatever this returns (libraft 0.15
+    // has moved its log past the entries the record covers): the file must
+    // reach it before the next apply, from whoever serves a copy.
+    pending_index_.store(std::max(pending_index_.load(), record.applied_index));
+    snapshot_index_.store(record.applied_index);
+    note_install_failed(fetched);
+    return fetched;
+  }
   ORDO_ASSERT(applied_index_.load() >= record.applied_index);
   snapshot_index_.store(record.applied_index);
   // The install may also settle one left pending at startup.
   if (applied_index_.load() >= pending_index_.load()) pending_index_.store(0);
+  note_install_done();
   return Status::ok();
+}
+
+void ReplicaStateMachine::note_install_failed(const Status& why) {
+  ORDO_ASSERT(!why.is_ok());
+  // The file stays what it was: open (a failed install reopens it).
+  ORDO_ASSERT(install_pending());
+  install_failures_.fetch_add(1);
+  std::lock_guard lock(install_error_mu_);
+  install_error_ = why.to_string();
+}
+
+void ReplicaStateMachine::note_install_done() {
+  ORDO_ASSERT(db_ != nullptr && applied_index_.load() >= snapshot_index_.load());
+  std::lock_guard lock(install_error_mu_);
+  install_error_.clear();
+}
+
+std::string ReplicaStateMachine::install_error() const {
+  std::lock_guard lock(install_error_mu_);
+  return install_error_;
 }
 
 Status ReplicaStateMachine::finish_install(const std::vector<std::string>& sources) {
@@ -418,10 +449,13 @@ Status ReplicaStateMachine::finish_install(const std::vector<std::string>& sourc
     if (last.is_ok()) {
       ORDO_ASSERT(applied_index_.load() >= min_index);
       pending_index_.store(0);
+      note_install_done();
       return Status::ok();
     }
   }
-  return last.with_context("pending install of snapshot " + std::to_string(min_index));
+  last = last.with_context("pending install of snapshot " + std::to_string(min_index));
+  note_install_failed(last);
+  return last;
 }
 
 Status ReplicaStateMachine::fetch_and_install(const std::string& source, uint64_t min_index) {

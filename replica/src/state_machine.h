@@ -46,6 +46,12 @@ class ReplicaStateMachine final : public StateMachine {
   Result<std::string> snapshot() override;
   Status restore(ByteView record, const std::string& leader_address) override;
   bool install_pending() const override { return pending_index_.load() != 0; }
+  // The applied index a pending install must reach (0: none pending).
+  uint64_t pending_index() const { return pending_index_.load(); }
+  // The last failed fetch or install ("" once one succeeded), and how many
+  // failed since open.
+  std::string install_error() const;
+  uint64_t install_failures() const { return install_failures_.load(); }
   Status finish_install(const std::vector<std::string>& sources) override;
 
   // A consistent copy of the last commit written to `fd` (see CopyMaker in
@@ -94,6 +100,8 @@ class ReplicaStateMachine final : public StateMachine {
   // `source`, requires its applied index >= `min_index`, verifies it and
   // installs it as the live file.
   Status fetch_and_install(const std::string& source, uint64_t min_index);
+  void note_install_failed(const Status& why);
+  void note_install_done();
   // The install's steps, with install_mu_ held: close, rename over, reopen.
   Status replace_database(const std::string& copy_path, uint64_t applied_index);
 
@@ -110,6 +118,9 @@ class ReplicaStateMachine final : public StateMachine {
   std::atomic<uint64_t> pending_index_{0};
   std::atomic<uint64_t> snapshots_taken_{0};
   std::atomic<uint64_t> snapshots_installed_{0};
+  std::atomic<uint64_t> install_failures_{0};
+  mutable std::mutex install_error_mu_;
+  std::string install_error_;  // guarded by install_error_mu_
   // Set at each open of the file (an install reopens it); read by writers.
   std::atomic<uint32_t> max_key_bytes_{0};
   std::atomic<uint64_t> max_value_bytes_{0};

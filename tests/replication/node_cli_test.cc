@@ -111,8 +111,19 @@ TEST_F(NodeCliTest, ErrorsExitTwoWithAMessage) {
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(refused.err.find("failed"), std::string::npos) << refused.err;
 
-  // A refused node first in the list: the next one takes the write.
-  CliRun second = run("put --node " + dead_node + "," + node_ + " k v");
+  // A refused node first in the list: one node of two is no majority to
+  // take the cluster id from, so the client refuses; named, the next one
+  // takes the write.
+  CliRun no_majority = run("put --node " + dead_node + "," + node_ + " k v");
+  EXPECT_EQ(no_majority.code, 2);
+  EXPECT_NE(no_majority.err.find("no cluster id is held by a majority of the 2 nodes given"),
+            std::string::npos)
+      << no_majority.err;
+  const std::string status = run("status --node " + node_).out;
+  const size_t at = status.find("cluster_id: ");
+  ASSERT_NE(at, std::string::npos) << status;
+  const std::string id = status.substr(at + 12, 32);
+  CliRun second = run("put --node " + dead_node + "," + node_ + " --cluster-id " + id + " k v");
   EXPECT_EQ(second.code, 0) << second.err;
   EXPECT_EQ(run("get --node " + node_ + " k").out, "v\n");
 

@@ -81,6 +81,49 @@ sys::ChildProcess spawn_node(std::vector<std::string> args, const std::string& l
   return p.is_ok() ? std::move(*p) : sys::ChildProcess();
 }
 
+// Node 3 loses its directory and is started again with --peers naming only
+// itself, as etcd's "existing" state (the default): it bootstraps nothing,
+// so no cluster of its own takes writes; the real leader (whose
+// configuration still holds it) brings it back, and it adopts the real
+// cluster's id. Clients listing it first write to the real cluster only.
+TEST(NodeIdentityTest, EmptiedNodeWithWrongPeersBootstrapsNothing) {
+  testing::TempDir dir;
+  LocalCluster cluster(identity_cluster_options(dir.path()));
+  ASSERT_TRUE(cluster.start().is_ok());
+  const std::string cluster_id = status_of(cluster.address(1), "cluster_id");
+  ASSERT_EQ(cluster_id.size(), 32u);
+  ASSERT_TRUE(cluster.kill(3).is_ok());
+  fs::remove_all(cluster.data_dir(3));
+  fs::create_directories(cluster.data_dir(3));
+  const std::string log3 = dir.file("n3-alone.log");
+  sys::ChildProcess alone = spawn_node({"--id", "3", "--data", cluster.data_dir(3), "--listen",
+                                        cluster.address(3), "--peers", "3=" + cluster.address(3)},
+                                       log3);
+  ASSERT_TRUE(eventually([&] { return !status_of(cluster.address(3), "role").empty(); }))
+      << read_text(log3);
+  // Clients that list it first; node 3 never leads meanwhile.
+  Client first({cluster.address(3), cluster.address(1), cluster.address(2)}, 3s);
+  bool led = false;
+  for (int i = 0; i < 40; ++i) {
+    Reply put = first.put("", "k" + std::to_string(i), "v" + std::to_string(i));
+    ASSERT_TRUE(put.ok()) << i << ": " << put.message;
+    led = led || status_of(cluster.address(3), "role") == "leader";
+  }
+  EXPECT_FALSE(led) << "node 3 led a cluster of its own: " << read_text(log3);
+  EXPECT_EQ(first.cluster_id(), cluster_id);
+  EXPECT_EQ(status_of(cluster.address(3), "cluster_id"), cluster_id) << read_text(log3);
+  Client real({cluster.address(1), cluster.address(2)}, 3s);
+  for (int i = 0; i < 40; ++i) {
+    Reply get = real.get("", "k" + std::to_string(i), replica::ReadMode::kLinearizable);
+    ASSERT_TRUE(get.ok()) << i << ": " << get.message;
+    EXPECT_EQ(get.value, "v" + std::to_string(i));
+  }
+  ASSERT_TRUE(alone.running());
+  EXPECT_FALSE(alone.try_wait()->has_value()) << "node 3 exited: " << read_text(log3);
+}
+
+// The same mistake with --initial-cluster-state new: node 3 makes a cluster
+// of its own and leads it, but no client takes it for the real one.
 TEST(NodeIdentityTest, EmptiedNodeBootstrappingAloneNeverGetsIntoTheCluster) {
   testing::TempDir dir;
   LocalCluster cluster(identity_cluster_options(dir.path()));
@@ -96,9 +139,10 @@ TEST(NodeIdentityTest, EmptiedNodeBootstrappingAloneNeverGetsIntoTheCluster) {
   fs::remove_all(cluster.data_dir(3));
   fs::create_directories(cluster.data_dir(3));
   const std::string log3 = dir.file("n3-alone.log");
-  sys::ChildProcess alone = spawn_node({"--id", "3", "--data", cluster.data_dir(3), "--listen",
-                                        cluster.address(3), "--peers", "3=" + cluster.address(3)},
-                                       log3);
+  sys::ChildProcess alone =
+      spawn_node({"--id", "3", "--data", cluster.data_dir(3), "--listen", cluster.address(3),
+                  "--peers", "3=" + cluster.address(3), "--initial-cluster-state", "new"},
+                 log3);
   ASSERT_TRUE(eventually([&] { return status_of(cluster.address(3), "role") == "leader"; }))
       << read_text(log3);
   const std::string alone_id = status_of(cluster.address(3), "cluster_id");
@@ -137,9 +181,23 @@ TEST(NodeIdentityTest, EmptiedNodeBootstrappingAloneNeverGetsIntoTheCluster) {
   EXPECT_NE(wrong.message.find("wrong cluster: this node is cluster " + alone_id),
             std::string::npos)
       << wrong.message;
-  Client learns({cluster.address(1), cluster.address(3), cluster.address(2)}, 2s);
+  // A client that lists the rogue first (and names no cluster) takes the
+  // id most of its nodes hold: writes and reads never reach node 3.
+  Client learns({cluster.address(3), cluster.address(1), cluster.address(2)}, 2s);
   ASSERT_TRUE(learns.status().ok());
   EXPECT_EQ(learns.cluster_id(), cluster_id);
+  for (int i = 0; i < 20; ++i) {
+    Reply put = learns.put("", "m" + std::to_string(i), "v");
+    ASSERT_TRUE(put.ok()) << i << ": " << put.message;
+    EXPECT_NE(put.node, cluster.address(3));
+  }
+  EXPECT_EQ(status_of(cluster.address(3), "applied_index"), "0")
+      << "the rogue applied writes: " << read_text(log3);
+  // The command-line client likewise.
+  CliRun cli = run_node_cli("put --node " + cluster.address(3) + "," + cluster.address(1) + "," +
+                            cluster.address(2) + " cli v");
+  EXPECT_EQ(cli.code, 0) << cli.err;
+  EXPECT_EQ(three.get("", "cli", replica::ReadMode::kLocal).code, Reply::Code::kNotFound);
   learns.connect_to(cluster.address(3));
   Reply skipped = learns.get("", "k19", replica::ReadMode::kLocal);
   EXPECT_TRUE(skipped.ok()) << skipped.message;

@@ -196,19 +196,26 @@ TEST(CopyVerify, DamagedCopyIsRejected) {
   EXPECT_TRUE(verify_copy(tmp.file("missing"), 1, 1).is_not_found());
 }
 
+// A context of the certificate `who` (make_test_certs in `certs`), or null
+// (reported).
+std::shared_ptr<sys::TlsContext> tls_context(TempDir& certs, const std::string& who,
+                                             sys::TlsRole role) {
+  sys::TlsConfig c;
+  c.cert_file = certs.file(who + ".pem");
+  c.key_file = certs.file(who + ".key");
+  c.ca_file = certs.file("ca.pem");
+  Result<std::shared_ptr<sys::TlsContext>> ctx = sys::TlsContext::create(c, role);
+  EXPECT_TRUE(ctx.is_ok()) << ctx.status().to_string();
+  return ctx.is_ok() ? *ctx : nullptr;
+}
+
 // Both ends with TLS: the copy arrives whole; a fetcher without TLS, or
 // with a certificate another CA signed, gets none.
 TEST(SnapshotServer, ServesCopiesOverTlsToVerifiedPeersOnly) {
   TempDir tmp;
   ASSERT_TRUE(ordo::test::make_test_certs(tmp.path()).is_ok());
   auto context = [&](const std::string& who, sys::TlsRole role) {
-    sys::TlsConfig c;
-    c.cert_file = tmp.file(who + ".pem");
-    c.key_file = tmp.file(who + ".key");
-    c.ca_file = tmp.file("ca.pem");
-    Result<std::shared_ptr<sys::TlsContext>> ctx = sys::TlsContext::create(c, role);
-    EXPECT_TRUE(ctx.is_ok()) << ctx.status().to_string();
-    return ctx.is_ok() ? *ctx : nullptr;
+    return tls_context(tmp, who, role);
   };
   auto sm = filled_machine(tmp.path(), 7);
   ServedMachine served = serve(*sm, {}, context("node", sys::TlsRole::kServer));
@@ -231,6 +238,83 @@ TEST(SnapshotServer, ServesCopiesOverTlsToVerifiedPeersOnly) {
   EXPECT_FALSE(refused.is_ok());
   EXPECT_FALSE(std::filesystem::exists(tmp.file("refused")));
   EXPECT_TRUE(eventually([&] { return served.server->copies_served() == 1u; }));
+}
+
+// Connections that never authenticate (silent, or a TLS handshake begun
+// and left hanging; 3x the copy slots, and one a stranger's refused
+// certificate) hold no copy slot: a member's fetch is served at once,
+// plaintext and with TLS, and the refusals are counted.
+TEST(SnapshotServer, UnauthenticatedConnectionsTakeNoSlotFromAMember) {
+  TempDir tmp;
+  ASSERT_TRUE(ordo::test::make_test_certs(tmp.path()).is_ok());
+  auto context = [&](const std::string& who, sys::TlsRole role) {
+    return tls_context(tmp, who, role);
+  };
+  auto sm = filled_machine(tmp.path(), 9);
+  for (bool tls : {false, true}) {
+    SCOPED_TRACE(tls ? "TLS" : "plaintext");
+    ServedMachine served = serve(*sm, {}, tls ? context("node", sys::TlsRole::kServer) : nullptr);
+    ASSERT_NE(served.server, nullptr);
+    const sys::HostPort at = *sys::parse_address(*snapshot_address(served.raft_address));
+    std::vector<int> hogs;
+    for (int i = 0; i < 12; ++i) {
+      Result<int> fd = sys::connect_to(at, sys::deadline_in(std::chrono::milliseconds(2000)));
+      ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+      // Half a TLS ClientHello: a record header that promises more.
+      if (tls && i % 2 == 1) {
+        ASSERT_TRUE(sys::send_all(*fd, std::string("\x16\x03\x01\x02\x00", 5),
+                                  sys::deadline_in(std::chrono::milliseconds(1000)))
+                        .is_ok());
+      }
+      hogs.push_back(*fd);
+    }
+    if (tls) {
+      auto stranger = context("stranger", sys::TlsRole::kClient);
+      EXPECT_FALSE(fetch_copy(at, tmp.file("stranger"), std::chrono::milliseconds(3000),
+                              ClusterId(), stranger.get())
+                       .is_ok());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all of them accepted
+    auto member = tls ? context("node", sys::TlsRole::kClient) : nullptr;
+    Result<FetchedCopy> copy =
+        fetch_copy(at, tmp.file(tls ? "tls" : "plain"), std::chrono::milliseconds(3000),
+                   ClusterId(), member.get());
+    ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
+    EXPECT_EQ(copy->applied_index, 9u);
+    EXPECT_EQ(served.server->copies_served(), 1u);
+    if (tls) {
+      EXPECT_GE(served.server->refused_connections(), 1u);  // the stranger
+    }
+    for (int fd : hogs) ::close(fd);
+    EXPECT_TRUE(eventually([&] {
+      return served.server->refused_connections() >= (tls ? 13u : 12u);
+    })) << served.server->refused_connections();
+  }
+}
+
+// More connections than may wait unauthenticated at once: the oldest are
+// pushed out, so a steady stream of them starves nobody.
+TEST(SnapshotServer, TheOldestUnauthenticatedConnectionsArePushedOut) {
+  TempDir tmp;
+  auto sm = filled_machine(tmp.path(), 4);
+  ServedMachine served = serve(*sm);
+  ASSERT_NE(served.server, nullptr);
+  const sys::HostPort at = *sys::parse_address(*snapshot_address(served.raft_address));
+  std::vector<int> hogs;
+  for (int i = 0; i < 40; ++i) {
+    Result<int> fd = sys::connect_to(at, sys::deadline_in(std::chrono::milliseconds(2000)));
+    ASSERT_TRUE(fd.is_ok()) << fd.status().to_string();
+    hogs.push_back(*fd);
+  }
+  // The first ones are closed by the server long before the 5 s deadline.
+  pollfd p{hogs.front(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 3000), 1) << "the oldest connection was not pushed out";
+  char c;
+  EXPECT_LE(::recv(hogs.front(), &c, 1, 0), 0);
+  Result<FetchedCopy> copy = fetch_copy(at, tmp.file("fetched"), std::chrono::milliseconds(3000));
+  ASSERT_TRUE(copy.is_ok()) << copy.status().to_string();
+  EXPECT_EQ(copy->applied_index, 4u);
+  for (int fd : hogs) ::close(fd);
 }
 
 TEST(SnapshotServer, ServesAFreshCopyPerFetchAndKeepsNone) {

@@ -88,10 +88,27 @@ struct Client::Impl {
   // Connects to `node` unless already connected to it with a live
   // connection. A new connection must answer a hello within `probe`: a
   // node that is stopped (the kernel accepts for it), refuses ("too many
-  // connections") or belongs to another cluster is skipped before any
-  // request is sent. A timeout makes the node suspect.
+  // connections", removed) or belongs to another cluster is skipped before
+  // any request is sent. A timeout makes the node suspect.
   Status connect(const std::string& node, Deadline deadline, std::chrono::milliseconds probe) {
     if (conn.is_open() && node == current && !conn.peer_closed()) return Status::ok();
+    Result<std::string> id = hello(node, deadline, probe);
+    if (!id.is_ok()) return id.status();
+    // Pinned from now on; a node in no cluster yet (32 zeros) pins nothing.
+    if (cluster_id.empty() && in_a_cluster(*id)) cluster_id = *id;
+    return Status::ok();
+  }
+
+  static bool in_a_cluster(const std::string& id) {
+    return id.find_first_not_of('0') != std::string::npos;
+  }
+
+  // A new connection to `node` (the current one from now on) that answered
+  // a hello naming `cluster_id` ("" for any) within `probe`: the node's
+  // cluster id. Busy for a refusal, IOError for no answer (a timeout makes
+  // the node suspect).
+  Result<std::string> hello(const std::string& node, Deadline deadline,
+                            std::chrono::milliseconds probe) {
     disconnect();
     current = node;
     const Deadline probe_deadline = std::min(deadline, std::chrono::steady_clock::now() + probe);
@@ -123,12 +140,54 @@ struct Client::Impl {
       disconnect();
       return Status::busy(node + ": " + reply->message);
     }
-    // Pinned from now on; a node in no cluster yet (32 zeros) pins nothing.
-    if (cluster_id.empty() && reply->value.find_first_not_of('0') != std::string::npos) {
-      cluster_id = reply->value;
-    }
     suspects.erase(node);
-    return Status::ok();
+    return std::move(reply->value);
+  }
+
+  // Pins the cluster id that more than half of `nodes` answer a hello
+  // with: a member bootstrapped by mistake into a cluster of its own (or
+  // any node of another cluster) is then refused like a stranger, whatever
+  // its place in the list. Nodes are asked again, with the probe doubled,
+  // while no id has a majority: a node may be starting or stopped.
+  Status learn_cluster(Deadline deadline) {
+    const auto start = std::chrono::steady_clock::now();
+    auto probe = options.probe_timeout;
+    std::map<std::string, std::string> answered;  // node -> its cluster id
+    std::map<std::string, size_t> votes;          // cluster id -> nodes
+    std::string last_error;
+    for (;;) {
+      for (const std::string& node : candidates()) {
+        if (answered.count(node) != 0 ||
+            std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
+          continue;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) break;
+        Result<std::string> id = hello(node, deadline, probe);
+        if (!id.is_ok()) {
+          if (id.status().is_invalid_argument()) return id.status();
+          last_error = id.status().message();
+          continue;
+        }
+        if (!in_a_cluster(*id)) continue;  // a joining node: no vote, asked again
+        answered[node] = *id;
+        if (2 * ++votes[*id] > nodes.size()) {
+          cluster_id = *id;  // the connection to `node` stays open
+          return Status::ok();
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline || (answered.empty() && now - start >= kUnreachableGrace)) break;
+      std::this_thread::sleep_for(kRetryPause);
+      probe = std::min<std::chrono::milliseconds>(2 * probe, kMaxProbeTimeout);
+    }
+    disconnect();
+    std::string seen;
+    for (const auto& [node, id] : answered) seen += (seen.empty() ? "" : ", ") + node + " " + id;
+    return Status::busy("no cluster id is held by a majority of the " +
+                        std::to_string(nodes.size()) +
+                        " nodes given (answers: " + (seen.empty() ? std::string("none") : seen) +
+                        (last_error.empty() ? "" : "; last error: " + last_error) +
+                        "); give more of the members, or the cluster's id (--cluster-id)");
   }
 
   // The order to try nodes in: the current one (the leader once a write
@@ -176,6 +235,10 @@ struct Client::Impl {
     }
     const auto start = std::chrono::steady_clock::now();
     const Deadline deadline = start + options.timeout;
+    if (cluster_id.empty() && nodes.size() > 1) {
+      Status learned = learn_cluster(deadline);
+      if (!learned.is_ok()) return failed(learned.message());
+    }
     std::vector<std::string> order = candidates();
     size_t next = 0;
     int hops = 0;                        // redirects followed in this pass over the nodes

@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "ordo/assert.h"
+#include "ordo/sys/log_rate.h"
 #include "protocol.h"
 
 namespace ordo::node {
@@ -115,7 +116,7 @@ struct ConnectionServer::Impl {
   std::vector<std::thread::id> exited;  // guarded by mu: to be joined
   // Every worker thread not yet joined; touched by the poller thread only.
   std::map<std::thread::id, std::thread> workers;
-  std::atomic<int64_t> last_report_ms{INT64_MIN / 2};  // steady clock, of report()
+  sys::RateLimitedLog refusals;  // report()'s lines
 
   // --- workers ---
 
@@ -155,12 +156,7 @@ struct ConnectionServer::Impl {
   // One line on stderr for a refused client, at most one a second (a
   // client retrying would repeat it); the counters have every refusal.
   void report(const std::string& peer, const std::string& why) {
-    const int64_t now_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
-            .count();
-    int64_t last = last_report_ms.load();
-    if (now_ms - last < 1000 || !last_report_ms.compare_exchange_strong(last, now_ms)) return;
-    std::fprintf(stderr, "ordo-node: client %s: %s\n", peer.c_str(), why.c_str());
+    (void)refusals.print("ordo-node: client " + peer + ": " + why);
   }
 
   void handshake(Conn& c) {

@@ -20,6 +20,7 @@ struct LocalCluster::Node {
   sys::ChildProcess process;
   bool stopped = false;
   bool join = false;
+  bool started = false;  // spawned before: no bootstrap again
   std::string address() const { return "127.0.0.1:" + std::to_string(port); }
 };
 
@@ -114,6 +115,11 @@ Status LocalCluster::spawn(Node& n) {
   args.push_back("--peers");
   args.push_back(peers);
   if (n.join) args.push_back("--join");
+  // The first start makes the cluster; a restart finds its Raft state (and
+  // one whose directory was emptied waits for the leader).
+  args.push_back("--initial-cluster-state");
+  args.push_back(!n.join && !n.started ? "new" : "existing");
+  n.started = true;
   for (const auto& a : options_.extra_args) args.push_back(a);
   sys::SpawnOptions spawn;
   spawn.output_file = n.log;

@@ -38,7 +38,16 @@ int main(int argc, char** argv) {
   app.add_option("--data", so.data_dir, "data directory (created when missing)");
   app.add_option("--listen", so.listen, "client address IPv4:P (Raft on P+1, snapshots on P+2)");
   app.add_option("--peers", peers, "first members ID=IPv4:P,... (client addresses)");
-  app.add_flag("--join", so.join, "start without bootstrap, to be added by `add`");
+  std::string cluster_state = "existing";
+  app.add_option("--initial-cluster-state", cluster_state,
+                 "new: bootstrap a new cluster from --peers on an empty data directory; "
+                 "existing: wait to be added by `add` (the data directory's state wins "
+                 "either way)")
+      ->check(CLI::IsMember({"new", "existing"}))
+      ->capture_default_str();
+  app.add_flag("--join", so.join, "start without bootstrap, to be added by `add` (= existing)");
+  app.add_flag("--insecure", so.insecure,
+               "serve on a non-loopback --listen address without TLS and a cluster secret");
   app.add_option("--cluster-token", so.cluster_token,
                  "with --peers, makes the cluster id (the same on every first member)");
   app.add_option("--cluster-id", so.cluster_id, "pin the cluster id (32 hex digits)");
@@ -130,6 +139,7 @@ int main(int argc, char** argv) {
     }
     so.cluster_secret = std::move(*secret);
   }
+  so.new_cluster = cluster_state == "new";
   so.tls.allowed_peer_names = split_names(tls_allowed_clients);
   so.tls_allowed_nodes = split_names(tls_allowed_nodes);
   so.request_timeout = std::chrono::milliseconds(request_timeout_ms);

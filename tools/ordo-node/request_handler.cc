@@ -242,7 +242,13 @@ WireReply RequestHandler::scan(const Request& req) {
 }
 
 WireReply RequestHandler::hello(const Request& r) {
-  const std::string own = replica_.status().cluster_id;
+  const replica::ReplicaStatus st = replica_.status();
+  // A client that finds a removed node moves on to the next one.
+  if (st.role == replica::Role::kRemoved) {
+    return failed("removed from the cluster: node " + std::to_string(st.id) +
+                  " serves no requests; ask another member");
+  }
+  const std::string& own = st.cluster_id;
   std::string asked = r.cluster_id;
   for (char& c : asked) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const bool own_known = own.find_first_not_of('0') != std::string::npos;
@@ -277,8 +283,12 @@ WireReply RequestHandler::status() {
   add("snapshot_index", std::to_string(st.snapshot_index));
   add("snapshots_taken", std::to_string(st.snapshots_taken));
   add("snapshots_installed", std::to_string(st.snapshots_installed));
+  add("install_pending_index", std::to_string(st.install_pending_index));
+  add("install_error", st.install_error);
+  add("install_failures", std::to_string(st.install_failures));
   add("apply_error", st.apply_error);
   add("disk_error", st.disk_error);
+  add("disk_wait", st.disk_wait);
   add("disk_errors", std::to_string(st.disk_errors));
   add("raft_restarts", std::to_string(st.raft_restarts));
   add("raft_log_entries", std::to_string(st.raft_log_entries));

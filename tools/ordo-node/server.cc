@@ -29,6 +29,9 @@ extern "C" void on_stop_signal(int) { g_stop.store(true); }
 // A client port P leaves room for the Raft and snapshot ports above it.
 constexpr int kHighestClientPort = 65535 - sys::kSnapshotPortOffset;
 
+// 127.0.0.0/8: only this machine reaches it.
+bool is_loopback(const std::string& dotted_ipv4) { return dotted_ipv4.rfind("127.", 0) == 0; }
+
 }  // namespace
 
 Result<std::vector<Peer>> parse_peers(std::string_view text) {
@@ -69,7 +72,14 @@ Status check_server_options(const ServerOptions& o) {
     return Status::invalid_argument("--listen port " + std::to_string(hp->port) +
                                     ": ports P+1 (Raft) and P+2 (snapshots) must be <= 65535");
   }
-  if (!o.join) {
+  if (o.new_cluster && o.join) {
+    return Status::invalid_argument("--join and --initial-cluster-state new contradict each other");
+  }
+  if (o.new_cluster && o.peers.empty()) {
+    return Status::invalid_argument(
+        "--initial-cluster-state new needs --peers (the first members, this node among them)");
+  }
+  if (!o.peers.empty() && !o.join) {
     const Peer* self = nullptr;
     for (const auto& p : o.peers) {
       if (p.id == o.id) self = &p;
@@ -95,6 +105,14 @@ Status check_server_options(const ServerOptions& o) {
   if (o.tls.enabled() &&
       (o.tls.cert_file.empty() || o.tls.key_file.empty() || o.tls.ca_file.empty())) {
     return Status::invalid_argument("TLS needs all of --tls-cert, --tls-key and --tls-ca");
+  }
+  if (!o.insecure && !is_loopback(hp->host) && (!o.tls.enabled() || o.cluster_secret.empty())) {
+    return Status::invalid_argument(
+        "--listen " + o.listen +
+        " is not a loopback address: a node reachable from the network needs TLS (--tls-cert, "
+        "--tls-key, --tls-ca) and a cluster secret (--cluster-secret-file), or --insecure to "
+        "serve without them (anyone who reaches the ports can then read, write and remove "
+        "members)");
   }
   if (o.idle_timeout.count() <= 0) return Status::invalid_argument("--idle-timeout-ms must be > 0");
   if (o.max_connections == 0) return Status::invalid_argument("--max-connections must be > 0");
@@ -150,6 +168,9 @@ int run_server(const ServerOptions& o) {
   if (!o.join) {
     for (const auto& p : o.peers) ro.bootstrap.push_back({p.id, raft_address_of(p.address), true});
   }
+  ro.initial_cluster_state = o.new_cluster
+                                 ? replica::ReplicaOptions::InitialClusterState::kNew
+                                 : replica::ReplicaOptions::InitialClusterState::kExisting;
   ro.cluster_token = o.cluster_token;
   ro.cluster_id = o.cluster_id;
   ro.cluster_secret = o.cluster_secret;

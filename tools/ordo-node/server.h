@@ -20,9 +20,15 @@ struct Peer {
 struct ServerOptions {
   uint64_t id = 0;
   std::string data_dir;
-  std::string listen;          // client address "IPv4:port"
-  std::vector<Peer> peers;     // the first members (this node among them) when bootstrapping
-  bool join = false;           // no bootstrap: wait to be added by `add`
+  std::string listen;       // client address "IPv4:port"
+  std::vector<Peer> peers;  // the first members (this node among them) when bootstrapping
+  // --initial-cluster-state: true ("new") bootstraps a new cluster from
+  // `peers` when the data directory has no Raft state; false ("existing",
+  // the default, and --join) waits to be added by `add` instead.
+  bool new_cluster = false;
+  bool join = false;  // --join: "existing" named the older way (no --peers needed)
+  // Serve on an address outside 127.0.0.0/8 without TLS and a cluster secret.
+  bool insecure = false;
   std::string cluster_token;   // part of the cluster id computed from the peers
   std::string cluster_id;      // 32 hex digits: pins the cluster id ("" = from peers / leader)
   std::string cluster_secret;  // the contents of --cluster-secret-file ("" = none)
@@ -63,8 +69,11 @@ Result<std::string> read_cluster_secret(const std::string& path);
 Result<std::string> new_cluster_secret();
 
 // Checks `options` (InvalidArgument naming the problem): id > 0, the listen
-// address IPv4:port with port + 2 <= 65535, without --join this node among
-// the peers at its --listen address.
+// address IPv4:port with port + 2 <= 65535, peers for a new cluster, this
+// node among the peers (when given) at its --listen address, and on a
+// listen address outside 127.0.0.0/8 TLS and a cluster secret unless
+// `insecure`.
+
 Status check_server_options(const ServerOptions& options);
 
 // Opens the replica, listens and serves until SIGTERM or SIGINT; then

@@ -214,6 +214,14 @@ struct ReplicaStatus {
   uint64_t snapshot_index = 0;       // applied index of this replica's newest snapshot record
   uint64_t snapshots_taken = 0;      // snapshot records taken by this replica since open
   uint64_t snapshots_installed = 0;  // copies fetched and installed since open
+  // Non-zero while this replica's file is behind what Raft counts applied
+  // (a snapshot copy could not be fetched or installed yet): the applied
+  // index the install must reach. Meanwhile the replica retries the fetch
+  // with backoff (from the leader, then the other members), starts no
+  // election, hands leadership away and refuses reads (Busy).
+  uint64_t install_pending_index = 0;
+  std::string install_error;      // the last failed fetch or install; "" once one succeeded
+  uint64_t install_failures = 0;  // failed fetches and installs since open
   // "" while applies succeed; else the environment error (IOError, Full) of
   // the entry this replica cannot apply now. The replica retries it on its
   // own (a follower every 200 ms, a leader at each heartbeat reply) and
@@ -231,6 +239,10 @@ struct ReplicaStatus {
   // itself from its files about once a second (role "unavailable" in
   // between) until a write succeeds; no process restart is needed.
   std::string disk_error;
+  // "" or what the next restart waits for: "room on the Raft log's disk: N
+  // bytes needed free in DIR, F free" (libraft preallocates each 8 MiB
+  // segment of its log before writing to it).
+  std::string disk_wait;
   uint64_t disk_errors = 0;        // failed Raft disk writes since open
   uint64_t raft_restarts = 0;      // in-process Raft restarts after one
   uint64_t raft_log_entries = 0;   // entries in Raft's in-memory log
@@ -246,10 +258,18 @@ struct ReplicaOptions {
   std::string dir;      // data directory; created when missing
 
   // The voters of a new cluster, this replica among them. Used only when dir
-  // holds no Raft state yet; every first member is started with the same
-  // list. Empty: the replica waits to be added by Replica::add_member on the
-  // leader.
+  // holds no Raft state yet and initial_cluster_state is kNew; every first
+  // member is started with the same list. Empty: the replica waits to be
+  // added by Replica::add_member on the leader.
   std::vector<Member> bootstrap;
+  // What a directory without Raft state does (etcd's
+  // --initial-cluster-state): kNew bootstraps a new cluster from
+  // `bootstrap`; kExisting never bootstraps, and waits to be contacted by
+  // the leader of an existing cluster (as with an empty list). With Raft
+  // state either way starts from it, and `bootstrap` (when given) checks
+  // the stored cluster id.
+  enum class InitialClusterState : uint8_t { kNew, kExisting };
+  InitialClusterState initial_cluster_state = InitialClusterState::kNew;
 
   // The cluster id (docs/REPLICATION.md, Cluster identity) is fixed when
   // the first members bootstrap: a hash of `cluster_token` and the bootstrap
@@ -383,11 +403,13 @@ class Replica {
   // replica the result is kFailed with leader_id/leader_address set.
   // kFailed statuses: InvalidArgument (an empty or invalid batch, the system
   // tree named, creating or dropping the default tree, a tree name, key or
-  // value over the ordo limits), Busy (not the leader), Full ("too much
-  // unapplied data": over max_unapplied_bytes), IOError (Raft refused the
-  // entry before appending it; "removed from the cluster"; Raft restarting
-  // after a disk error), or the apply's own error (e.g. InvalidArgument;
-  // the entry then changed nothing but the applied index).
+  // value over the ordo limits), Busy (not the leader; or "not proposed:
+  // ..." when the entry never reached Raft: Raft restarting after a disk
+  // error, the replica closing, or Raft not taking it within `timeout`),
+  // Full ("too much unapplied data": over max_unapplied_bytes), IOError
+  // (Raft refused the entry before appending it; "removed from the
+  // cluster"), or the apply's own error (e.g. InvalidArgument; the entry
+  // then changed nothing but the applied index).
   // kUnknown statuses: IOError("leadership lost" / "timed out" / "replica
   // closing" / the leader's Raft log write failed). The batch is proposed as one log entry (about
   // encoded_bytes() + 16 bytes).
@@ -399,7 +421,9 @@ class Replica {
 
   // A read view in `mode`. kLinearizable on a replica that is not the
   // leader: Busy (with the leader in the message); a barrier that does not
-  // commit within `timeout`: IOError("timed out").
+  // commit within `timeout`: IOError("timed out"). Either mode while a
+  // snapshot install is pending (ReplicaStatus::install_pending_index):
+  // Busy, as the file lacks committed entries.
   Result<ReadView> read(ReadMode mode, std::chrono::milliseconds timeout);
 
   // Membership, on the leader (else Busy). add_member adds the member as a
