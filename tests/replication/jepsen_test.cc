@@ -366,14 +366,16 @@ uint64_t wait_converged(LocalCluster& cluster, std::chrono::seconds timeout) {
 }
 
 // The words before ordo-node for node i: the preload library, and its
-// connects to the other nodes' Raft and snapshot ports sent through the
-// forwarders of (i, j).
+// connects to the other nodes' ports at `offsets` (Raft and snapshot ports
+// unless told) sent through the forwarders of (i, j).
 std::vector<std::string> through_proxies(LinkProxies& net, int i,
-                                         const std::vector<std::string>& addresses) {
+                                         const std::vector<std::string>& addresses,
+                                         std::vector<int> offsets = {sys::kRaftPortOffset,
+                                                                     sys::kSnapshotPortOffset}) {
   std::string via;
   for (int j = 1; j <= static_cast<int>(addresses.size()); ++j) {
     if (j == i) continue;
-    for (int offset : {sys::kRaftPortOffset, sys::kSnapshotPortOffset}) {
+    for (int offset : offsets) {
       Result<std::string> target = sys::shift_port(addresses[static_cast<size_t>(j - 1)], offset);
       if (!target.is_ok()) {
         ADD_FAILURE() << target.status().to_string();
@@ -407,6 +409,16 @@ node::LocalClusterOptions cluster_options(const std::string& root, LinkProxies& 
     return through_proxies(links, i, addresses);
   };
   return options;
+}
+
+// Polls `done` every 100 ms until it holds or `timeout` passed.
+template <typename F>
+bool eventually_true(F done, std::chrono::seconds timeout = 20s) {
+  for (auto until = Clock::now() + timeout; Clock::now() < until;) {
+    if (done()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return done();
 }
 
 std::string role_of(const std::string& address) {
@@ -462,6 +474,97 @@ TEST(ReplicationJepsenTest, APartitionedLeaderIsReplaced) {
   c.connect_to(cluster.address(old_leader));
   Reply healed = c.get(kTree, "during", replica::ReadMode::kLocal);
   EXPECT_TRUE(healed.ok() && healed.value == "the partition") << healed.message;
+}
+
+// A follower that restarts behind the leader's log needs a snapshot copy,
+// and every fetch of it fails at first (the snapshot ports are cut off from
+// it; Raft is not). It must not stay behind for good: it retries with
+// backoff, says so in status, and meanwhile starts no election, wins none
+// (the leader is killed while it waits: the other follower takes over) and
+// serves no stale read. Once the ports are reachable again it catches up
+// without a restart of its process.
+TEST(ReplicationJepsenTest, AFollowerWhoseSnapshotFetchFailsCatchesUpAndNeverLeads) {
+  TempDir dir;
+  auto net = LinkProxies::start();
+  ASSERT_TRUE(net.is_ok()) << net.status().to_string();
+  LinkProxies& links = **net;
+  node::LocalClusterOptions options = cluster_options(dir.path(), links);
+  options.extra_args = {"--snapshot-threshold",  "64",  "--snapshot-trailing",    "16",
+                        "--election-timeout-ms", "600", "--heartbeat-timeout-ms", "60",
+                        "--request-timeout-ms",  "1500"};
+  options.launch_prefix = [&links](int i, const std::vector<std::string>& addresses) {
+    return through_proxies(links, i, addresses, {sys::kSnapshotPortOffset});
+  };
+  LocalCluster cluster(options);
+  ASSERT_TRUE(cluster.start().ok());
+  const int leader = cluster.leader(10s);
+  ASSERT_GT(leader, 0);
+  const int behind = leader == 3 ? 2 : 3;
+  const int other = 6 - leader - behind;
+  ASSERT_TRUE(cluster.kill(behind).ok());
+  Client writer({cluster.address(leader), cluster.address(other)}, 5000ms);
+  for (int i = 0; i < 300; ++i) {
+    Reply put = writer.put(kTree, "k" + std::to_string(i), "v" + std::to_string(i));
+    ASSERT_TRUE(put.ok()) << i << ": " << put.message;
+  }
+  ASSERT_GT(status_number(cluster.address(leader), "snapshots_taken"), 0u);
+  for (int j = 1; j <= 3; ++j) {
+    if (j != behind) links.cut(behind, j);
+  }
+  ASSERT_TRUE(cluster.restart(behind).ok());
+  const pid_t pid = cluster.pid(behind);
+  const std::string behind_address = cluster.address(behind);
+  auto pending = [&] { return status_number(behind_address, "install_pending_index"); };
+  const auto until = Clock::now() + 20s;
+  while (pending() == 0 && Clock::now() < until) std::this_thread::sleep_for(100ms);
+  ASSERT_GT(pending(), 0u) << "no install pending; log " << cluster.log_path(behind);
+  EXPECT_TRUE(eventually_true([&] {
+    return status_number(behind_address, "install_failures") >= 2;
+  })) << "the fetch is not retried";
+  {
+    Client one({behind_address}, 2000ms);
+    Reply st = one.status();
+    ASSERT_TRUE(st.ok()) << st.message;
+    EXPECT_NE(st.value.find("install a snapshot copy from"), std::string::npos) << st.value;
+    // A local read there would miss acknowledged writes: it is sent to the
+    // leader, never answered "not found".
+    Reply read = one.get(kTree, "k299", replica::ReadMode::kLocal);
+    ASSERT_TRUE(read.ok()) << reply_code_name(read.code) << ": " << read.message;
+    EXPECT_EQ(read.value, "v299");
+    EXPECT_NE(read.node, behind_address);
+  }
+
+  // The leader dies while the follower waits: the other one takes over.
+  ASSERT_TRUE(cluster.kill(leader).ok());
+  bool led = false;
+  int new_leader = 0;
+  for (auto deadline = Clock::now() + 6s; Clock::now() < deadline;) {
+    led = led || role_of(behind_address) == "leader";
+    if (role_of(cluster.address(other)) == "leader") new_leader = other;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_FALSE(led) << "a node whose state is behind its log led; log " << cluster.log_path(behind);
+  ASSERT_EQ(new_leader, other) << "log " << cluster.log_path(other);
+  Client after({cluster.address(other), behind_address}, 5000ms);
+  Reply put = after.put(kTree, "after", "the leader died");
+  ASSERT_TRUE(put.ok()) << put.message;
+  EXPECT_GT(pending(), 0u);
+
+  links.heal_all();
+  ASSERT_TRUE(cluster.restart(leader).ok());
+  EXPECT_TRUE(eventually_true([&] { return pending() == 0; }, 30s))
+      << "log " << cluster.log_path(behind);
+  EXPECT_GT(wait_converged(cluster, 30s), 0u);
+  EXPECT_EQ(cluster.pid(behind), pid) << "the follower was restarted";
+  Client local({behind_address}, 2000ms);
+  local.connect_to(behind_address);
+  Reply caught_up = local.get(kTree, "after", replica::ReadMode::kLocal);
+  EXPECT_TRUE(caught_up.ok() && caught_up.value == "the leader died") << caught_up.message;
+  EXPECT_EQ(caught_up.node, behind_address);
+  EXPECT_GE(status_number(behind_address, "snapshots_installed"), 1u);
+  Client status({behind_address}, 2000ms);
+  Reply st = status.status();
+  EXPECT_NE(st.value.find("install_error: \n"), std::string::npos) << st.value;
 }
 
 // A forged message on a node's Raft port: libraft 0.15's own TCP handshake

@@ -162,6 +162,35 @@ TEST_F(NodeCliTest, ServerRejectsBadOptions) {
   EXPECT_NE(in_use.err.find(node_), std::string::npos) << in_use.err;
 }
 
+// A node reachable from the network (any --listen outside 127.0.0.0/8)
+// refuses to start without TLS and a cluster secret, unless --insecure.
+TEST(NodeServerTest, ANonLoopbackAddressNeedsTlsAndASecret) {
+  testing::TempDir dir;
+  Result<uint16_t> port = sys::pick_free_port_run(3);
+  ASSERT_TRUE(port.is_ok()) << port.status().to_string();
+  const std::string any = "0.0.0.0:" + std::to_string(*port);
+  const std::string node =
+      "--id 1 --listen " + any + " --peers 1=" + any + " --initial-cluster-state new --data ";
+  CliRun plain = run_node_cli(node + dir.file("plain"));
+  EXPECT_EQ(plain.code, 1);
+  for (const char* named :
+       {"not a loopback address", "--tls-cert", "--cluster-secret-file", "--insecure"}) {
+    EXPECT_NE(plain.err.find(named), std::string::npos) << named << ": " << plain.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("plain"))) << "nothing is made";
+  // TLS alone is not enough (the Raft port and removal notices need the secret).
+  CliRun tls_only = run_node_cli(node + dir.file("tls") + " --tls-cert c.pem --tls-key k.pem" +
+                                 " --tls-ca ca.pem");
+  EXPECT_EQ(tls_only.code, 1);
+  EXPECT_NE(tls_only.err.find("not a loopback address"), std::string::npos) << tls_only.err;
+  // --insecure passes the check: the start fails later, on the data directory.
+  std::ofstream(dir.file("a-file")) << "x";
+  CliRun insecure = run_node_cli(node + dir.file("a-file") + "/sub --insecure");
+  EXPECT_EQ(insecure.code, 1);
+  EXPECT_EQ(insecure.err.find("not a loopback address"), std::string::npos) << insecure.err;
+  EXPECT_NE(insecure.err.find("cannot open the replica"), std::string::npos) << insecure.err;
+}
+
 TEST(NodeServerTest, SigtermShutsDownInOrderWithExitZero) {
   testing::TempDir dir;
   LocalClusterOptions o;

@@ -224,6 +224,40 @@ TEST_F(NodeClusterTest, AddedNodeCatchesUpAndRemovedNodeLeaves) {
   EXPECT_EQ(st2.value.find("4=" + cluster_->address(4)), std::string::npos) << st2.value;
 }
 
+// A member removed while it runs refuses the client's hello: a client that
+// lists it first goes on to the next node instead of failing there.
+TEST_F(NodeClusterTest, ARemovedNodeSendsClientsToTheNextNode) {
+  Client c(cluster_->addresses(), 5s);
+  ASSERT_TRUE(c.put("", "before", "b").ok());
+  auto added = cluster_->add_node();
+  ASSERT_TRUE(added.is_ok()) << added.status().to_string();
+  const std::string removed = cluster_->address(*added);
+  Reply gone = c.remove_member(static_cast<uint64_t>(*added));
+  ASSERT_TRUE(gone.ok()) << gone.message;
+  Client alone({removed}, 2s);
+  std::string role;
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       role != "removed" && std::chrono::steady_clock::now() < until;) {
+    Reply st = alone.status();
+    if (st.ok()) role = st.value.substr(st.value.find("role: ") + 6, 7);
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(role, "removed");
+  Client first({removed, cluster_->address(1), cluster_->address(2), cluster_->address(3)}, 5s);
+  Reply put = first.put("", "after", "a");
+  ASSERT_TRUE(put.ok()) << put.message;
+  EXPECT_NE(put.node, removed);
+  first.connect_to(removed);
+  Reply get = first.get("", "before", replica::ReadMode::kLocal);
+  ASSERT_TRUE(get.ok()) << get.message;
+  EXPECT_EQ(get.value, "b");
+  EXPECT_NE(get.node, removed);
+  // Alone, it says why.
+  Reply refused = alone.get("", "before", replica::ReadMode::kLocal);
+  EXPECT_EQ(refused.code, Reply::Code::kFailed);
+  EXPECT_NE(refused.message.find("removed from the cluster"), std::string::npos) << refused.message;
+}
+
 // A node that missed more entries than the leader keeps behind its snapshot
 // catches up by fetching the leader's copy of the file (snapshot port P + 2).
 TEST(NodeSnapshotTest, RestartedNodeFarBehindInstallsASnapshotCopy) {
