@@ -12,8 +12,11 @@
 // identical, and no node ended on its own (each exit one we caused; SIGTERM
 // at the end exits 0).
 //
-// Short form in the default run (about 25 s of faults); ORDO_LONG_TESTS=1
-// runs minutes of them with more keys, clients and overlapping faults.
+// The fault run's nodes use TLS on their client and snapshot ports and a
+// cluster secret on the Raft port, as on a network (ORDO_JEPSEN_PLAINTEXT=1:
+// neither). Short form in the default run (about 25 s of faults);
+// ORDO_LONG_TESTS=1 runs minutes of them with more keys, clients and
+// overlapping faults.
 // The seed is printed; ORDO_TEST_SEED replays a schedule (the timing of the
 // processes still differs from run to run).
 #include <gtest/gtest.h>
@@ -24,6 +27,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +46,7 @@
 #include "ordo/sys/node_ports.h"
 #include "ordo/sys/socket.h"
 #include "protocol.h"
+#include "tls_test_certs.h"
 #include "tools_test_util.h"
 
 namespace ordo::testing {
@@ -81,6 +86,20 @@ uint64_t seed() {
 }
 
 std::string key_name(int k) { return "k" + std::to_string(k); }
+
+// The client TLS context of the test's requests to its nodes (null:
+// plaintext), set by a test that starts its nodes with TLS.
+std::shared_ptr<const sys::TlsContext>& client_tls() {
+  static std::shared_ptr<const sys::TlsContext> tls;
+  return tls;
+}
+
+node::ClientOptions with(std::chrono::milliseconds timeout) {
+  node::ClientOptions o;
+  o.timeout = timeout;
+  o.tls = client_tls();
+  return o;
+}
 
 // What the faults share: the cluster, the forwarders, the nodes a fault holds
 // (killed or stopped: no other fault takes them), and a log of what happened.
@@ -284,7 +303,7 @@ class Clients {
 
  private:
   void run(int c, uint64_t seed) {
-    Client client(nodes_, 2000ms);
+    Client client(nodes_, with(2000ms));
     std::mt19937_64 rng(seed);
     for (uint64_t n = 0; !stop_; ++n) {
       Operation op;
@@ -343,7 +362,7 @@ class Clients {
 
 // The value of the status line "name: value" of `address`, or 0.
 uint64_t status_number(const std::string& address, const std::string& name) {
-  Client c({address}, 2000ms);
+  Client c({address}, with(2000ms));
   Reply r = c.status();
   if (!r.ok()) return 0;
   const std::string prefix = name + ": ";
@@ -411,6 +430,32 @@ node::LocalClusterOptions cluster_options(const std::string& root, LinkProxies& 
   return options;
 }
 
+// Makes `options` a cluster as a network would need it (docs/NODE.md): TLS
+// on the client and snapshot ports (throwaway certificates in `dir`, only
+// the node certificate allowed on the snapshot port) and a cluster secret
+// on the Raft port; the test's clients present the client certificate.
+Status secure(node::LocalClusterOptions& options, TempDir& dir) {
+  ORDO_RETURN_IF_ERROR(ordo::test::make_test_certs(dir.path()));
+  std::ofstream(dir.file("cluster.secret")) << std::string(64, 'a') << "\n";
+  for (const std::string& a :
+       {std::string("--tls-cert"), dir.file("node.pem"), std::string("--tls-key"),
+        dir.file("node.key"), std::string("--tls-ca"), dir.file("ca.pem"),
+        std::string("--tls-allowed-nodes"), std::string("node"),
+        std::string("--tls-allowed-clients"), std::string("client"),
+        std::string("--cluster-secret-file"), dir.file("cluster.secret")}) {
+    options.extra_args.push_back(a);
+  }
+  sys::TlsConfig config;
+  config.cert_file = dir.file("client.pem");
+  config.key_file = dir.file("client.key");
+  config.ca_file = dir.file("ca.pem");
+  ORDO_ASSIGN_OR_RETURN(std::shared_ptr<sys::TlsContext> tls,
+                        sys::TlsContext::create(config, sys::TlsRole::kClient));
+  client_tls() = tls;
+  options.client_tls = tls;
+  return Status::ok();
+}
+
 // Polls `done` every 100 ms until it holds or `timeout` passed.
 template <typename F>
 bool eventually_true(F done, std::chrono::seconds timeout = 20s) {
@@ -422,7 +467,7 @@ bool eventually_true(F done, std::chrono::seconds timeout = 20s) {
 }
 
 std::string role_of(const std::string& address) {
-  Client c({address}, 1000ms);
+  Client c({address}, with(1000ms));
   Reply r = c.status();
   if (!r.ok()) return "";
   size_t at = r.value.find("role: ");
@@ -457,11 +502,11 @@ TEST(ReplicationJepsenTest, APartitionedLeaderIsReplaced) {
     std::this_thread::sleep_for(100ms);
   }
   ASSERT_GT(new_leader, 0) << "the majority side elected no leader";
-  Client majority({cluster.address(new_leader)}, 5000ms);
+  Client majority({cluster.address(new_leader)}, with(5000ms));
   Reply put = majority.put(kTree, "during", "the partition");
   EXPECT_TRUE(put.ok()) << put.message;
   // The old leader cannot commit (it stepped down, or its write times out).
-  Client minority({cluster.address(old_leader)}, 3000ms);
+  Client minority({cluster.address(old_leader)}, with(3000ms));
   minority.connect_to(cluster.address(old_leader));
   Reply stale = minority.get(kTree, "during", replica::ReadMode::kLocal);
   EXPECT_EQ(stale.code, Reply::Code::kNotFound)
@@ -470,7 +515,7 @@ TEST(ReplicationJepsenTest, APartitionedLeaderIsReplaced) {
 
   links.heal_all();
   EXPECT_GT(wait_converged(cluster, 30s), 0u);
-  Client c({cluster.address(old_leader)}, 5000ms);
+  Client c({cluster.address(old_leader)}, with(5000ms));
   c.connect_to(cluster.address(old_leader));
   Reply healed = c.get(kTree, "during", replica::ReadMode::kLocal);
   EXPECT_TRUE(healed.ok() && healed.value == "the partition") << healed.message;
@@ -502,7 +547,7 @@ TEST(ReplicationJepsenTest, AFollowerWhoseSnapshotFetchFailsCatchesUpAndNeverLea
   const int behind = leader == 3 ? 2 : 3;
   const int other = 6 - leader - behind;
   ASSERT_TRUE(cluster.kill(behind).ok());
-  Client writer({cluster.address(leader), cluster.address(other)}, 5000ms);
+  Client writer({cluster.address(leader), cluster.address(other)}, with(5000ms));
   for (int i = 0; i < 300; ++i) {
     Reply put = writer.put(kTree, "k" + std::to_string(i), "v" + std::to_string(i));
     ASSERT_TRUE(put.ok()) << i << ": " << put.message;
@@ -522,7 +567,7 @@ TEST(ReplicationJepsenTest, AFollowerWhoseSnapshotFetchFailsCatchesUpAndNeverLea
     return status_number(behind_address, "install_failures") >= 2;
   })) << "the fetch is not retried";
   {
-    Client one({behind_address}, 2000ms);
+    Client one({behind_address}, with(2000ms));
     Reply st = one.status();
     ASSERT_TRUE(st.ok()) << st.message;
     EXPECT_NE(st.value.find("install a snapshot copy from"), std::string::npos) << st.value;
@@ -545,7 +590,7 @@ TEST(ReplicationJepsenTest, AFollowerWhoseSnapshotFetchFailsCatchesUpAndNeverLea
   }
   EXPECT_FALSE(led) << "a node whose state is behind its log led; log " << cluster.log_path(behind);
   ASSERT_EQ(new_leader, other) << "log " << cluster.log_path(other);
-  Client after({cluster.address(other), behind_address}, 5000ms);
+  Client after({cluster.address(other), behind_address}, with(5000ms));
   Reply put = after.put(kTree, "after", "the leader died");
   ASSERT_TRUE(put.ok()) << put.message;
   EXPECT_GT(pending(), 0u);
@@ -556,13 +601,13 @@ TEST(ReplicationJepsenTest, AFollowerWhoseSnapshotFetchFailsCatchesUpAndNeverLea
       << "log " << cluster.log_path(behind);
   EXPECT_GT(wait_converged(cluster, 30s), 0u);
   EXPECT_EQ(cluster.pid(behind), pid) << "the follower was restarted";
-  Client local({behind_address}, 2000ms);
+  Client local({behind_address}, with(2000ms));
   local.connect_to(behind_address);
   Reply caught_up = local.get(kTree, "after", replica::ReadMode::kLocal);
   EXPECT_TRUE(caught_up.ok() && caught_up.value == "the leader died") << caught_up.message;
   EXPECT_EQ(caught_up.node, behind_address);
   EXPECT_GE(status_number(behind_address, "snapshots_installed"), 1u);
-  Client status({behind_address}, 2000ms);
+  Client status({behind_address}, with(2000ms));
   Reply st = status.status();
   EXPECT_NE(st.value.find("install_error: \n"), std::string::npos) << st.value;
 }
@@ -603,7 +648,7 @@ TEST(ReplicationJepsenTest, ForgedRaftMessageLeavesTheNodeRunning) {
   ASSERT_TRUE(ended.is_ok());
   EXPECT_FALSE(ended->has_value()) << "node 1 " << (*ended)->how_it_ended() << " on a forged "
                                    << "Raft message; log " << cluster.log_path(1);
-  Client status({cluster.address(1)}, 5000ms);
+  Client status({cluster.address(1)}, with(5000ms));
   Reply st = status.status();
   ASSERT_TRUE(st.ok()) << st.message;
   std::string refused;
@@ -623,7 +668,15 @@ TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
   ASSERT_TRUE(net.is_ok()) << net.status().to_string();
   LinkProxies& links = **net;
 
-  LocalCluster cluster(cluster_options(dir.path(), links));
+  node::LocalClusterOptions options = cluster_options(dir.path(), links);
+  // As on a network: TLS and the cluster secret (ORDO_JEPSEN_PLAINTEXT=1: neither).
+  const char* plaintext = std::getenv("ORDO_JEPSEN_PLAINTEXT");
+  if (plaintext == nullptr || std::string(plaintext) != "1") {
+    Status secured = secure(options, dir);
+    ASSERT_TRUE(secured.is_ok()) << secured.to_string();
+    std::printf("TLS on the client and snapshot ports, a cluster secret on the Raft port\n");
+  }
+  LocalCluster cluster(options);
   ASSERT_TRUE(cluster.start().ok());
 
   HistoryRecorder history;
@@ -705,7 +758,7 @@ TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
   // each node's own copy, which must agree now that all have applied the same.
   std::map<std::string, std::optional<std::string>> finals;
   {
-    Client reader(cluster.addresses(), 10000ms);
+    Client reader(cluster.addresses(), with(10000ms));
     for (int k = 0; k < p.keys; ++k) {
       Operation op;
       op.client = 0;
@@ -721,7 +774,7 @@ TEST(ReplicationJepsenTest, LinearizableUnderKillsPausesPartitionsAndGarbage) {
     }
   }
   for (int i = 1; i <= cluster.size(); ++i) {
-    Client local({cluster.address(i)}, 5000ms);
+    Client local({cluster.address(i)}, with(5000ms));
     for (const auto& [key, value] : finals) {
       Reply r = local.get(kTree, key, replica::ReadMode::kLocal);
       ASSERT_TRUE(r.ok() || r.code == Reply::Code::kNotFound) << key << ": " << r.message;
