@@ -539,6 +539,7 @@ Status RaftConsensus::open_raft(bool first) {
   coalescer_->attach(&io_, uv_send_);
   send_bytes_.clear();
   leader_contact_ = LeaderContact();
+  transferring_ = false;  // a transfer ends with the Raft instance that made it
   io_.append = &RaftConsensus::io_append;
   io_.truncate = &RaftConsensus::io_truncate;
   io_.snapshot_put = &RaftConsensus::io_snapshot_put;

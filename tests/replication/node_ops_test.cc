@@ -383,6 +383,7 @@ TEST_F(NodeOpsTest, MetricsAreServedAndGarbageIsRefused) {
         "ordo_requests_total{op=\"put\",code=\"ok\"} 1",
         "ordo_request_duration_seconds_count{op=\"put\"} 1",
         "ordo_request_duration_seconds_bucket{op=\"get\",le=\"+Inf\"} 1", "ordo_apply_error 0",
+        "ordo_disk_wait 0", "ordo_install_error 0", "ordo_install_failures 0",
         "ordo_connections_accepted ", "ordo_tls_handshake_failures 0", "ordo_disk_errors 0",
         "ordo_raft_refused_connections 0"}) {
     EXPECT_NE(body.find(want), std::string::npos) << want << "\n" << body;

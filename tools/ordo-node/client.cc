@@ -67,8 +67,8 @@ struct Client::Impl {
   ClientOptions options;
   std::string current;  // the node connected to (or to connect to first)
   sys::Stream conn;     // to `current` when open
-  // The cluster every node must belong to: given, or learned from the
-  // first node that answers ("" until then).
+  // The cluster every node must belong to: given, or the one a majority of
+  // `nodes` holds (learn_cluster; "" until then).
   std::string cluster_id;
   // Nodes that timed out, until when they are tried after the others.
   std::map<std::string, std::chrono::steady_clock::time_point> suspects;

@@ -7,7 +7,8 @@
 // connection is skipped, and so is one whose new connection does not
 // answer a status probe within the probe timeout (200 ms; doubled on each
 // later pass over the nodes, at most 1 s) or answers it with a refusal
-// ("too many connections"). A node that timed out (a stopped node: the
+// ("too many connections", removed from the cluster, another cluster's:
+// see expect_cluster). A node that timed out (a stopped node: the
 // kernel accepts for it, nothing answers) is suspect for a while and tried
 // after the others. When all refuse, they are tried again for one second
 // (they may be starting), then the reply is kFailed. While no leader is
@@ -121,8 +122,11 @@ class Client {
   // Sticks to `node` for reads (one of `nodes` or any other client address).
   void connect_to(std::string node);
 
-  // Every node must belong to cluster `cluster_id` (32 hex digits; ""
-  // learns it from the first node that answers, the default). A node of
+  // Every node must belong to cluster `cluster_id` (32 hex digits; "", the
+  // default: the id more than half of `nodes` answer a hello with, asked
+  // before the first request; the one node when only one is given). A
+  // request finding no id with a majority before its timeout is kFailed
+  // "no cluster id is held by a majority ...". A node of
   // another cluster is skipped like an unreachable one; the reason shows in
   // the error when no node answers. Drops the current connection.
   void expect_cluster(std::string cluster_id);

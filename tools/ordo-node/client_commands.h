@@ -28,7 +28,7 @@ struct ClientArgs {
   uint64_t id = 0;
   std::string address;
   uint32_t timeout_ms = 0;                // 0: 5000, and 30000 for add/remove
-  std::string cluster_id;                 // "" = the cluster of the first node that answers
+  std::string cluster_id;                 // "" = the cluster most of the nodes hold
   std::string end;                        // delrange: the end key (excluded)
   bool if_absent = false;                 // put: only if KEY is absent
   std::optional<std::string> if_value;    // put: only if KEY holds this value

@@ -81,6 +81,14 @@ std::string http_response(int code, const char* reason, const std::string& conte
   return out;
 }
 
+// The help of the status entries exported as 0/1 gauges; nullptr for the others.
+const char* text_gauge_help(const std::string& name) {
+  if (name == "apply_error") return "1 while this node cannot apply a committed entry.";
+  if (name == "disk_wait") return "1 while Raft waits for room on its disk to restart.";
+  if (name == "install_error") return "1 while the last snapshot fetch or install failed.";
+  return nullptr;
+}
+
 }  // namespace
 
 Metrics& node_metrics() {
@@ -117,10 +125,12 @@ std::string Metrics::render(const std::vector<std::pair<std::string, std::string
             std::string("ordo_role{role=\"") + role + "\"} " + (value == role ? "1" : "0") + "\n";
       }
       if (!known) out += "ordo_role{role=\"" + escape_label(value) + "\"} 1\n";
-    } else if (name == "apply_error") {
-      out += "# HELP ordo_apply_error 1 while this node cannot apply a committed entry.\n";
-      out += "# TYPE ordo_apply_error gauge\n";
-      out += std::string("ordo_apply_error ") + (value.empty() ? "0" : "1") + "\n";
+    } else if (const char* help = text_gauge_help(name)) {
+      // A text entry that is "" while all is well: 1 while it is not.
+      const std::string metric = "ordo_" + name;
+      out += "# HELP " + metric + " " + help + "\n";
+      out += "# TYPE " + metric + " gauge\n";
+      out += metric + " " + (value.empty() ? "0" : "1") + "\n";
     } else if (is_unsigned(value)) {
       const std::string metric = "ordo_" + sanitize(name);
       out += "# HELP " + metric + " The status entry " + sanitize(name) + ".\n";
