@@ -134,8 +134,9 @@ void LinkProxies::accept_on(Forwarder& f) {
     int fd = ::accept4(f.listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN: none left
     if (is_cut(f.from, f.to)) {
-      ::close(fd);
+      // Counted first: whoever sees the close finds it counted.
       refused_.fetch_add(1);
+      ::close(fd);
       continue;
     }
     // On 127.0.0.1 the connect ends at once: accepted (a stopped node's
