@@ -421,12 +421,10 @@ Result<Meta> DatabaseImpl::log_tail(const Meta& c) {
     // The first logged state this handle takes: after a crash of the machine
     // the log may hold commits whose pages never reached the disk, which only
     // a writable open can replay.
-    Status intact = engine::verify_since(*file_, newest, c.txn_id);
+    Status intact = check_pinned(newest, nullptr,
+                                 [&] { return engine::verify_since(*file_, newest, c.txn_id); });
+    if (intact.is_busy()) return intact;  // raced a writer before the pin held
     if (!intact.is_ok()) {
-      if (writer_moved_past(newest.txn_id)) {
-        return Status::busy("a writer committed past txn " + std::to_string(newest.txn_id) +
-                            " while it was being checked");
-      }
       return Status::needs_recovery(
           "txns " + std::to_string(c.txn_id + 1) + ".." + std::to_string(newest.txn_id) +
           " are in the log after checkpoint txn " + std::to_string(c.txn_id) +
@@ -452,16 +450,16 @@ Result<int> DatabaseImpl::trusted_slot(const MetaSlots& slots, int pick, std::st
   if ((newest.flags & engine::kMetaFlagOneSync) == 0 || newest.txn_id == verified_txn_) {
     return pick;
   }
-  Status intact = engine::verify_slot_commit(*file_, slots, pick);
+  // The check reads the txn's pages and, through its free tree, the txn
+  // before it: pinned, so a writer in another process cannot reuse them
+  // while they are read.
+  auto verify = [&] { return engine::verify_slot_commit(*file_, slots, pick); };
+  Status intact =
+      options_.read_only ? check_pinned(newest, slots.older_valid(pick), verify) : verify();
+  if (intact.is_busy()) return intact;  // raced a writer before the pins held
   if (intact.is_ok()) {
     verified_txn_ = newest.txn_id;
     return pick;
-  }
-  if (options_.read_only && writer_moved_past(newest.txn_id)) {
-    // A live writer in another process may reuse this txn's pages once two
-    // newer commits exist: the check raced with it, nothing was lost.
-    return Status::busy("a writer committed past txn " + std::to_string(newest.txn_id) +
-                        " while it was being checked");
   }
   return engine::fall_back_from(slots, pick, intact, note);
 }
@@ -483,17 +481,7 @@ Result<Meta> DatabaseImpl::register_reader() {
   // before the slot was taken (that needs two commits past it).
   for (int attempt = 0; attempt < 1000; ++attempt) {
     ORDO_ASSIGN_OR_RETURN(Meta meta, newest_meta_from_file());
-    {
-      base::MutexLock g(state_mu_);
-      if (readers_.add(meta.txn_id)) {
-        Status s = file_->lock_reader_slot(meta.txn_id);
-        if (!s.is_ok()) {
-          readers_.remove(meta.txn_id);
-          return s;
-        }
-        reader_metas_[meta.txn_id] = meta;
-      }
-    }
+    ORDO_RETURN_IF_ERROR(pin_snapshot(meta));
     auto again = newest_meta_from_file();
     if (again.is_ok() && again->txn_id <= meta.txn_id + 1) {
       base::MutexLock g(state_mu_);
@@ -504,6 +492,44 @@ Result<Meta> DatabaseImpl::register_reader() {
     if (!again.is_ok()) return again.status();
   }
   return Status::busy("could not pin a snapshot: the writer commits faster than it can be read");
+}
+
+Status DatabaseImpl::pin_snapshot(const Meta& meta) {
+  ORDO_ASSERT(options_.read_only);  // a writable handle's readers need no slot
+  base::MutexLock g(state_mu_);
+  if (readers_.add(meta.txn_id)) {
+    Status s = file_->lock_reader_slot(meta.txn_id);
+    if (!s.is_ok()) {
+      readers_.remove(meta.txn_id);
+      return s;
+    }
+    reader_metas_[meta.txn_id] = meta;
+  }
+  return Status::ok();
+}
+
+Status DatabaseImpl::check_pinned(const Meta& meta, const Meta* previous,
+                                  const std::function<Status()>& check) {
+  ORDO_ASSERT(options_.read_only && (previous == nullptr || previous->txn_id < meta.txn_id));
+  if (previous != nullptr && previous->txn_id + 1 != meta.txn_id) previous = nullptr;
+  const Meta& lowest = previous != nullptr ? *previous : meta;
+  ORDO_RETURN_IF_ERROR(pin_snapshot(meta));
+  Status pinned = previous != nullptr ? pin_snapshot(*previous) : Status::ok();
+  Status result = pinned;
+  if (pinned.is_ok()) {
+    // A writer reuses the pages of snapshot T once T+2 has committed; past
+    // that, the pages may have changed before the pins were taken.
+    if (writer_moved_past(lowest.txn_id + 1)) {
+      result = Status::busy("a writer committed past txn " + std::to_string(lowest.txn_id + 1) +
+                            " before the pages of txn " + std::to_string(meta.txn_id) +
+                            " were pinned for their check");
+    } else {
+      result = check();
+    }
+    if (previous != nullptr) unregister_reader(previous->txn_id);
+  }
+  unregister_reader(meta.txn_id);
+  return result;
 }
 
 void DatabaseImpl::unregister_reader(uint64_t txn_id) {

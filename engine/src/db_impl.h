@@ -227,6 +227,16 @@ class DatabaseImpl {
   // True when every byte of the file (as mapped) is zero: what a create cut
   // short between its growth and its first meta write leaves.
   bool holds_only_zeros() const;
+  // Read-only handles: registers one more reader of `meta`'s snapshot and
+  // takes its reader slot for the first. IOError when the slot lock fails.
+  Status pin_snapshot(const engine::Meta& meta) ORDO_EXCLUDES(state_mu_);
+  // Read-only handles: runs `check` over the pages of `meta` (and of
+  // `previous` when it is the txn just before) with their snapshots pinned,
+  // so no writer in another process reuses a page while it is read. Busy when
+  // a writer had committed two txns past the lowest of them before the pins
+  // held (its pages may have been reused already); else what `check` says.
+  Status check_pinned(const engine::Meta& meta, const engine::Meta* previous,
+                      const std::function<Status()>& check) ORDO_EXCLUDES(state_mu_);
   // True when the file now holds a valid meta newer than `txn_id`.
   bool writer_moved_past(uint64_t txn_id);
   // Re-reads after a Busy from trusted_slot; a writer that outruns this many

@@ -17,6 +17,7 @@ DirtyPageCache::~DirtyPageCache() {
       if (data != nullptr) buffers_.give(data);
     }
   }
+  buffers_.end_of_txn();
 }
 
 std::byte* DirtyPageCache::writable(PageNo pg) {

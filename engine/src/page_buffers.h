@@ -18,8 +18,10 @@ class PageBuffers {
   explicit PageBuffers(uint32_t page_size) : page_size_(page_size) {
     ORDO_ASSERT(btree::valid_page_size(page_size));  // the database's, set at open
   }
+  // Everything goes back: the idle buffers, and the allocator's hold on them.
   ~PageBuffers() {
     for (std::byte* b : idle_) page_free(b);
+    if (!idle_.empty() || released_bytes_ > 0) page_collect();
   }
   PageBuffers(const PageBuffers&) = delete;
   PageBuffers& operator=(const PageBuffers&) = delete;
@@ -38,14 +40,26 @@ class PageBuffers {
       idle_.push_back(b);
     } else {
       page_free(b);
+      released_bytes_ += page_size_;
     }
   }
 
+  // At the end of a write txn: when it freed more than kCollectBytes past
+  // the idle pool (a large txn), that memory goes back to the OS now rather
+  // than stay resident until the allocator gets round to it.
+  void end_of_txn() {
+    if (released_bytes_ < kCollectBytes) return;
+    page_collect();
+    released_bytes_ = 0;
+  }
+
   static constexpr uint64_t kMaxIdleBytes = 32ull << 20;
+  static constexpr uint64_t kCollectBytes = 8ull << 20;
 
  private:
   const uint32_t page_size_;
   std::vector<std::byte*> idle_;
+  uint64_t released_bytes_ = 0;  // freed past the pool since the last collect
 };
 
 }  // namespace ordo::engine

@@ -15,6 +15,7 @@ struct PageAllocator {
   void* (*malloc_aligned)(size_t size, size_t alignment) = nullptr;
   void* (*zalloc_aligned)(size_t size, size_t alignment) = nullptr;
   void (*free)(void* p) = nullptr;
+  void (*collect)(bool force) = nullptr;
 };
 
 // ORDO_MIMALLOC_SONAME comes from CMake (the soname of the mimalloc found at build time).
@@ -28,7 +29,9 @@ PageAllocator load() {
   a.malloc_aligned = reinterpret_cast<void* (*)(size_t, size_t)>(dlsym(lib, "mi_malloc_aligned"));
   a.zalloc_aligned = reinterpret_cast<void* (*)(size_t, size_t)>(dlsym(lib, "mi_zalloc_aligned"));
   a.free = reinterpret_cast<void (*)(void*)>(dlsym(lib, "mi_free"));
-  if (a.malloc_aligned == nullptr || a.zalloc_aligned == nullptr || a.free == nullptr) {
+  a.collect = reinterpret_cast<void (*)(bool)>(dlsym(lib, "mi_collect"));
+  if (a.malloc_aligned == nullptr || a.zalloc_aligned == nullptr || a.free == nullptr ||
+      a.collect == nullptr) {
     a = PageAllocator{};
   }
 #endif
@@ -72,6 +75,11 @@ void page_free(void* p) {
   } else {
     std::free(p);
   }
+}
+
+void page_collect() {
+  const PageAllocator& a = allocator();
+  if (a.collect != nullptr) a.collect(true);
 }
 
 const char* page_allocator_name() { return allocator().free != nullptr ? "mimalloc" : "libc"; }
