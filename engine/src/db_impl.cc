@@ -175,6 +175,7 @@ Status DatabaseImpl::load_existing() {
     }
     return open_slots_.no_valid_meta(path);
   }
+  ORDO_RETURN_IF_ERROR(refuse_truncated(open_slots_, pick, path));
   const Meta& m = open_slots_.meta[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
     return Status::invalid_argument("page size mismatch: the file uses " +
@@ -187,6 +188,34 @@ Status DatabaseImpl::load_existing() {
   recovery_note_ += lost_newer_epoch(open_slots_, pick);
   publish_checkpoint(m);
   return open_log(m);
+}
+
+Status DatabaseImpl::refuse_truncated(const MetaSlots& slots, int pick, const std::string& path) {
+  ORDO_ASSERT(pick == 0 || pick == 1);
+  const int other = 1 - pick;
+  const Meta& newer = slots.meta[other];
+  // A checkpoint's meta is written after its pages and the file's growth
+  // were synced: whole, it proves the file was that long. (Only a one-sync
+  // commit's meta may outlive a growth that did not reach the disk.)
+  if (slots.problem[other] != MetaProblem::kBeyondFile || newer.txn_id <= slots.meta[pick].txn_id ||
+      (newer.flags & engine::kMetaFlagOneSync) != 0) {
+    return Status::ok();
+  }
+  // With no commit after that checkpoint, the older state and its log
+  // records are whole: open falls back and replays them. Commits after it
+  // (records of the next epoch) may have reused the older state's pages.
+  const engine::LogScan after = engine::scan_next_epoch(*file_, slots.meta[pick]);
+  if (after.records == 0) return Status::ok();
+  return Status::corruption(
+      path + " was cut short: meta " + std::to_string(other) + " (txn " +
+      std::to_string(newer.txn_id) + ") was written when the file held " +
+      std::to_string(newer.page_high_water) + " pages of " + std::to_string(newer.page_size) +
+      " bytes, and it now holds " + std::to_string(file_->file_bytes()) +
+      " bytes; the older meta " + std::to_string(pick) + " (txn " +
+      std::to_string(slots.meta[pick].txn_id) + ") cannot stand in for it, as the " +
+      std::to_string(after.records) + " commits logged after the newer one (txns " +
+      std::to_string(after.last_txn - after.records + 1) + ".." + std::to_string(after.last_txn) +
+      ") reused its free pages. Restore the file's tail, or a copy");
 }
 
 std::string DatabaseImpl::lost_newer_epoch(const MetaSlots& slots, int pick) const {
@@ -278,12 +307,15 @@ bool DatabaseImpl::holds_only_zeros() const {
   const uint64_t len = file_->file_bytes();
   // The mapping covers whole system pages; a file whose length is not a
   // multiple of one is not what a create leaves.
-  const std::byte* p = file_->data(0, static_cast<size_t>(len));
-  if (p == nullptr || len == 0) return false;
+  if (len == 0 || file_->data(0, static_cast<size_t>(len)) == nullptr) return false;
+  // Read with pread, not through the mapping: a creator in another process
+  // may finish and shrink the file (trim at close) meanwhile.
   static constexpr std::byte kZeros[4096] = {};
+  std::byte block[sizeof kZeros];
   for (uint64_t at = 0; at < len; at += sizeof kZeros) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, len - at));
-    if (std::memcmp(p + at, kZeros, n) != 0) return false;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(sizeof kZeros, len - at));
+    Result<size_t> got = file_->read_at(at, std::span<std::byte>(block, want));
+    if (!got.is_ok() || *got != want || std::memcmp(block, kZeros, want) != 0) return false;
   }
   return true;
 }

@@ -45,10 +45,15 @@ class PageBuffers {
   }
 
   // At the end of a write txn: when it freed more than kCollectBytes past
-  // the idle pool (a large txn), that memory goes back to the OS now rather
-  // than stay resident until the allocator gets round to it.
+  // the idle pool (a large txn), its memory goes back to the OS now rather
+  // than stay resident until the allocator gets round to it. The idle pool
+  // goes too: its buffers lie scattered over the allocator's segments, and
+  // one live buffer keeps a whole segment resident.
   void end_of_txn() {
     if (released_bytes_ < kCollectBytes) return;
+    for (std::byte* b : idle_) page_free(b);
+    idle_.clear();
+    idle_.shrink_to_fit();
     page_collect();
     released_bytes_ = 0;
   }

@@ -120,6 +120,19 @@ const std::byte* PageFile::data(uint64_t offset_bytes, size_t size_bytes) const 
   return base_ + offset_bytes;
 }
 
+Result<size_t> PageFile::read_at(uint64_t offset_bytes, std::span<std::byte> out) const {
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset_bytes + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return base::os_error("pread " + path_, errno);
+    if (n == 0) break;  // the end of the file
+    done += static_cast<size_t>(n);
+  }
+  return done;
+}
+
 uint64_t PageFile::growth_step_bytes() const {
   const uint64_t step =
       std::clamp(file_bytes() / 8, options_.extent_bytes, options_.max_extent_bytes);

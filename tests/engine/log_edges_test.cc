@@ -172,6 +172,43 @@ TEST_F(LogEdgesTest, AFileCutShortNeedsRecoveryAndSaysWhy) {
   testing::expect_check_clean(*r);
 }
 
+// A file cut below the high-water mark of its newest checkpoint, with
+// commits logged after that checkpoint: those commits may have reused pages
+// of the checkpoint before it, so open refuses to fall back to it (read-only
+// and writable alike), names the cut, and leaves the file as it was.
+TEST_F(LogEdgesTest, AFileCutBelowItsNewestCheckpointWithCommitsAfterItIsRefused) {
+  const std::string live = dir_.file("live.ordo");
+  const std::string cut = dir_.file("cut.ordo");
+  auto db = testing::open_db(live);
+  ASSERT_NE(db, nullptr);
+  commit(*db, "a", "1");
+  ASSERT_TRUE(db->checkpoint().is_ok());
+  const uint64_t older_high_water = db->info().current.page_high_water;
+  for (int i = 0; i < 40; ++i) commit(*db, "b" + std::to_string(i), std::string(900, 'b'));
+  ASSERT_TRUE(db->checkpoint().is_ok());
+  const DatabaseInfo newer = db->info();
+  ASSERT_LT(older_high_water + 1, newer.current.page_high_water) << "the file grew between them";
+  for (int i = 0; i < 5; ++i) commit(*db, "b" + std::to_string(i), "rewritten");
+  ASSERT_EQ(db->info().log.records, 5u);
+  std::vector<std::byte> bytes = io::testing::read_file(live);  // as a process crash leaves it
+  bytes.resize((newer.current.page_high_water - 1) * newer.page_size_bytes);
+  ASSERT_TRUE(io::testing::write_file(cut, bytes));
+
+  for (bool read_only : {true, false}) {
+    Options o;
+    o.read_only = read_only;
+    auto refused = Database::open(cut, o);
+    ASSERT_TRUE(refused.status().is_corruption())
+        << (read_only ? "read-only: " : "writable: ") << refused.status().to_string();
+    const std::string why = refused.status().message();
+    EXPECT_NE(why.find("was cut short"), std::string::npos) << why;
+    EXPECT_NE(why.find("(txn " + std::to_string(newer.current.txn_id) + ")"), std::string::npos)
+        << why;
+    EXPECT_NE(why.find("5 commits logged after"), std::string::npos) << why;
+    EXPECT_EQ(io::testing::read_file(cut), bytes) << "an open that refused changed the file";
+  }
+}
+
 // The newest checkpoint's slot damaged in a file with commits logged after
 // it: open falls back to the older checkpoint, and says that those commits
 // are lost.

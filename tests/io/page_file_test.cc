@@ -153,6 +153,33 @@ TEST_P(PageFileTest, WritesReadBackThroughMappingAndPread) {
   EXPECT_EQ(file->stats().write_calls, calls + 2);
 }
 
+// read_at reads with pread: the bytes written, fewer at the end of the
+// file, none past it, and still no signal after the file shrank under a
+// mapping that covered more.
+TEST_P(PageFileTest, ReadAtStopsAtTheEndOfTheFile) {
+  auto file = open_ok(options_);
+  ASSERT_NE(file, nullptr);
+  const std::vector<std::byte> page = random_bytes(page_bytes_, 9);
+  ASSERT_TRUE(file->grow_to(4 * page_bytes_).is_ok());
+  const std::vector<WriteSpan> one = {{page_bytes_, page.data(), page.size()}};
+  ASSERT_TRUE(file->write(one, /*sync_after=*/false).is_ok());
+  std::vector<std::byte> out(page.size());
+  auto got = file->read_at(page_bytes_, out);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  EXPECT_EQ(*got, page.size());
+  EXPECT_TRUE(out == page);
+
+  const uint64_t len = file->file_bytes();
+  ASSERT_EQ(::truncate(path_.c_str(), static_cast<off_t>(page_bytes_ + 100)), 0);
+  got = file->read_at(page_bytes_, out);
+  ASSERT_TRUE(got.is_ok());
+  EXPECT_EQ(*got, 100u);
+  EXPECT_TRUE(std::equal(out.begin(), out.begin() + 100, page.begin()));
+  got = file->read_at(len - page_bytes_, out);
+  ASSERT_TRUE(got.is_ok());
+  EXPECT_EQ(*got, 0u);
+}
+
 TEST_P(PageFileTest, GrowsInPreallocatedExtents) {
   auto file = open_ok(options_);
   ASSERT_NE(file, nullptr);

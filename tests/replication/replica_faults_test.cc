@@ -55,12 +55,22 @@ void expect_same_contents(Cluster& c, uint64_t id, uint64_t leader) {
 }
 
 // 40 puts of 512 KiB values (k0..k39, 20 MiB in all), each applied; the
-// last one's log index, or 0 after a failure (reported).
+// last one's log index, or 0 after a failure (reported). A put is the same
+// whole value each time, so one that leadership moving left unapplied (a
+// loaded machine may elect the replica whose disk fills) is sent again to
+// the next leader, up to 5 times.
 uint64_t put_20_mib(Cluster& c) {
   const std::string value(512 << 10, 'v');
   uint64_t last = 0;
   for (int i = 0; i < 40; ++i) {
-    WriteResult w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
+    WriteResult w;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      w = c.put("", "k" + std::to_string(i), value + std::to_string(i));
+      if (w.outcome == Outcome::kApplied) break;
+      std::printf("put %d, attempt %d: %s\n", i, attempt, w.status.to_string().c_str());
+      std::this_thread::sleep_for(200ms);  // the failed leader steps down meanwhile
+      c.wait_leader();
+    }
     if (w.outcome != Outcome::kApplied) {
       ADD_FAILURE() << "put " << i << ": " << w.status.to_string();
       return 0;

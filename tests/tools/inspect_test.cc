@@ -228,6 +228,35 @@ TEST_F(ToolInspectTest, PagesPageAndFreeDescribeTheFile) {
   EXPECT_EQ(ordo_tool({"page", path_, "999999"}).exit_code, 1);
 }
 
+// The tool checks what it reads against the checksums: a byte changed in
+// an overflow run fails `get` and `dump` (naming the mismatch) where a read
+// without checks would print the damaged value.
+TEST_F(ToolInspectTest, ADamagedValueFailsGetAndDump) {
+  const auto pages = parse_json(ordo_tool({"pages", "--json", path_}));
+  uint64_t overflow = 0;
+  for (const auto& p : pages["pages"]) {
+    if (p["kind"] == "overflow" && overflow == 0) overflow = p["page"].get<uint64_t>();
+  }
+  ASSERT_GT(overflow, 0u);
+  std::string bytes = testing::read_file(path_);
+  const uint64_t at = overflow * 4096 + 2048;
+  ASSERT_LT(at, bytes.size());
+  ASSERT_EQ(bytes[at], 'B');
+  bytes[at] = 'X';
+  const std::string damaged = dir_.file("damaged.ordo");
+  testing::write_file(damaged, bytes);
+
+  ProcessResult good = ordo_tool({"get", path_, "big"});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"get", damaged, "big"}, {"dump", damaged}}) {
+    ProcessResult r = ordo_tool(args);
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("checksum mismatch"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.out.find("BBBBX"), std::string::npos) << args[0] << " printed the damaged value";
+  }
+}
+
 TEST_F(ToolInspectTest, ReadersNameTheSnapshotAndTheProcess) {
   auto none = parse_json(ordo_tool({"readers", "--json", path_}));
   EXPECT_EQ(none["readers"].size(), 0u);

@@ -18,7 +18,10 @@ void report_message(const std::string& message) {
 }
 
 std::unique_ptr<Database> open_for_inspection(const std::string& path) {
-  Result<std::unique_ptr<Database>> db = Database::open(path, Options{.read_only = true});
+  // The tool checks every page it reads against its checksum: a dump or a
+  // copy is a backup, and a damaged value must not pass into it silently.
+  Result<std::unique_ptr<Database>> db =
+      Database::open(path, Options{.read_only = true, .verify_checksums = true});
   if (!db.is_ok()) {
     report_error(path, db.status());
     return nullptr;

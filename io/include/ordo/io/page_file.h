@@ -80,6 +80,12 @@ class PageFile {
   // read-only (writing them raises SIGSEGV).
   const std::byte* data(uint64_t offset_bytes, size_t size_bytes) const;
 
+  // Reads up to out.size() bytes at byte `offset_bytes` with pread, not through the
+  // mapping: safe while another process shrinks the file (a mapped read past its new
+  // end raises SIGBUS). Returns the bytes read, fewer than asked only at the end of the
+  // file. IOError when pread fails.
+  Result<size_t> read_at(uint64_t offset_bytes, std::span<std::byte> out) const;
+
   // Ensures file_bytes() >= min_bytes. Does nothing when it already is. Otherwise grows
   // the file with fallocate (mode 0: allocated, reads as zeros) from the current length
   // to the smallest multiple of the growth step that is >= min_bytes, where the step is
