@@ -175,7 +175,8 @@ Status DatabaseImpl::load_existing() {
     }
     return open_slots_.no_valid_meta(path);
   }
-  ORDO_RETURN_IF_ERROR(refuse_truncated(open_slots_, pick, path));
+  ORDO_ASSIGN_OR_RETURN(const std::string lost, lost_newer_epoch(open_slots_, pick, path));
+  recovery_note_ += lost;
   const Meta& m = open_slots_.meta[pick];
   if (options_.page_size_bytes != 0 && options_.page_size_bytes != m.page_size) {
     return Status::invalid_argument("page size mismatch: the file uses " +
@@ -185,50 +186,42 @@ Status DatabaseImpl::load_existing() {
   // read_slots() checked that the file holds every page up to the high-water.
   ORDO_ASSERT(btree::valid_page_size(m.page_size));  // decode_meta() checked it
   page_size_ = m.page_size;
-  recovery_note_ += lost_newer_epoch(open_slots_, pick);
   publish_checkpoint(m);
   return open_log(m);
 }
 
-Status DatabaseImpl::refuse_truncated(const MetaSlots& slots, int pick, const std::string& path) {
-  ORDO_ASSERT(pick == 0 || pick == 1);
-  const int other = 1 - pick;
-  const Meta& newer = slots.meta[other];
-  // A checkpoint's meta is written after its pages and the file's growth
-  // were synced: whole, it proves the file was that long. (Only a one-sync
-  // commit's meta may outlive a growth that did not reach the disk.)
-  if (slots.problem[other] != MetaProblem::kBeyondFile || newer.txn_id <= slots.meta[pick].txn_id ||
-      (newer.flags & engine::kMetaFlagOneSync) != 0) {
-    return Status::ok();
-  }
-  // With no commit after that checkpoint, the older state and its log
-  // records are whole: open falls back and replays them. Commits after it
-  // (records of the next epoch) may have reused the older state's pages.
-  const engine::LogScan after = engine::scan_next_epoch(*file_, slots.meta[pick]);
-  if (after.records == 0) return Status::ok();
-  return Status::corruption(
-      path + " was cut short: meta " + std::to_string(other) + " (txn " +
-      std::to_string(newer.txn_id) + ") was written when the file held " +
-      std::to_string(newer.page_high_water) + " pages of " + std::to_string(newer.page_size) +
-      " bytes, and it now holds " + std::to_string(file_->file_bytes()) +
-      " bytes; the older meta " + std::to_string(pick) + " (txn " +
-      std::to_string(slots.meta[pick].txn_id) + ") cannot stand in for it, as the " +
-      std::to_string(after.records) + " commits logged after the newer one (txns " +
-      std::to_string(after.last_txn - after.records + 1) + ".." + std::to_string(after.last_txn) +
-      ") reused its free pages. Restore the file's tail, or a copy");
-}
-
-std::string DatabaseImpl::lost_newer_epoch(const MetaSlots& slots, int pick) const {
+Result<std::string> DatabaseImpl::lost_newer_epoch(const MetaSlots& slots, int pick,
+                                                   const std::string& path) const {
   ORDO_ASSERT(pick == 0 || pick == 1);
   const int other = 1 - pick;
   // A valid other slot was not passed over for being unusable; one in flight
   // (a read-only open during a checkpoint commit) is no loss.
   if (slots.problem[other] == MetaProblem::kNone ||
       slots.problem[other] == MetaProblem::kInFlight) {
-    return "";
+    return std::string();
   }
   const engine::LogScan newer = engine::scan_next_epoch(*file_, slots.meta[pick]);
-  if (newer.records == 0) return "";
+  if (newer.records == 0) return std::string();
+  const std::string range = "txns " + std::to_string(newer.last_txn - newer.records + 1) + ".." +
+                            std::to_string(newer.last_txn);
+  const std::string commits = std::to_string(newer.records) + " commits";
+  const Meta& passed = slots.meta[other];
+  // A checkpoint's meta is written after its pages and the file's growth
+  // were synced: whole, it proves the file was that long (only a one-sync
+  // commit's meta may outlive a growth that did not reach the disk). The
+  // commits after it may have reused the older state's pages: no fallback.
+  if (slots.problem[other] == MetaProblem::kBeyondFile && passed.txn_id > slots.meta[pick].txn_id &&
+      (passed.flags & engine::kMetaFlagOneSync) == 0) {
+    return Status::corruption(
+        path + " was cut short: meta " + std::to_string(other) + " (txn " +
+        std::to_string(passed.txn_id) + ") was written when the file held " +
+        std::to_string(passed.page_high_water) + " pages of " + std::to_string(passed.page_size) +
+        " bytes, and it now holds " + std::to_string(file_->file_bytes()) +
+        " bytes; the older meta " + std::to_string(pick) + " (txn " +
+        std::to_string(slots.meta[pick].txn_id) + ") cannot stand in for it, as the " + commits +
+        " logged after the newer one (" + range +
+        ") reused its free pages. Restore the file's tail, or a copy");
+  }
   // Records of the next epoch follow a checkpoint that was durable: its slot
   // (the other one) was damaged since, or names what the file no longer holds.
   std::string note = recovery_note_.empty()
@@ -236,9 +229,8 @@ std::string DatabaseImpl::lost_newer_epoch(const MetaSlots& slots, int pick) con
                                "; using meta " + std::to_string(pick) + " (txn " +
                                std::to_string(slots.meta[pick].txn_id) + ")"
                          : "";
-  return note + "; the log holds " + std::to_string(newer.records) + " commits (txns " +
-         std::to_string(newer.last_txn - newer.records + 1) + ".." +
-         std::to_string(newer.last_txn) + ") that followed the unusable checkpoint: they are lost";
+  return note + "; the log holds " + commits + " (" + range +
+         ") that followed the unusable checkpoint: they are lost";
 }
 
 Status DatabaseImpl::open_log(const Meta& c) {

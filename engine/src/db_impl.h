@@ -246,13 +246,12 @@ class DatabaseImpl {
   // After open picked slot `pick` of `slots`: when the log area starts with
   // records of the next epoch, a newer checkpoint was passed over and the
   // commits after it are lost: the words recovery_note_ gets for them (the
-  // passed-over slot named when the note does not yet), else "".
-  std::string lost_newer_epoch(const engine::MetaSlots& slots, int pick) const;
-  // After open picked slot `pick` of `slots`: Corruption naming the cut when
-  // the other slot holds a newer checkpoint that needs pages past the end of
-  // the file (the file was truncated) and commits were logged after it (they
-  // may have reused the older state's pages), else OK.
-  Status refuse_truncated(const engine::MetaSlots& slots, int pick, const std::string& path);
+  // passed-over slot named when the note does not yet), else "". Corruption
+  // naming the cut when that checkpoint needs pages past the end of the file
+  // (the file was truncated since: those commits may have reused the older
+  // state's pages, so it cannot stand in).
+  Result<std::string> lost_newer_epoch(const engine::MetaSlots& slots, int pick,
+                                       const std::string& path) const;
   // After the checkpoint `c` was picked at open: finds the records after it.
   // A writable handle takes the last one when the pages of every txn since
   // `c` read back intact, else marks them for replay_log(); a read-only one
