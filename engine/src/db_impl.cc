@@ -596,9 +596,8 @@ Result<engine::ReuseRule> DatabaseImpl::reuse_rule(uint64_t snapshot_txn) const 
     ORDO_ASSIGN_OR_RETURN(std::vector<uint64_t> kept, engine::read_kept_txns(pages, state));
     snapshots.insert(snapshots.end(), kept.begin(), kept.end());
   }
-  ORDO_ASSIGN_OR_RETURN(
-      engine::ReuseRule rule,
-      engine::ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(snapshots), *file_));
+  engine::ReuseRule rule =
+      engine::ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(snapshots), *file_);
   rule.skip_entries_before(std::move(held_before));
   return rule;
 }

@@ -9,7 +9,6 @@
 
 #include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
-#include "page_memory.h"
 
 namespace ordo::engine {
 
@@ -18,53 +17,57 @@ class PageBuffers {
   explicit PageBuffers(uint32_t page_size) : page_size_(page_size) {
     ORDO_ASSERT(btree::valid_page_size(page_size));  // the database's, set at open
   }
-  // Everything goes back: the idle buffers, and the allocator's hold on them.
-  ~PageBuffers() {
-    for (std::byte* b : idle_) page_free(b);
-    if (!idle_.empty() || released_bytes_ > 0) page_collect();
-  }
+  // Everything goes back: the pool and the allocator's hold on the rest.
+  ~PageBuffers();
   PageBuffers(const PageBuffers&) = delete;
   PageBuffers& operator=(const PageBuffers&) = delete;
 
-  // A buffer of page_size bytes with undefined contents.
+  // A buffer of page_size bytes with undefined contents: a slot of the pool
+  // while one is free, else one from page_alloc (null when out of memory).
   std::byte* take() {
-    if (idle_.empty()) return static_cast<std::byte*>(page_alloc(page_size_));
-    std::byte* b = idle_.back();
-    idle_.pop_back();
-    return b;
+    if (!free_slots_.empty()) [[likely]] {
+      std::byte* b = free_slots_.back();
+      free_slots_.pop_back();
+      return b;
+    }
+    return take_slow();
   }
-  // Keeps up to kMaxIdleBytes of buffers for later txns; frees the rest.
+  // A pool slot goes back to the pool; any other buffer to the allocator.
   void give(std::byte* b) {
     ORDO_ASSERT(b != nullptr);  // a buffer from take()
-    if (idle_.size() * page_size_ < kMaxIdleBytes) {
-      idle_.push_back(b);
+    if (in_pool(b)) [[likely]] {
+      ORDO_ASSERT(free_slots_.size() < slot_count());  // a slot given back twice
+      free_slots_.push_back(b);
     } else {
-      page_free(b);
-      released_bytes_ += page_size_;
+      give_slow(b);
     }
   }
+  // At the end of a write txn, with every buffer given back: when the txn
+  // used more than kCollectBytes past the pool (a large txn), the memory it
+  // took goes back to the OS now, the pool's too, rather than stay resident
+  // for a steady stream of small txns that never needs it.
+  void end_of_txn();
 
-  // At the end of a write txn: when it freed more than kCollectBytes past
-  // the idle pool (a large txn), its memory goes back to the OS now rather
-  // than stay resident until the allocator gets round to it. The idle pool
-  // goes too: its buffers lie scattered over the allocator's segments, and
-  // one live buffer keeps a whole segment resident.
-  void end_of_txn() {
-    if (released_bytes_ < kCollectBytes) return;
-    for (std::byte* b : idle_) page_free(b);
-    idle_.clear();
-    idle_.shrink_to_fit();
-    page_collect();
-    released_bytes_ = 0;
-  }
-
-  static constexpr uint64_t kMaxIdleBytes = 32ull << 20;
-  static constexpr uint64_t kCollectBytes = 8ull << 20;
+  // The pool: one mapped region, so its slots never pin the allocator's
+  // segments, touched (and made resident) only as far as txns use it.
+  static constexpr uint64_t kPoolBytes = 32ull << 20;
+  static constexpr uint64_t kCollectBytes = 32ull << 20;
 
  private:
+  bool in_pool(const std::byte* b) const {
+    return pool_ != nullptr && b >= pool_ && b < pool_ + kPoolBytes;
+  }
+  size_t slot_count() const { return kPoolBytes / page_size_; }
+  std::byte* take_slow();
+  void give_slow(std::byte* b);
+
   const uint32_t page_size_;
-  std::vector<std::byte*> idle_;
-  uint64_t released_bytes_ = 0;  // freed past the pool since the last collect
+  std::byte* pool_ = nullptr;  // mapped by the first take()
+  bool pool_tried_ = false;
+  // Free slots, the most recently given last: a txn takes the memory the one
+  // before it touched.
+  std::vector<std::byte*> free_slots_;
+  uint64_t released_bytes_ = 0;  // allocated past the pool and freed, since the last collect
 };
 
 }  // namespace ordo::engine

@@ -2,6 +2,7 @@
 #include "page_memory.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -80,6 +81,23 @@ void page_free(void* p) {
 void page_collect() {
   const PageAllocator& a = allocator();
   if (a.collect != nullptr) a.collect(true);
+}
+
+void* pool_map(size_t bytes) {
+  ORDO_ASSERT(bytes > 0 && bytes % kPageAlignment == 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+void pool_unmap(void* p, size_t bytes) {
+  ORDO_ASSERT(p != nullptr && bytes % kPageAlignment == 0);
+  munmap(p, bytes);
+}
+
+void pool_release(void* p, size_t bytes) {
+  ORDO_ASSERT(p != nullptr && bytes % kPageAlignment == 0);
+  // Advice only: where it fails the memory simply stays resident.
+  (void)madvise(p, bytes, MADV_DONTNEED);
 }
 
 const char* page_allocator_name() { return allocator().free != nullptr ? "mimalloc" : "libc"; }

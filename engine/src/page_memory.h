@@ -22,6 +22,14 @@ void page_free(void* p);
 // what no block uses; no effect on the libc fallback.
 void page_collect();
 
+// A region of `bytes` (a multiple of kPageAlignment) of zero-filled anonymous
+// memory that the OS backs only where it is touched; null when it cannot be
+// mapped. Free with pool_unmap.
+void* pool_map(size_t bytes);
+void pool_unmap(void* p, size_t bytes);
+// Gives the region's memory back to the OS; it reads as zeros when touched again.
+void pool_release(void* p, size_t bytes);
+
 // "mimalloc" or "libc": the allocator the three functions use (for diagnostics).
 const char* page_allocator_name();
 

@@ -6,13 +6,21 @@
 
 namespace ordo::engine {
 
-Result<ReuseRule> ReuseRule::make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
-                                  std::vector<uint64_t> reader_snapshots,
-                                  const io::PageFile& file) {
+ReuseRule ReuseRule::make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
+                          std::vector<uint64_t> reader_snapshots, const io::PageFile& file) {
   const uint64_t last = snapshot_txn == 0 ? 0 : snapshot_txn - 1;
   std::sort(reader_snapshots.begin(), reader_snapshots.end());
-  ORDO_ASSIGN_OR_RETURN(bool other, file.reader_slot_in(0, snapshot_txn));
-  return ReuseRule(last, checkpoint_txn, std::move(reader_snapshots), file, other);
+  ReuseRule rule(last, checkpoint_txn, std::move(reader_snapshots), file);
+  rule.snapshot_txn_ = snapshot_txn;
+  return rule;
+}
+
+Result<bool> ReuseRule::other_readers() const {
+  if (other_readers_ == OtherReaders::kUnknown) {
+    ORDO_ASSIGN_OR_RETURN(const bool some, file_->reader_slot_in(0, snapshot_txn_));
+    other_readers_ = some ? OtherReaders::kSome : OtherReaders::kNone;
+  }
+  return other_readers_ == OtherReaders::kSome;
 }
 
 bool ReuseRule::recent(const FreeEntry& entry) const {
@@ -41,7 +49,8 @@ Result<bool> ReuseRule::reusable(const FreeEntry& entry) const {
   ORDO_ASSERT(entry.freed_by <= last_);
   auto it = std::lower_bound(readers_.begin(), readers_.end(), entry.written_by);
   if (it != readers_.end() && *it < entry.freed_by) return false;
-  if (!other_readers_) return true;
+  ORDO_ASSIGN_OR_RETURN(const bool other, other_readers());
+  if (!other) return true;
   ORDO_ASSIGN_OR_RETURN(bool held, file_->reader_slot_in(entry.written_by, entry.freed_by));
   return !held;
 }

@@ -21,10 +21,10 @@ class ReuseRule {
   // starts from). `checkpoint_txn`: the last checkpoint made durable, the
   // state open falls back to after a crash and replays the log on.
   // `reader_snapshots`: snapshot txn ids of this process's live read txns.
-  // `file`: asked for other processes' reader slots. IOError when the first
-  // reader-slot query fails.
-  static Result<ReuseRule> make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
-                                std::vector<uint64_t> reader_snapshots, const io::PageFile& file);
+  // `file`: asked for other processes' reader slots, first when an entry
+  // needs it (a txn that reclaims nothing makes no query).
+  static ReuseRule make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
+                        std::vector<uint64_t> reader_snapshots, const io::PageFile& file);
 
   // Entries freed after this txn are not reusable yet: the previous meta
   // (kept whole for recovery) may reach their pages. The one exception is an
@@ -53,17 +53,13 @@ class ReuseRule {
   // True when no snapshot still in use can reach the entry's pages: it holds
   // pages its txn recorded unused (written_by == freed_by), or it is not
   // recent() and no reader here or in another process reads a snapshot in
-  // [written_by, freed_by). IOError when the reader-slot query fails.
+  // [written_by, freed_by). IOError when a reader-slot query fails.
   Result<bool> reusable(const FreeEntry& entry) const;
 
  private:
   ReuseRule(uint64_t last, uint64_t checkpoint, std::vector<uint64_t> readers,
-            const io::PageFile& file, bool other_readers)
-      : last_(last),
-        checkpoint_(checkpoint),
-        readers_(std::move(readers)),
-        file_(&file),
-        other_readers_(other_readers) {
+            const io::PageFile& file)
+      : last_(last), checkpoint_(checkpoint), readers_(std::move(readers)), file_(&file) {
     ORDO_DCHECK(std::is_sorted(readers_.begin(), readers_.end()));  // make() sorted them
   }
 
@@ -71,10 +67,14 @@ class ReuseRule {
   uint64_t checkpoint_;
   std::vector<uint64_t> readers_;  // sorted
   const io::PageFile* file_;
-  // Another process held a reader slot below the newest txn when the rule was
-  // made. Readers that start later read the newest snapshot or a newer one,
-  // which reaches no page of a reusable entry, so one query serves the txn.
-  bool other_readers_;
+  // Whether another process holds a reader slot below the txn's snapshot,
+  // asked once, when the first entry needs it. Readers that start meanwhile
+  // read that snapshot or a newer one, which reaches no page of an entry the
+  // rule can find reusable, so one query serves the txn.
+  Result<bool> other_readers() const;
+  enum class OtherReaders : uint8_t { kUnknown, kNone, kSome };
+  mutable OtherReaders other_readers_ = OtherReaders::kUnknown;
+  uint64_t snapshot_txn_ = 0;
   std::string held_before_;
 };
 

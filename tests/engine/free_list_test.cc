@@ -41,9 +41,7 @@ class FreeListTest : public testing::PageFileTest {
     return rule(snapshot_txn, snapshot_txn, std::move(readers));
   }
   ReuseRule rule(uint64_t snapshot_txn, uint64_t checkpoint_txn, std::vector<uint64_t> readers) {
-    auto r = ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(readers), *file_);
-    EXPECT_TRUE(r.is_ok());
-    return std::move(*r);
+    return ReuseRule::make(snapshot_txn, checkpoint_txn, std::move(readers), *file_);
   }
 
   // Commits a free tree holding `entries` as txn `txn`, into meta_.

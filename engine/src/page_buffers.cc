@@ -1,0 +1,41 @@
+#include "page_buffers.h"
+
+#include "page_memory.h"
+
+namespace ordo::engine {
+
+PageBuffers::~PageBuffers() {
+  // Every buffer came back: DirtyPageCache and commit leases give theirs before the handle closes.
+  ORDO_ASSERT(pool_ == nullptr || free_slots_.size() == slot_count());
+  if (pool_ != nullptr) pool_unmap(pool_, kPoolBytes);
+  if (released_bytes_ > 0) page_collect();
+}
+
+std::byte* PageBuffers::take_slow() {
+  if (!pool_tried_) {
+    pool_tried_ = true;
+    pool_ = static_cast<std::byte*>(pool_map(kPoolBytes));
+    if (pool_ != nullptr) {
+      const size_t n = slot_count();
+      free_slots_.reserve(n);
+      // Slot 0 last, so it is taken first: the pool is touched from its start.
+      for (size_t i = n; i-- > 0;) free_slots_.push_back(pool_ + i * page_size_);
+      return take();
+    }
+  }
+  return static_cast<std::byte*>(page_alloc(page_size_));
+}
+
+void PageBuffers::give_slow(std::byte* b) {
+  page_free(b);
+  released_bytes_ += page_size_;
+}
+
+void PageBuffers::end_of_txn() {
+  if (released_bytes_ < kCollectBytes) return;
+  page_collect();
+  released_bytes_ = 0;
+  if (pool_ != nullptr && free_slots_.size() == slot_count()) pool_release(pool_, kPoolBytes);
+}
+
+}  // namespace ordo::engine
