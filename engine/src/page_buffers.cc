@@ -7,7 +7,10 @@ namespace ordo::engine {
 PageBuffers::~PageBuffers() {
   // Every buffer came back: DirtyPageCache and commit leases give theirs before the handle closes.
   ORDO_ASSERT(pool_ == nullptr || free_slots_.size() == slot_count());
-  if (pool_ != nullptr) pool_unmap(pool_, kPoolBytes);
+  if (pool_ != nullptr) {
+    ORDO_POOL_UNPOISON(pool_, kPoolBytes);  // the range may be mapped again for anything
+    pool_unmap(pool_, kPoolBytes);
+  }
   if (released_bytes_ > 0) page_collect();
 }
 
@@ -20,6 +23,7 @@ std::byte* PageBuffers::take_slow() {
       free_slots_.reserve(n);
       // Slot 0 last, so it is taken first: the pool is touched from its start.
       for (size_t i = n; i-- > 0;) free_slots_.push_back(pool_ + i * page_size_);
+      ORDO_POOL_POISON(pool_, kPoolBytes);
       return take();
     }
   }

@@ -10,6 +10,16 @@
 #include "ordo/assert.h"
 #include "ordo/btree/page_format.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+// A pool slot is poisoned while free: ASan reports a use after give().
+#define ORDO_POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define ORDO_POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define ORDO_POOL_POISON(p, n) ((void)(p), (void)(n))
+#define ORDO_POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace ordo::engine {
 
 class PageBuffers {
@@ -28,6 +38,7 @@ class PageBuffers {
     if (!free_slots_.empty()) [[likely]] {
       std::byte* b = free_slots_.back();
       free_slots_.pop_back();
+      ORDO_POOL_UNPOISON(b, page_size_);
       return b;
     }
     return take_slow();
@@ -37,6 +48,7 @@ class PageBuffers {
     ORDO_ASSERT(b != nullptr);  // a buffer from take()
     if (in_pool(b)) [[likely]] {
       ORDO_ASSERT(free_slots_.size() < slot_count());  // a slot given back twice
+      ORDO_POOL_POISON(b, page_size_);
       free_slots_.push_back(b);
     } else {
       give_slow(b);
