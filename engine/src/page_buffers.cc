@@ -11,7 +11,7 @@ PageBuffers::~PageBuffers() {
     ORDO_POOL_UNPOISON(pool_, kPoolBytes);  // the range may be mapped again for anything
     pool_unmap(pool_, kPoolBytes);
   }
-  if (released_bytes_ > 0) page_collect();
+  if (allocated_past_pool_) page_collect();
 }
 
 std::byte* PageBuffers::take_slow() {
@@ -27,6 +27,7 @@ std::byte* PageBuffers::take_slow() {
       return take();
     }
   }
+  allocated_past_pool_ = true;
   return static_cast<std::byte*>(page_alloc(page_size_));
 }
 
@@ -36,9 +37,11 @@ void PageBuffers::give_slow(std::byte* b) {
 }
 
 void PageBuffers::end_of_txn() {
-  if (released_bytes_ < kCollectBytes) return;
-  page_collect();
+  // Per txn: a stream of txns each a little past the pool is steady use, not a large txn.
+  const bool large = released_bytes_ >= kCollectBytes;
   released_bytes_ = 0;
+  if (!large) return;
+  page_collect();
   if (pool_ != nullptr && free_slots_.size() == slot_count()) pool_release(pool_, kPoolBytes);
 }
 

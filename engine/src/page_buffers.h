@@ -79,7 +79,8 @@ class PageBuffers {
   // Free slots, the most recently given last: a txn takes the memory the one
   // before it touched.
   std::vector<std::byte*> free_slots_;
-  uint64_t released_bytes_ = 0;  // allocated past the pool and freed, since the last collect
+  uint64_t released_bytes_ = 0;  // allocated past the pool and freed by this txn
+  bool allocated_past_pool_ = false;
 };
 
 }  // namespace ordo::engine
