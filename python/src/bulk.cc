@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "bindings.h"
 #include "bytes_arg.h"
 #include "errors.h"
+#include "native.h"
 #include "ordo/assert.h"
 #include "state.h"
 #include "txn_parts.h"
@@ -235,6 +237,33 @@ uint64_t put_columns(TxnState& s, py::handle keys, py::handle values, py::handle
   }
   if (!st.is_ok()) throw_status(st);
   return rows;
+}
+
+void init_bulk(py::module_& m) {
+  py::object cls = m.attr("Txn");
+  def_method(
+      cls, "put_many",
+      [](TxnState& s, py::handle items, py::handle tree, bool append) {
+        return put_many(s, items, tree, append);
+      },
+      py::arg("items"), py::arg("tree") = py::none(), py::kw_only(), py::arg("append") = false,
+      R"(Puts every (key, value) of an iterable and returns how many. The items are
+read in chunks with the GIL held and each chunk inserted with it released (no
+Python call per row). append=True appends (keys must come in increasing order,
+after the tree's last key). On an error the rows before the failing one are in
+the txn; the exception names the row.)");
+  def_method(
+      cls, "put_columns",
+      [](TxnState& s, py::handle keys, py::handle values, py::handle offsets,
+         const py::object& key_width, py::handle tree,
+         bool append) { return put_columns(s, keys, values, offsets, key_width, tree, append); },
+      py::arg("keys"), py::arg("values"), py::arg("value_offsets"), py::kw_only(),
+      py::arg("key_width") = py::none(), py::arg("tree") = py::none(), py::arg("append") = false,
+      R"(Columnar ingest, with the GIL released for the whole insert: row i has key
+keys[i] (a 2-D uint8 array of shape (n, width), or any buffer of n * key_width
+bytes with key_width given) and value values[value_offsets[i]:value_offsets[i+1]]
+(values: any buffer; value_offsets: n + 1 int64, int32 or uint32 offsets,
+Arrow-style). Returns n.)");
 }
 
 }  // namespace ordo::python

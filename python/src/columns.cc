@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "bytes_arg.h"
 #include "errors.h"
+#include "native.h"
 #include "ordo/assert.h"
 #include "state.h"
 #include "txn_parts.h"
@@ -104,6 +105,13 @@ struct ColumnScan {
   uint64_t batch_bytes = 0;
   bool started = false;
   bool done = false;
+
+  ColumnScan() = default;
+  ColumnScan(ColumnScan&&) = default;
+  ColumnScan& operator=(ColumnScan&&) = delete;
+  ~ColumnScan() {
+    if (cursor && txn) retire_cursor(*txn, std::move(*cursor));
+  }
 };
 
 void append_bytes(OwnedColumn& column, OwnedColumn& offsets, ByteView bytes) {
@@ -253,6 +261,17 @@ scanning): they stay valid after the txn ends.)")
   py::class_<ColumnScan>(m, "_ColumnScan", "The iterator of Txn.scan_columns.")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &next_batch);
+
+  def_method(
+      m.attr("Txn"), "scan_columns",
+      [](const TxnPtr& s, py::handle start, py::handle stop, py::handle tree,
+         uint64_t batch_bytes) { return scan_columns(s, start, stop, tree, batch_bytes); },
+      py::arg("start") = py::none(), py::arg("stop") = py::none(), py::kw_only(),
+      py::arg("tree") = py::none(), py::arg("batch_bytes") = uint64_t{1} << 20,
+      R"(An iterator of ordo.ColumnBatch over [start, stop): each batch holds the keys
+and values of up to about batch_bytes of entries, as one buffer per column plus
+int64 offsets (numpy arrays when numpy is installed, else memoryviews); no
+Python object per row.)");
 }
 
 }  // namespace ordo::python

@@ -19,6 +19,7 @@ PYBIND11_MODULE(_ordo, m) {
   ordo::python::init_cursor(m);
   ordo::python::init_txn_count(m);
   ordo::python::init_columns(m);
+  ordo::python::init_bulk(m);
   ordo::python::init_changes(m);
   ordo::python::init_savepoint(m);
 }

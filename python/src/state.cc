@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "bytes_arg.h"
 #include "errors.h"
+#include "objects.h"
 #include "ordo/assert.h"
 
 namespace ordo::python {
@@ -19,12 +20,13 @@ std::atomic<uint64_t> forks{0};
 
 void count_fork_in_child() { forks.fetch_add(1, std::memory_order_relaxed); }
 
-// The exporter behind a memoryview of a read txn's key or value: points into
-// the database mapping and holds the txn's keeper (a capsule owning a
-// reference to the Database), so the mapping stays while any view of it
-// exists, even past the txn: a view that could not be released at the txn's
-// end (it had exports of its own) reads mapped memory, never unmapped
-// memory. A plain C type: one allocation per value handed out.
+// The exporter behind the memoryviews of a read txn's keys and values: one
+// per txn, whose managed buffer every view of the txn shares (each view
+// pointed at its bytes in the database mapping, as a slice would be). It
+// holds the txn's keeper (a capsule owning a reference to the Database), so
+// the mapping stays while any view of it exists, even past the txn: a view
+// that could not be released at the txn's end (it had exports of its own)
+// reads mapped memory, never unmapped memory.
 struct MappedBytes {
   PyObject_HEAD const std::byte* data;
   Py_ssize_t size;
@@ -86,11 +88,60 @@ DbUse DbState::open_db() {
   return DbUse(db);
 }
 
+DbState::~DbState() { drop_spare_reads(); }
+
 void DbState::track(const std::shared_ptr<TxnState>& txn) {
   if (txns.size() >= 32) {
     std::erase_if(txns, [](const std::weak_ptr<TxnState>& w) { return w.expired(); });
   }
   txns.push_back(txn);
+}
+
+std::unique_ptr<ReadTxn> DbState::take_read(Database& database) {
+  if (!spare_reads.empty()) {
+    std::unique_ptr<ReadTxn> r = std::move(spare_reads.back());
+    spare_reads.pop_back();
+    Status s;
+    if (read_only) {
+      // A read-only handle reads the newest meta from the file.
+      py::gil_scoped_release nogil;
+      s = r->renew();
+    } else {
+      s = r->renew();  // a lock of the reader table and a copy of the meta
+    }
+    if (s.is_ok()) return r;
+    {
+      py::gil_scoped_release nogil;
+      r.reset();
+    }
+    throw_status(s);
+  }
+  Result<ReadTxn> r = [&] {
+    py::gil_scoped_release nogil;
+    return database.begin_read();
+  }();
+  if (!r.is_ok()) throw_status(r.status());
+  return std::make_unique<ReadTxn>(std::move(*r));
+}
+
+void DbState::give_read(std::unique_ptr<ReadTxn> txn) noexcept {
+  ORDO_ASSERT(txn != nullptr);
+  txn->reset();
+  if (db && spare_reads.size() < kMaxSpareReads && fork_generation == python::fork_generation()) {
+    if (spare_reads.capacity() == 0) spare_reads.reserve(kMaxSpareReads);  // noexcept below
+    spare_reads.push_back(std::move(txn));
+    return;
+  }
+  py::gil_scoped_release nogil;
+  txn.reset();
+}
+
+void DbState::drop_spare_reads() noexcept {
+  if (spare_reads.empty()) return;
+  std::vector<std::unique_ptr<ReadTxn>> spares = std::move(spare_reads);
+  spare_reads.clear();
+  py::gil_scoped_release nogil;
+  spares.clear();
 }
 
 void DbState::close() {
@@ -108,33 +159,61 @@ void DbState::close() {
   trees.clear();
   std::shared_ptr<Database> last = std::move(db);
   db.reset();
+  drop_spare_reads();
   // Closing may checkpoint (a write and two syncs) when no txn holds the file.
   py::gil_scoped_release nogil;
   last.reset();
 }
 
-TxnState::~TxnState() { abort_quietly("the txn was destroyed"); }
-
-void TxnState::release_views() {
-  std::vector<py::weakref> old = std::move(views);
-  views.clear();
-  for (py::weakref& weak : old) {
-    PyObject* view = PyWeakref_GetObject(weak.ptr());
-    if (view == nullptr || view == Py_None) continue;
-    // BufferError when the view has exports of its own: it then stays readable.
-    PyObject* r = PyObject_CallMethod(view, "release", nullptr);
-    if (r == nullptr) {
-      PyErr_Clear();
-    } else {
-      Py_DECREF(r);
-    }
-  }
-  views_compact_at = 64;
+TxnState::~TxnState() {
+  abort_quietly("the txn was destroyed");
+  release_views();
+  Py_CLEAR(view_base);
 }
 
-void TxnState::end(bool commit, const std::string& why) {
+void TxnState::release_views() {
+  if (views.empty()) return;
+  // Called on paths that may hold a Python error (an exception leaving a
+  // with block): kept aside while views are released.
+  PyObject *type, *error, *trace;
+  PyErr_Fetch(&type, &error, &trace);
+  for (PyObject* view : views) {
+    // Only this list references a view of count 1: dropping it is enough.
+    if (Py_REFCNT(view) > 1) {
+      // BufferError when the view has exports of its own: it then stays readable.
+      PyObject* r = PyObject_CallMethod(view, "release", nullptr);
+      if (r == nullptr) {
+        PyErr_Clear();
+      } else {
+        Py_DECREF(r);
+      }
+    }
+    Py_DECREF(view);
+  }
+  views.clear();
+  views_sweep_at = 64;
+  PyErr_Restore(type, error, trace);
+}
+
+void TxnState::sweep_views() noexcept {
+  size_t kept = 0;
+  for (PyObject* view : views) {
+    if (Py_REFCNT(view) == 1) {
+      Py_DECREF(view);
+    } else {
+      views[kept++] = view;
+    }
+  }
+  views.resize(kept);
+  views_sweep_at = std::max<size_t>(64, 2 * kept);
+}
+
+void TxnState::end(bool commit, const char* why) {
   ORDO_ASSERT(txn != nullptr);
   release_views();
+  Py_CLEAR(view_base);
+  retired_cursors.clear();
+  ++snapshot_serial;
   // Marked ended before the GIL is released: a call from another thread
   // meanwhile (this may be close() ending an idle txn) sees an ended txn.
   Txn* const t = txn;
@@ -145,10 +224,15 @@ void TxnState::end(bool commit, const std::string& why) {
   txn = nullptr;
   writer = nullptr;
   ended_why = why;
+  if (lent) return;
+  if (r != nullptr && spare && db->db) {
+    db->give_read(std::move(r));  // `keep` is not the last reference: db->db is another
+    return;
+  }
   Status status;
-  if (!lent) {
+  {
     py::gil_scoped_release nogil;
-    if (commit) {
+    if (commit && w != nullptr) {
       status = w->commit();
     } else {
       t->abort();
@@ -160,7 +244,7 @@ void TxnState::end(bool commit, const std::string& why) {
   if (!status.is_ok()) throw_status(status);
 }
 
-void TxnState::abort_quietly(const std::string& why) noexcept {
+void TxnState::abort_quietly(const char* why) noexcept {
   if (txn == nullptr) return;
   try {
     end(false, why);
@@ -172,30 +256,39 @@ void TxnState::abort_quietly(const std::string& why) noexcept {
   writer = nullptr;
 }
 
-py::object TxnState::value(ByteView bytes) {
-  if (!buffers) return py::bytes(bytes.char_data(), bytes.size());
-  if (!keeper) {
-    keeper = py::capsule(new std::shared_ptr<Database>(db->db),
-                         [](void* p) { delete static_cast<std::shared_ptr<Database>*>(p); });
+PyObject* TxnState::value(ByteView bytes) {
+  if (!buffers)
+    return PyBytes_FromStringAndSize(bytes.char_data(), static_cast<Py_ssize_t>(bytes.size()));
+  return new_view(bytes);
+}
+
+PyObject* TxnState::new_view(ByteView bytes) {
+  if (view_base == nullptr) {
+    py::capsule keeper(new std::shared_ptr<Database>(database),
+                       [](void* p) { delete static_cast<std::shared_ptr<Database>*>(p); });
+    auto* b = PyObject_New(MappedBytes, mapped_bytes_type);
+    if (b == nullptr) return nullptr;
+    static const std::byte kNoBytes{};
+    b->data = &kNoBytes;
+    b->size = 0;
+    b->keeper = keeper.release().ptr();
+    py::object exporter = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(b));
+    view_base = PyMemoryView_FromObject(exporter.ptr());
+    if (view_base == nullptr) return nullptr;
   }
-  auto* b = PyObject_New(MappedBytes, mapped_bytes_type);
-  if (b == nullptr) throw py::error_already_set();
-  b->data = bytes.data();
-  b->size = static_cast<Py_ssize_t>(bytes.size());
-  b->keeper = py::object(keeper).release().ptr();
-  py::object exporter = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(b));
-  PyObject* view = PyMemoryView_FromObject(exporter.ptr());
-  if (view == nullptr) throw py::error_already_set();
-  py::object result = py::reinterpret_steal<py::object>(view);
-  if (views.size() >= views_compact_at) {
-    std::erase_if(views, [](const py::weakref& w) {
-      PyObject* v = PyWeakref_GetObject(w.ptr());
-      return v == nullptr || v == Py_None;
-    });
-    views_compact_at = std::max<size_t>(64, 2 * views.size());
-  }
-  views.emplace_back(result);
-  return result;
+  // A view sharing the base's managed buffer (and so its exporter), pointed
+  // at the bytes as a slice of it would be: one object per value.
+  PyObject* view = PyMemoryView_FromObject(view_base);
+  if (view == nullptr) return nullptr;
+  Py_buffer* b = PyMemoryView_GET_BUFFER(view);
+  ORDO_ASSERT(b->ndim == 1 && b->itemsize == 1 && b->strides[0] == 1 && b->readonly);
+  b->buf = const_cast<std::byte*>(bytes.data());
+  b->len = static_cast<Py_ssize_t>(bytes.size());
+  b->shape[0] = b->len;
+  if (views.size() >= views_sweep_at) sweep_views();
+  views.push_back(view);
+  Py_INCREF(view);  // the list's reference
+  return view;
 }
 
 TxnCall::TxnCall(TxnState& state) : state_(state) {
@@ -216,6 +309,7 @@ TxnCall::TxnCall(TxnState& state) : state_(state) {
 TxnCall::~TxnCall() {
   ORDO_ASSERT(state_.busy);  // set by this call; no other call could enter meanwhile
   state_.busy = false;
+  state_.retired_cursors.clear();
   if (state_.end_requested) {
     state_.end_requested = false;
     state_.abort_quietly("the database was closed");
@@ -230,32 +324,63 @@ WriteTxn& TxnCall::writer(const char* what) {
   return *state_.writer;
 }
 
-bool resolve_tree(TxnCall& call, py::handle tree, Tree* out) {
-  if (tree.is_none()) {
+py::object remember_tree(DbState& db, const Tree& tree, PyObject* name) {
+  py::object object = new_tree_object(tree);
+  db.trees[py::bytes(tree.name())] = object;
+  if (name != nullptr && (PyUnicode_CheckExact(name) || PyBytes_CheckExact(name))) {
+    if (PyDict_SetItem(db.trees.ptr(), name, object.ptr()) != 0) throw py::error_already_set();
+  }
+  return object;
+}
+
+namespace {
+
+// The tree kept under `key` in db.trees, or null.
+TreeObject* known_tree(DbState& db, PyObject* key) {
+  PyObject* hit = PyDict_GetItemWithError(db.trees.ptr(), key);  // borrowed
+  if (hit == nullptr && PyErr_Occurred() != nullptr) throw py::error_already_set();
+  return hit == nullptr ? nullptr : as_tree(hit);
+}
+
+}  // namespace
+
+bool resolve_tree(DbState& db, Txn& txn, PyObject* tree, Tree* out) {
+  if (tree == Py_None) {
     *out = Tree();
     return true;
   }
-  if (py::isinstance<PyTree>(tree)) {
-    *out = tree.cast<PyTree&>().tree;
+  if (TreeObject* o = as_tree(tree)) {
+    *out = o->tree;
     return true;
   }
+  const bool exact = PyUnicode_CheckExact(tree) || PyBytes_CheckExact(tree);
+  if (exact) {
+    if (TreeObject* o = known_tree(db, tree)) {
+      *out = o->tree;
+      return true;
+    }
+  }
   std::string name = name_arg(tree);
-  auto& cache = call.state().db->trees;
-  if (auto it = cache.find(name); it != cache.end()) {
-    *out = it->second;
+  if (TreeObject* o = known_tree(db, py::bytes(name).ptr())) {
+    *out = o->tree;
+    remember_tree(db, *out, tree);
     return true;
   }
   Result<Tree> found = [&] {
     py::gil_scoped_release nogil;
-    return call.txn().open_tree(name);
+    return txn.open_tree(name);
   }();
   if (!found.is_ok()) {
     if (found.status().is_not_found()) return false;
     throw_status(found.status());
   }
-  cache.emplace(std::move(name), *found);
+  remember_tree(db, *found, tree);
   *out = *found;
   return true;
+}
+
+bool resolve_tree(TxnCall& call, py::handle tree, Tree* out) {
+  return resolve_tree(*call.state().db, call.txn(), tree.ptr(), out);
 }
 
 Tree require_tree(TxnCall& call, py::handle tree) {

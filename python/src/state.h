@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ordo/database.h"
@@ -50,13 +49,27 @@ class DbUse {
 
 // One open database (ordo.Database).
 struct DbState {
+  // Read txns kept reset for the next read() or get() (LMDB's reset/renew:
+  // no reader registration or allocation per txn); any thread takes one,
+  // with the GIL held.
+  static constexpr size_t kMaxSpareReads = 4;
+
   std::shared_ptr<Database> db;  // null once closed
   std::string path;
   uint64_t fork_generation = 0;
+  bool read_only = false;
   // The txns begun on it, to end at close().
   std::vector<std::weak_ptr<TxnState>> txns;
-  // Tree handles by name: a handle stays valid for this Database (database.h, Tree).
-  std::unordered_map<std::string, Tree> trees;
+  // Tree objects (ordo.Tree) by name, under each name object a caller used
+  // (str or bytes, exact types) and under the name as bytes: a handle stays
+  // valid for this Database (database.h, Tree).
+  py::dict trees;
+  std::vector<std::unique_ptr<ReadTxn>> spare_reads;
+
+  DbState() = default;
+  DbState(const DbState&) = delete;
+  DbState& operator=(const DbState&) = delete;
+  ~DbState();
 
   // The open database, for one call; raises ClosedError once closed and
   // InvalidArgumentError in a forked child.
@@ -65,6 +78,14 @@ struct DbState {
   // returns), then closes the handle (the file once no view needs it).
   void close();
   void track(const std::shared_ptr<TxnState>& txn);
+  // A read txn on the last commit: a spare one renewed, or a new one.
+  // Raises as begin_read() fails.
+  std::unique_ptr<ReadTxn> take_read(Database& database);
+  // Ends `txn`'s snapshot and keeps it for take_read(), or destroys it when
+  // enough are kept or the database is closed.
+  void give_read(std::unique_ptr<ReadTxn> txn) noexcept;
+  // Destroys the spare read txns (with the GIL released).
+  void drop_spare_reads() noexcept;
 };
 
 // One txn (ordo.Txn): a read txn, an owned write txn, or the write txn that
@@ -81,14 +102,25 @@ struct TxnState {
   bool write = false;          // a write txn (also once ended)
   bool buffers = false;        // values (and keys) as memoryviews: read txns only
   bool lent = false;           // Database.batch's txn: ended by batch(), not by the caller
+  bool spare = false;          // a read txn of the last commit: kept for reuse when it ends
   bool busy = false;           // in a TxnCall
   bool end_requested = false;  // close() came while busy
-  std::string ended_why = "the txn was committed or aborted";
-  // Weak references to the memoryviews handed out (buffers), released at end.
-  std::vector<py::weakref> views;
-  // Owns a reference to the Database for the views' exporters (state.cc).
-  py::object keeper;
-  size_t views_compact_at = 64;
+  const char* ended_why = "the txn was committed or aborted";
+  // Counts the snapshot's ends (reset, renew, end): what read iterators
+  // compare before using entries they read ahead.
+  uint64_t snapshot_serial = 0;
+  // The memoryviews handed out (buffers), each with a reference held here,
+  // released at the snapshot's end. Views only this list references are
+  // dropped as it grows (sweep_views), so a long scan keeps few.
+  std::vector<PyObject*> views;
+  size_t views_sweep_at = 64;
+  // The memoryview every value view is made from: its exporter holds a
+  // reference to the Database, so the mapping stays while any view of it
+  // (or an export of one) exists.
+  PyObject* view_base = nullptr;
+  // Cursors dropped while another thread was in a call on the txn, ended
+  // when that call returns (ending one unregisters it from the txn).
+  std::vector<Cursor> retired_cursors;
 
   TxnState() = default;
   TxnState(const TxnState&) = delete;
@@ -100,13 +132,18 @@ struct TxnState {
   // mapping kept alive by its exporter.
   void release_views();
   // Ends the txn: views released, then commit (raises on failure: the txn
-  // ends anyway) or abort. The GIL is released for the engine's part.
-  void end(bool commit, const std::string& why);
+  // ends anyway) or abort; a spare read txn goes back to its database. The
+  // GIL is released for the engine's part of a commit or abort.
+  void end(bool commit, const char* why);
   // Ends the txn without raising: abort (a lent txn is only marked ended).
-  void abort_quietly(const std::string& why) noexcept;
-  // A value or key for Python: bytes, or with `buffers` a memoryview valid
-  // until the txn ends or is reset.
-  py::object value(ByteView bytes);
+  void abort_quietly(const char* why) noexcept;
+  // A value or key for Python (a new reference): bytes, or with `buffers` a
+  // memoryview valid until the txn ends or is reset.
+  PyObject* value(ByteView bytes);
+
+ private:
+  PyObject* new_view(ByteView bytes);
+  void sweep_views() noexcept;
 };
 
 // The guard of a call on a txn: checks that the txn is usable (not ended,
@@ -130,11 +167,15 @@ class TxnCall {
 };
 
 // The tree a `tree=` argument names: None is the default tree, an ordo.Tree
-// its handle, a str or bytes a name (looked up in the txn, handles cached).
-// Returns false when no tree of that name exists in the txn.
+// its handle, a str or bytes a name (looked up in `txn`, handles kept in
+// DbState::trees). Returns false when no tree of that name exists in `txn`.
+bool resolve_tree(DbState& db, Txn& txn, PyObject* tree, Tree* out);
 bool resolve_tree(TxnCall& call, py::handle tree, Tree* out);
 // As resolve_tree, raising NotFoundError for a missing tree.
 Tree require_tree(TxnCall& call, py::handle tree);
+// Keeps the object of `tree` under its name (and under `name`, a str or
+// bytes the caller used, when not null); returns that object.
+py::object remember_tree(DbState& db, const Tree& tree, PyObject* name);
 
 // ordo.Tree: a tree handle, valid for the database that made it.
 struct PyTree {
