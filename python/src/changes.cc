@@ -103,6 +103,7 @@ void init_changes(py::module_& m) {
       db, "keep_snapshot",
       [](DbState& d) {
         DbUse use = d.open_db();
+        d.reset_spare_reads();  // a commit follows
         Result<uint64_t> r = [&] {
           py::gil_scoped_release nogil;
           return use->keep_snapshot();
@@ -116,6 +117,7 @@ void init_changes(py::module_& m) {
       db, "release_snapshot",
       [](DbState& d, uint64_t txn_id) {
         DbUse use = d.open_db();
+        d.reset_spare_reads();  // a commit follows
         Status s = [&] {
           py::gil_scoped_release nogil;
           return use->release_snapshot(txn_id);
@@ -140,6 +142,7 @@ void init_changes(py::module_& m) {
       [](DbState& d, py::handle path_object) {
         const std::string path = path_arg(path_object);
         DbUse use = d.open_db();
+        d.reset_spare_reads();  // a commit follows
         Result<DeltaResult> r = [&] {
           py::gil_scoped_release nogil;
           return use->apply_delta(path);

@@ -43,27 +43,25 @@ DbPtr open_database(py::handle path, const py::kwargs& kwargs) {
 // `at`: a held snapshot's txn id (Database::begin_read_at), or none for the
 // last commit (a spare read txn renewed when there is one).
 TxnPtr begin_read(const DbPtr& d, bool buffers, std::optional<uint64_t> at = std::nullopt) {
-  DbUse db = d->open_db();
   std::unique_ptr<ReadTxn> read;
+  uint64_t commits = 0;
   if (at) {
-    Result<ReadTxn> r = [&] {
-      py::gil_scoped_release nogil;
-      return db->begin_read_at(*at);
-    }();
+    DbUse db = d->open_db();
+    Result<ReadTxn> r = without_gil([&] { return db->begin_read_at(*at); });
     if (!r.is_ok()) throw_status(r.status());
     read = std::make_unique<ReadTxn>(std::move(*r));
   } else {
-    read = d->take_read(*db.shared());
+    d->open_db();  // raises when closed or in a forked child
+    read = d->take_read(&commits);
   }
   if (!d->db) throw_error("ClosedError", "the database was closed");  // by another thread meanwhile
-  auto t = std::make_shared<TxnState>();
-  t->db = d;
-  t->database = db.shared();
+  TxnPtr t = new_txn_state(d);
+  t->database = d->db;
   t->read = std::move(read);
   t->txn = t->read.get();
   t->buffers = buffers;
   t->spare = !at;
-  d->track(t);
+  t->read_commits = commits;
   return t;
 }
 
@@ -83,14 +81,13 @@ TxnPtr begin_write(const DbPtr& d, const py::object& timeout) {
   }();
   if (!w.is_ok()) throw_status(w.status());
   if (!d->db) throw_error("ClosedError", "the database was closed");  // by another thread meanwhile
-  auto t = std::make_shared<TxnState>();
-  t->db = d;
+  d->reset_spare_reads();
+  TxnPtr t = new_txn_state(d);
   t->database = db.shared();
   t->write_owned = std::make_unique<WriteTxn>(std::move(*w));
   t->writer = t->write_owned.get();
   t->txn = t->writer;
   t->write = true;
-  d->track(t);
   return t;
 }
 
@@ -103,8 +100,8 @@ py::object batch(const DbPtr& d, const py::object& fn) {
   // thread's batch() call; it may run more than once (database.h, batch).
   BatchFn member = [&](WriteTxn& writer) -> Status {
     py::gil_scoped_acquire gil;
-    auto t = std::make_shared<TxnState>();
-    t->db = d;
+    d->reset_spare_reads();  // the spares read a snapshot before this group's commit
+    TxnPtr t = new_txn_state(d);
     t->database = db.shared();
     t->writer = &writer;
     t->txn = &writer;
@@ -122,11 +119,8 @@ py::object batch(const DbPtr& d, const py::object& fn) {
       return Status::invalid_argument("the batch function raised");
     }
   };
-  Status s;
-  {
-    py::gil_scoped_release nogil;
-    s = db->batch(member);
-  }
+  d->reset_spare_reads();
+  Status s = without_gil([&] { return db->batch(member); });
   if (raised) std::rethrow_exception(raised);
   if (!s.is_ok()) throw_status(s);
   return result;
@@ -137,6 +131,7 @@ py::object tree(const DbPtr& d, const py::object& name_object, bool create) {
   DbUse db = d->open_db();
   Result<Tree> t = Status::invalid_argument("unset");
   if (create) {
+    d->reset_spare_reads();
     Status s;
     {
       py::gil_scoped_release nogil;
@@ -192,24 +187,23 @@ py::dict check(const DbPtr& d, bool strict) {
 
 // Database.get: one read in a spare read txn, the value copied.
 PyObject* get(DbState& d, PyObject* key, PyObject* missing, PyObject* tree) {
-  DbUse db = d.open_db();
+  d.open_db();  // raises when closed or in a forked child
   BytesArg k(key, "key");
-  std::unique_ptr<ReadTxn> read = d.take_read(*db.shared());
-  // The txn goes back to the spares on every way out, before `db` is dropped.
+  uint64_t commits = 0;
+  std::unique_ptr<ReadTxn> read = d.take_read(&commits);
+  // The txn goes back to the spares on every way out.
   struct GiveBack {
     DbState& d;
     std::unique_ptr<ReadTxn>& read;
-    ~GiveBack() { d.give_read(std::move(read)); }
-  } give_back{d, read};
+    uint64_t commits;
+    ~GiveBack() { d.give_read(std::move(read), commits); }
+  } give_back{d, read, commits};
   Tree t;
   if (!resolve_tree(d, *read, tree, &t)) {
     Py_INCREF(missing);
     return missing;
   }
-  Result<ByteView> r = [&] {
-    py::gil_scoped_release nogil;
-    return read->get(t, k.view());
-  }();
+  Result<ByteView> r = without_gil([&] { return read->get(t, k.view()); });
   if (!r.is_ok()) {
     if (!r.status().is_not_found()) throw_status(r.status());
     Py_INCREF(missing);

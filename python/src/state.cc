@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "bytes_arg.h"
 #include "errors.h"
+#include "native.h"
 #include "objects.h"
 #include "ordo/assert.h"
 
@@ -88,75 +89,133 @@ DbUse DbState::open_db() {
   return DbUse(db);
 }
 
-DbState::~DbState() { drop_spare_reads(); }
-
-void DbState::track(const std::shared_ptr<TxnState>& txn) {
-  if (txns.size() >= 32) {
-    std::erase_if(txns, [](const std::weak_ptr<TxnState>& w) { return w.expired(); });
-  }
-  txns.push_back(txn);
+DbState::~DbState() {
+  ORDO_ASSERT(txns == nullptr);  // each listed txn holds a reference to this state
+  drop_spare_reads();
 }
 
-std::unique_ptr<ReadTxn> DbState::take_read(Database& database) {
+void TxnState::link() {
+  ORDO_ASSERT(db != nullptr && prev_txn == nullptr && next_txn == nullptr && db->txns != this);
+  next_txn = db->txns;
+  if (next_txn != nullptr) next_txn->prev_txn = this;
+  db->txns = this;
+}
+
+void TxnState::unlink() noexcept {
+  if (db == nullptr) return;
+  if (prev_txn != nullptr) {
+    prev_txn->next_txn = next_txn;
+  } else if (db->txns == this) {
+    db->txns = next_txn;
+  }
+  if (next_txn != nullptr) next_txn->prev_txn = prev_txn;
+  prev_txn = next_txn = nullptr;
+}
+
+std::shared_ptr<TxnState> new_txn_state(const std::shared_ptr<DbState>& db) {
+  std::shared_ptr<TxnState> t;
+  if (!db->spare_states.empty()) {
+    t = std::move(db->spare_states.back());
+    db->spare_states.pop_back();
+  } else {
+    t = std::make_shared<TxnState>();
+  }
+  t->db = db;
+  t->link();
+  return t;
+}
+
+void drop_txn_state(std::shared_ptr<TxnState>&& state) noexcept {
+  std::shared_ptr<TxnState> t = std::move(state);
+  if (t == nullptr || t.use_count() != 1) return;  // a cursor, scan or savepoint still uses it
+  t->abort_quietly("the txn was destroyed");
+  DbState* db = t->db.get();
+  if (db == nullptr || !db->db || db->spare_states.size() >= DbState::kMaxSpares || t->lent ||
+      t->busy || t->txn != nullptr) {
+    return;  // destroyed here
+  }
+  ORDO_ASSERT(t->views.empty() && t->view_base == nullptr && t->retired_cursors.empty());
+  t->unlink();
+  std::shared_ptr<DbState> keep = std::move(t->db);  // the pool's state holds no database
+  t->read.reset();
+  t->write_owned.reset();
+  t->writer = nullptr;
+  t->write = t->buffers = t->lent = t->spare = t->end_requested = false;
+  t->ended_why = TxnState::kNotEnded;
+  t->views_sweep_at = 64;
+  if (db->spare_states.capacity() == 0) db->spare_states.reserve(DbState::kMaxSpares);
+  db->spare_states.push_back(std::move(t));  // within the capacity: no allocation
+}
+
+std::unique_ptr<ReadTxn> DbState::take_read(uint64_t* commits) {
+  ORDO_ASSERT(db != nullptr);
+  // Read before the snapshot is taken: a commit counted here is in it.
+  *commits = read_only ? 0 : db->stats().commits;
   if (!spare_reads.empty()) {
-    std::unique_ptr<ReadTxn> r = std::move(spare_reads.back());
+    SpareRead spare = std::move(spare_reads.back());
     spare_reads.pop_back();
+    if (spare.live && !read_only && spare.commits == *commits) return std::move(spare.txn);
     Status s;
     if (read_only) {
       // A read-only handle reads the newest meta from the file.
       py::gil_scoped_release nogil;
-      s = r->renew();
+      s = spare.txn->renew();
     } else {
-      s = r->renew();  // a lock of the reader table and a copy of the meta
+      s = spare.txn->renew();  // a lock of the reader table and a copy of the meta
     }
-    if (s.is_ok()) return r;
-    {
-      py::gil_scoped_release nogil;
-      r.reset();
-    }
+    if (s.is_ok()) return std::move(spare.txn);
+    without_gil([&] { spare.txn.reset(); });
     throw_status(s);
   }
-  Result<ReadTxn> r = [&] {
-    py::gil_scoped_release nogil;
-    return database.begin_read();
-  }();
+  DbUse use(db);  // the GIL is released: another thread may close meanwhile
+  Result<ReadTxn> r = without_gil([&] { return use->begin_read(); });
   if (!r.is_ok()) throw_status(r.status());
   return std::make_unique<ReadTxn>(std::move(*r));
 }
 
-void DbState::give_read(std::unique_ptr<ReadTxn> txn) noexcept {
+void DbState::give_read(std::unique_ptr<ReadTxn> txn, uint64_t commits) noexcept {
   ORDO_ASSERT(txn != nullptr);
-  txn->reset();
-  if (db && spare_reads.size() < kMaxSpareReads && fork_generation == python::fork_generation()) {
-    if (spare_reads.capacity() == 0) spare_reads.reserve(kMaxSpareReads);  // noexcept below
-    spare_reads.push_back(std::move(txn));
+  if (!db || spare_reads.size() >= kMaxSpares || fork_generation != python::fork_generation()) {
+    without_gil([&] { txn.reset(); });
     return;
   }
-  py::gil_scoped_release nogil;
-  txn.reset();
+  // Live only while its snapshot is still the last commit.
+  const bool live = !read_only && db->stats().commits == commits;
+  if (!live) txn->reset();                                           // a lock of the reader table
+  if (spare_reads.capacity() == 0) spare_reads.reserve(kMaxSpares);  // noexcept below
+  spare_reads.push_back(SpareRead{std::move(txn), commits, live});
+}
+
+void DbState::reset_spare_reads() noexcept {
+  for (SpareRead& spare : spare_reads) {
+    if (spare.live) spare.txn->reset();
+    spare.live = false;
+  }
 }
 
 void DbState::drop_spare_reads() noexcept {
   if (spare_reads.empty()) return;
-  std::vector<std::unique_ptr<ReadTxn>> spares = std::move(spare_reads);
+  std::vector<SpareRead> spares = std::move(spare_reads);
   spare_reads.clear();
-  py::gil_scoped_release nogil;
-  spares.clear();
+  without_gil([&] { spares.clear(); });
 }
 
 void DbState::close() {
-  std::vector<std::weak_ptr<TxnState>> open = std::move(txns);
-  txns.clear();
-  for (const auto& weak : open) {
-    if (std::shared_ptr<TxnState> t = weak.lock()) {
-      if (t->busy) {
-        t->end_requested = true;  // ended by its TxnCall when the call returns
-      } else {
-        t->abort_quietly("the database was closed");
-      }
+  // References first: ending a txn may release the GIL, and another thread
+  // may then destroy one (which takes it off the list).
+  std::vector<std::shared_ptr<TxnState>> open;
+  for (TxnState* t = txns; t != nullptr; t = t->next_txn) {
+    if (std::shared_ptr<TxnState> owned = t->weak_from_this().lock()) open.push_back(owned);
+  }
+  for (const std::shared_ptr<TxnState>& t : open) {
+    if (t->busy) {
+      t->end_requested = true;  // ended by its TxnCall when the call returns
+    } else {
+      t->abort_quietly("the database was closed");
     }
   }
   trees.clear();
+  spare_states.clear();
   std::shared_ptr<Database> last = std::move(db);
   db.reset();
   drop_spare_reads();
@@ -166,6 +225,7 @@ void DbState::close() {
 }
 
 TxnState::~TxnState() {
+  unlink();  // first: close() in another thread must not see a txn being destroyed
   abort_quietly("the txn was destroyed");
   release_views();
   Py_CLEAR(view_base);
@@ -226,7 +286,7 @@ void TxnState::end(bool commit, const char* why) {
   ended_why = why;
   if (lent) return;
   if (r != nullptr && spare && db->db) {
-    db->give_read(std::move(r));  // `keep` is not the last reference: db->db is another
+    db->give_read(std::move(r), read_commits);  // `keep` is not the last reference: db->db is
     return;
   }
   Status status;

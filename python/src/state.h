@@ -49,22 +49,32 @@ class DbUse {
 
 // One open database (ordo.Database).
 struct DbState {
-  // Read txns kept reset for the next read() or get() (LMDB's reset/renew:
-  // no reader registration or allocation per txn); any thread takes one,
-  // with the GIL held.
-  static constexpr size_t kMaxSpareReads = 4;
+  // Read txns kept for the next read() or get() (LMDB's reset/renew: no
+  // reader registration or allocation per txn); any thread takes one, with
+  // the GIL held. A writable handle keeps them live, on the last commit,
+  // while no commit follows (every commit to its file is its own: it holds
+  // the writer lock), and resets them when a write txn begins, so that they
+  // keep no pages from reuse. As many TxnStates are kept for the next txns.
+  static constexpr size_t kMaxSpares = 4;
+  struct SpareRead {
+    std::unique_ptr<ReadTxn> txn;
+    uint64_t commits = 0;  // Stats::commits read before its snapshot was taken
+    bool live = false;     // on its snapshot (else reset)
+  };
 
   std::shared_ptr<Database> db;  // null once closed
   std::string path;
   uint64_t fork_generation = 0;
   bool read_only = false;
-  // The txns begun on it, to end at close().
-  std::vector<std::weak_ptr<TxnState>> txns;
+  // The txns begun on it and not yet destroyed, to end at close(): a list
+  // through TxnState::prev_txn / next_txn.
+  TxnState* txns = nullptr;
   // Tree objects (ordo.Tree) by name, under each name object a caller used
   // (str or bytes, exact types) and under the name as bytes: a handle stays
   // valid for this Database (database.h, Tree).
   py::dict trees;
-  std::vector<std::unique_ptr<ReadTxn>> spare_reads;
+  std::vector<SpareRead> spare_reads;
+  std::vector<std::shared_ptr<TxnState>> spare_states;
 
   DbState() = default;
   DbState(const DbState&) = delete;
@@ -77,21 +87,34 @@ struct DbState {
   // Ends every txn (a txn in a call in another thread ends when that call
   // returns), then closes the handle (the file once no view needs it).
   void close();
-  void track(const std::shared_ptr<TxnState>& txn);
-  // A read txn on the last commit: a spare one renewed, or a new one.
-  // Raises as begin_read() fails.
-  std::unique_ptr<ReadTxn> take_read(Database& database);
-  // Ends `txn`'s snapshot and keeps it for take_read(), or destroys it when
-  // enough are kept or the database is closed.
-  void give_read(std::unique_ptr<ReadTxn> txn) noexcept;
+  // A read txn on the last commit: a spare one (renewed when a commit came
+  // since its snapshot), or a new one; `*commits` is Stats::commits as read
+  // before its snapshot. REQUIRES: db open. Raises as begin_read() fails.
+  std::unique_ptr<ReadTxn> take_read(uint64_t* commits);
+  // Keeps `txn` (from take_read, with its `commits`) for take_read: live
+  // while no commit came since, else reset; destroys it when enough are kept
+  // or the database is closed.
+  void give_read(std::unique_ptr<ReadTxn> txn, uint64_t commits) noexcept;
+  // Called before a write txn of this handle begins: resets the live spare
+  // read txns, whose snapshot would keep the pages the writer frees from reuse.
+  void reset_spare_reads() noexcept;
   // Destroys the spare read txns (with the GIL released).
   void drop_spare_reads() noexcept;
 };
 
+// The state of a new txn of `db` (a spare one or a new one), listed in
+// db->txns, its txn not yet set.
+std::shared_ptr<TxnState> new_txn_state(const std::shared_ptr<DbState>& db);
+// Drops the reference of a txn object that is gone: a state only it
+// referenced is ended (aborted) and kept for new_txn_state when it can be.
+void drop_txn_state(std::shared_ptr<TxnState>&& state) noexcept;
+
 // One txn (ordo.Txn): a read txn, an owned write txn, or the write txn that
 // Database.batch lends to its function.
-struct TxnState {
+struct TxnState : std::enable_shared_from_this<TxnState> {
   std::shared_ptr<DbState> db;
+  TxnState* prev_txn = nullptr;  // the list of db->txns
+  TxnState* next_txn = nullptr;
   // The Database the txn was begun on, while the txn lives: what its views'
   // keeper holds (db->db is null once closed, even during a call).
   std::shared_ptr<Database> database;
@@ -103,9 +126,11 @@ struct TxnState {
   bool buffers = false;        // values (and keys) as memoryviews: read txns only
   bool lent = false;           // Database.batch's txn: ended by batch(), not by the caller
   bool spare = false;          // a read txn of the last commit: kept for reuse when it ends
+  uint64_t read_commits = 0;   // a spare read txn's take_read() count
   bool busy = false;           // in a TxnCall
   bool end_requested = false;  // close() came while busy
-  const char* ended_why = "the txn was committed or aborted";
+  static constexpr const char* kNotEnded = "the txn was committed or aborted";
+  const char* ended_why = kNotEnded;  // why calls raise TxnEndedError once txn is null
   // Counts the snapshot's ends (reset, renew, end): what read iterators
   // compare before using entries they read ahead.
   uint64_t snapshot_serial = 0;
@@ -140,6 +165,9 @@ struct TxnState {
   // A value or key for Python (a new reference): bytes, or with `buffers` a
   // memoryview valid until the txn ends or is reset.
   PyObject* value(ByteView bytes);
+  // Lists the txn in db->txns / takes it off.
+  void link();
+  void unlink() noexcept;
 
  private:
   PyObject* new_view(ByteView bytes);

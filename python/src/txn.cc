@@ -310,6 +310,16 @@ PyObject* get_id(PyObject* self, void*) {
   return PyLong_FromUnsignedLongLong(s.txn == nullptr ? 0 : s.txn->txn_id());
 }
 
+void txn_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  auto* o = reinterpret_cast<TxnObject*>(self);
+  if (o->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
+  drop_txn_state(std::move(o->state));  // ends the txn when nothing else uses it
+  std::destroy_at(&o->state);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
 PyMethodDef txn_methods[] = {
     {"get", fastcall(txn_get), kFastCall,
      "get(key, default=None, tree=None)\n--\n\nThe value stored under key (bytes, or a "
@@ -378,8 +388,7 @@ Used by one thread at a time: a call while another thread is in a call on it
 raises BusyError. Every call after the txn ended raises TxnEndedError. The
 `tree` argument of every method is None (the default tree), an ordo.Tree, or a
 tree name (str or bytes).)")},
-      // The last reference to the state ends the txn (TxnState's destructor).
-      {Py_tp_dealloc, reinterpret_cast<void*>(dealloc_native<TxnObject, &TxnObject::state>)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(txn_dealloc)},
       {Py_tp_repr, reinterpret_cast<void*>(txn_repr)},
       {Py_tp_methods, txn_methods},
       {Py_tp_getset, txn_getset},
