@@ -20,11 +20,12 @@ def _key_bytes(column, name):
     array = np.asarray(column)
     if array.dtype.kind in "iu":
         width = array.dtype.itemsize
-        big = array.astype(f">{array.dtype.kind}{width}")
-        raw = big.view(f">u{width}")
+        raw = array.astype(f"i{width}" if array.dtype.kind == "i" else f"u{width}")
+        raw = raw.view(f"u{width}")
         if array.dtype.kind == "i":
-            raw = raw ^ np.array(1 << (8 * width - 1), dtype=f">u{width}")
-        return {"keys": np.ascontiguousarray(raw).view(np.uint8).reshape(len(array), width)}
+            raw = raw ^ np.uint64(1 << (8 * width - 1)).astype(f"u{width}")
+        big = np.ascontiguousarray(raw.astype(f">u{width}"))
+        return {"keys": big.view(np.uint8).reshape(len(array), width)}
     data, offsets = _joined(array, name)
     return {"keys": data, "key_offsets": offsets}
 
@@ -74,10 +75,10 @@ def _decoded_keys(batch, key_dtype):
     if dtype.kind not in "iu" or batch.key_width != width:
         raise ValueError(f"to_pandas: key_dtype {dtype} needs keys of {width} bytes "
                          f"(this batch's: {batch.key_width})")
-    raw = np.frombuffer(batch.key_data, dtype=f">u{width}")
+    raw = np.frombuffer(batch.key_data, dtype=f">u{width}").astype(f"u{width}")
     if dtype.kind == "i":
-        raw = raw ^ np.array(1 << (8 * width - 1), dtype=f">u{width}")
-    return raw.view(f">{dtype.kind}{width}").astype(dtype)
+        raw = (raw ^ np.uint64(1 << (8 * width - 1)).astype(f"u{width}")).view(f"i{width}")
+    return raw.astype(dtype)
 
 
 def to_pandas(txn, start=None, stop=None, *, tree=None, key_dtype=None, batch_bytes=1 << 20):

@@ -151,7 +151,7 @@ py::capsule owning_capsule(std::unique_ptr<T> value, const char* name) {
     delete v;
   });
   if (capsule == nullptr) throw py::error_already_set();
-  value.release();
+  (void)value.release();  // the capsule owns it now
   return py::reinterpret_steal<py::capsule>(capsule);
 }
 
@@ -405,7 +405,7 @@ uint64_t put_arrow(TxnState& s, const py::object& data, py::handle key, py::hand
     auto stream_error = [&](int code) {
       const char* message = stream.value.get_last_error(&stream.value);
       throw py::value_error(std::string("put_arrow: the stream failed: ") +
-                            (message != nullptr ? message : std::strerror(code)));
+                            (message != nullptr ? message : "error " + std::to_string(code)));
     };
     if (int code = stream.value.get_schema(&stream.value, &schema.value); code != 0) {
       stream_error(code);

@@ -145,101 +145,142 @@ bool is_key_column(py::handle keys) {
 
 const ColumnNames kGetNames{"get_many", "keys", "key_offsets", "key_width"};
 
-// Looks up keys [from, to) of `key_at` with the GIL released; found[i] and
-// views[i] say what key from + i holds (the views valid until the txn's next
-// write or end).
-template <typename KeyAt>
-Status look_up(Txn& txn, const Tree& t, size_t from, size_t to, KeyAt key_at,
-               std::vector<ByteView>& views, std::vector<uint8_t>& found) {
-  views.assign(to - from, ByteView());
-  found.assign(to - from, 0);
+// The keys of get_many in key order (a permutation of their indices): the
+// lookups then walk the tree from left to right, each descent through pages
+// the one before it left in the cache. Sorted by the keys' first eight bytes
+// as a number, then by the whole key.
+std::vector<uint32_t> key_order(const std::vector<ByteView>& keys) {
+  std::vector<std::pair<uint64_t, uint32_t>> prefixed(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint64_t prefix = 0;
+    const size_t n = std::min<size_t>(8, keys[i].size());
+    for (size_t j = 0; j < n; ++j) {
+      prefix |= uint64_t{static_cast<uint8_t>(keys[i].data()[j])} << (56 - 8 * j);
+    }
+    prefixed[i] = {prefix, static_cast<uint32_t>(i)};
+  }
+  std::sort(prefixed.begin(), prefixed.end(), [&keys](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return keys[a.second].compare(keys[b.second]) < 0;
+  });
+  std::vector<uint32_t> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = prefixed[i].second;
+  return order;
+}
+
+// What one chunk of get_many's lookups found: for views (buffers=True, or
+// columns), each key's view by its index; else the values copied back to back
+// while their pages are in the cache, each with its key's index.
+struct Found {
+  std::vector<ByteView> views;                    // by key index; empty data: not found
+  std::vector<uint8_t> found;                     // by key index
+  std::vector<char> copies;                       // this chunk's values
+  std::vector<std::pair<uint32_t, size_t>> ends;  // key index, end in copies
+};
+
+// Looks up keys[order[from..to)] with the GIL released.
+Status look_up(Txn& txn, const Tree& t, const std::vector<ByteView>& keys,
+               const std::vector<uint32_t>& order, size_t from, size_t to, bool views, Found& out) {
+  out.copies.clear();
+  out.ends.clear();
   return without_gil([&] {
     for (size_t i = from; i < to; ++i) {
-      Result<ByteView> r = txn.get(t, key_at(i));
-      if (r.is_ok()) {
-        views[i - from] = *r;
-        found[i - from] = 1;
-      } else if (!r.status().is_not_found()) {
-        return r.status().with_context("get_many: key " + std::to_string(i));
+      const uint32_t k = order[i];
+      Result<ByteView> r = txn.get(t, keys[k]);
+      if (!r.is_ok()) {
+        if (r.status().is_not_found()) continue;
+        return r.status().with_context("get_many: key " + std::to_string(k));
+      }
+      out.found[k] = 1;
+      if (views) {
+        out.views[k] = *r;
+      } else {
+        out.copies.insert(out.copies.end(), r->char_data(), r->char_data() + r->size());
+        out.ends.emplace_back(k, out.copies.size());
       }
     }
     return Status::ok();
   });
 }
 
-py::object get_many(TxnState& s, py::handle keys, py::handle tree, py::handle missing,
+py::object get_many(TxnState& s, py::handle keys_object, py::handle tree, py::handle missing,
                     bool columns) {
   TxnCall call(s);
-  Tree t;
-  const bool tree_exists = resolve_tree(call, tree, &t);
-  std::vector<ByteView> views;
-  std::vector<uint8_t> found;
-  py::list list;
-  ColumnData data;
-  // Puts the values of one looked-up chunk into the result.
-  auto take = [&](size_t count, auto key_at, size_t from) {
-    for (size_t i = 0; i < count; ++i) {
-      if (columns) {
-        data.add(key_at(from + i), found[i] != 0 ? views[i] : ByteView());
-        data.found.push_back(found[i]);
-      } else if (found[i] != 0) {
-        PyObject* v = s.value(views[i]);
-        if (v == nullptr || PyList_Append(list.ptr(), v) != 0) {
-          Py_XDECREF(v);
-          throw py::error_already_set();
-        }
-        Py_DECREF(v);
-      } else if (PyList_Append(list.ptr(), missing.ptr()) != 0) {
-        throw py::error_already_set();
-      }
-    }
-  };
-  auto run = [&](size_t from, size_t to, auto key_at) {
-    if (tree_exists) {
-      check_status(look_up(call.txn(), t, from, to, key_at, views, found));
-    } else {
-      views.assign(to - from, ByteView());
-      found.assign(to - from, 0);
-    }
-    take(to - from, key_at, from);
-  };
-  if (is_key_column(keys)) {
-    std::vector<std::unique_ptr<HeldBuffer>> held;
-    const ByteColumn k = column_of(keys, py::none(), py::none(), kGetNames, held);
-    auto key_at = [&k](size_t i) { return k.row(i); };
-    for (size_t from = 0; from < k.rows(); from += kChunkRows) {
-      run(from, std::min(k.rows(), from + kChunkRows), key_at);
-      if (from + kChunkRows < k.rows()) check_interrupt(s);
-    }
+  // The keys: views into a column held for the call, or into the items of a
+  // tuple of them (a copy of the iterable: another thread cannot change it
+  // while the GIL is released); items that are not bytes are held as buffers.
+  std::vector<ByteView> keys;
+  std::vector<std::unique_ptr<HeldBuffer>> held;
+  std::vector<BytesArg> args;
+  py::object items;
+  if (is_key_column(keys_object)) {
+    const ByteColumn k = column_of(keys_object, py::none(), py::none(), kGetNames, held);
+    keys.reserve(k.rows());
+    for (size_t i = 0; i < k.rows(); ++i) keys.push_back(k.row(i));
   } else {
-    py::iterator it = py::iter(keys);
-    std::vector<BytesArg> chunk;
-    chunk.reserve(kChunkRows);
-    uint64_t done = 0;
-    for (bool more = true; more;) {
-      chunk.clear();
-      while (chunk.size() < kChunkRows) {
-        PyObject* raw = next_item(s, it);
-        if (raw == nullptr) {
-          more = false;
-          break;
-        }
-        py::object item = py::reinterpret_steal<py::object>(raw);
-        try {
-          chunk.emplace_back(raw, "key");
-        } catch (const py::type_error& e) {
-          throw py::type_error("get_many: key " + std::to_string(done + chunk.size()) + ": " +
-                               e.what());
-        }
+    PyObject* tuple = PySequence_Tuple(keys_object.ptr());
+    if (tuple == nullptr) {
+      if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) roll_back_interrupted(s);
+      throw py::error_already_set();
+    }
+    items = py::reinterpret_steal<py::object>(tuple);
+    const Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    keys.reserve(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = PyTuple_GET_ITEM(tuple, i);
+      if (PyBytes_CheckExact(item)) {
+        keys.emplace_back(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item)));
+        continue;
       }
-      auto key_at = [&chunk, done](size_t i) { return chunk[i - done].view(); };
-      run(done, done + chunk.size(), key_at);
-      done += chunk.size();
-      if (more) check_interrupt(s);
+      try {
+        args.emplace_back(item, "key");
+      } catch (const py::type_error& e) {
+        throw py::type_error("get_many: key " + std::to_string(i) + ": " + e.what());
+      }
+      keys.push_back(args.back().view());
     }
   }
-  if (columns) return make_column_batch(std::move(data));
-  return list;
+  if (keys.size() > UINT32_MAX) throw py::value_error("get_many: more than 2^32 keys");
+  const size_t n = keys.size();
+  const bool views = s.buffers || columns;
+  Found found;
+  found.found.assign(n, 0);
+  if (views) found.views.assign(n, ByteView());
+  PyObject* list = columns ? PyList_New(0) : PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) throw py::error_already_set();
+  py::list out = py::reinterpret_steal<py::list>(list);
+  Tree t;
+  if (resolve_tree(call, tree, &t) && n > 0) {
+    const std::vector<uint32_t> order = without_gil([&] { return key_order(keys); });
+    for (size_t from = 0; from < n; from += kChunkRows) {
+      const size_t to = std::min(n, from + kChunkRows);
+      check_status(look_up(call.txn(), t, keys, order, from, to, views, found));
+      size_t begin = 0;
+      for (const auto& [k, end] : found.ends) {
+        PyObject* v = PyBytes_FromStringAndSize(found.copies.data() + begin,
+                                                static_cast<Py_ssize_t>(end - begin));
+        if (v == nullptr) throw py::error_already_set();
+        PyList_SET_ITEM(list, static_cast<Py_ssize_t>(k), v);
+        begin = end;
+      }
+      if (to < n) check_interrupt(s);
+    }
+  }
+  if (columns) {
+    ColumnData data;
+    without_gil([&] {
+      for (size_t i = 0; i < n; ++i) data.add(keys[i], found.views[i]);
+      data.found = std::move(found.found);
+    });
+    return make_column_batch(std::move(data));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (found.found[i] != 0 && !s.buffers) continue;  // set from the copies above
+    PyObject* v = found.found[i] == 0 ? missing.inc_ref().ptr() : s.value(found.views[i]);
+    if (v == nullptr) throw py::error_already_set();
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+  }
+  return out;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ordo/byte_view.h"
@@ -51,9 +52,30 @@ struct ColumnBatch {
   StoragePtr keys, key_offsets_storage, values, value_offsets_storage;
 };
 
+// The column storage of one scan, recycled: once no numpy array or Arrow
+// array uses a batch's vectors, they come back here for the next batch, their
+// memory allocated and touched already (a streaming scan then costs no page
+// faults per batch). Thread-safe: an Arrow consumer may release a batch from
+// any thread, without the GIL.
+class StoragePool {
+ public:
+  StoragePool();
+  // Moves recycled vectors, emptied, into `data` (its offsets start at 0).
+  void prepare(ColumnData& data);
+  // Keeps the vector of `storage` for a later batch (a few at most).
+  void give(ColumnStorage&& storage) noexcept;
+
+ private:
+  static constexpr size_t kMaxKept = 4;
+  std::mutex mu_;
+  std::vector<std::vector<uint8_t>> bytes_;
+  std::vector<std::vector<int64_t>> offsets_;
+};
+
 // A ColumnBatch object over `data`'s columns (numpy arrays when numpy
-// imports, else memoryviews).
-py::object make_column_batch(ColumnData data);
+// imports, else memoryviews); their storage goes back to `pool` (if any)
+// when the last user of it is gone.
+py::object make_column_batch(ColumnData data, const std::shared_ptr<StoragePool>& pool = nullptr);
 // numpy, or None when it does not import (imported once, at first use).
 py::object numpy();
 

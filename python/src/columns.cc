@@ -51,17 +51,15 @@ py::object column_object(const StoragePtr& storage, const char* dtype) {
   return py::memoryview(owner);
 }
 
-StoragePtr bytes_storage(std::vector<uint8_t>&& bytes) {
-  auto s = std::make_shared<ColumnStorage>();
-  s->bytes = std::move(bytes);
-  return s;
-}
-
-StoragePtr offsets_storage(std::vector<int64_t>&& offsets) {
-  auto s = std::make_shared<ColumnStorage>();
-  s->offsets = std::move(offsets);
-  s->is_offsets = true;
-  return s;
+// A storage of `bytes` or `offsets`, given back to `pool` (when not null) at its end.
+StoragePtr storage(std::vector<uint8_t>&& bytes, std::vector<int64_t>&& offsets, bool is_offsets,
+                   const std::shared_ptr<StoragePool>& pool) {
+  auto* s = new ColumnStorage{std::move(bytes), std::move(offsets), is_offsets};
+  if (pool == nullptr) return StoragePtr(s);
+  return StoragePtr(s, [pool](ColumnStorage* gone) {
+    pool->give(std::move(*gone));
+    delete gone;
+  });
 }
 
 }  // namespace
@@ -82,22 +80,54 @@ py::object numpy() {
   return py::reinterpret_borrow<py::object>(numpy_module);
 }
 
-py::object make_column_batch(ColumnData data) {
+StoragePool::StoragePool() {
+  bytes_.reserve(kMaxKept);
+  offsets_.reserve(kMaxKept);
+}
+
+void StoragePool::prepare(ColumnData& data) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (std::vector<uint8_t>* v : {&data.keys, &data.values}) {
+    if (bytes_.empty()) break;
+    *v = std::move(bytes_.back());
+    bytes_.pop_back();
+    v->clear();
+  }
+  for (std::vector<int64_t>* v : {&data.key_offsets, &data.value_offsets}) {
+    if (offsets_.empty()) break;
+    *v = std::move(offsets_.back());
+    offsets_.pop_back();
+    v->assign(1, 0);
+  }
+}
+
+void StoragePool::give(ColumnStorage&& storage) noexcept {
+  std::lock_guard<std::mutex> g(mu_);
+  ORDO_ASSERT(bytes_.capacity() >= kMaxKept && offsets_.capacity() >= kMaxKept);  // no allocation
+  if (storage.is_offsets) {
+    if (offsets_.size() < kMaxKept) offsets_.push_back(std::move(storage.offsets));
+  } else if (bytes_.size() < kMaxKept) {
+    bytes_.push_back(std::move(storage.bytes));
+  }
+}
+
+py::object make_column_batch(ColumnData data, const std::shared_ptr<StoragePool>& pool) {
   ColumnBatch out;
   out.count = data.rows;
   out.key_width = data.rows > 0 && data.min_key_bytes == data.max_key_bytes
                       ? py::object(py::int_(data.min_key_bytes))
                       : py::object(py::none());
-  out.keys = bytes_storage(std::move(data.keys));
-  out.key_offsets_storage = offsets_storage(std::move(data.key_offsets));
-  out.values = bytes_storage(std::move(data.values));
-  out.value_offsets_storage = offsets_storage(std::move(data.value_offsets));
+  out.keys = storage(std::move(data.keys), {}, false, pool);
+  out.key_offsets_storage = storage({}, std::move(data.key_offsets), true, pool);
+  out.values = storage(std::move(data.values), {}, false, pool);
+  out.value_offsets_storage = storage({}, std::move(data.value_offsets), true, pool);
   out.key_data = column_object(out.keys, "uint8");
   out.key_offsets = column_object(out.key_offsets_storage, "int64");
   out.value_data = column_object(out.values, "uint8");
   out.value_offsets = column_object(out.value_offsets_storage, "int64");
-  out.found = data.found.empty() ? py::object(py::none())
-                                 : column_object(bytes_storage(std::move(data.found)), "bool");
+  out.found = data.found.empty()
+                  ? py::object(py::none())
+                  : column_object(storage(std::move(data.found), {}, false, nullptr), "bool");
   return py::cast(std::move(out));
 }
 
@@ -133,6 +163,7 @@ py::list split(const ColumnStorage& bytes, const ColumnStorage& offsets, size_t 
 
 struct ColumnScan {
   TxnPtr txn;
+  std::shared_ptr<StoragePool> pool = std::make_shared<StoragePool>();
   std::optional<Cursor> cursor;
   KeyRange range = KeyRange::all();
   uint64_t batch_bytes = 0;
@@ -172,13 +203,14 @@ py::object next_batch(ColumnScan& scan) {
   if (scan.done) throw py::stop_iteration();
   TxnCall call(*scan.txn);
   ColumnData b;
+  scan.pool->prepare(b);
   Status s = without_gil([&] { return fill(scan, b); });
   if (!s.is_ok()) {
     scan.done = true;
     throw_status(s);
   }
   if (b.rows == 0) throw py::stop_iteration();
-  return make_column_batch(std::move(b));
+  return make_column_batch(std::move(b), scan.pool);
 }
 
 }  // namespace

@@ -208,10 +208,14 @@ class Producer:
     def __init__(self, columns, offset=0):
         self.columns = columns
         self.offset = offset  # rows of each array skipped by ArrowArray.offset
+        # Releases of the top-level structs (children are counted apart).
         self.released = {"schema": 0, "array": 0, "stream": 0}
+        self.children_released = 0
         self._keep = []  # ctypes objects that must outlive the exported structs
         self._release_schema = ArrowSchema._fields_[7][1](self._on_schema_release)
         self._release_array = ArrowArray._fields_[8][1](self._on_array_release)
+        self._release_child_schema = ArrowSchema._fields_[7][1](self._on_child_release)
+        self._release_child_array = ArrowArray._fields_[8][1](self._on_child_release)
 
     def _on_schema_release(self, pointer):
         self.released["schema"] += 1
@@ -231,6 +235,10 @@ class Producer:
                 child.release(array.children[i])
         array.release = type(array.release)()
 
+    def _on_child_release(self, pointer):
+        self.children_released += 1
+        pointer.contents.release = type(pointer.contents.release)()
+
     def _keep_alive(self, *objects):
         self._keep.extend(objects)
         return objects[0]
@@ -239,7 +247,7 @@ class Producer:
         children = (ctypes.POINTER(ArrowSchema) * len(self.columns))()
         for i, (name, fmt, _) in enumerate(self.columns):
             child = ArrowSchema(fmt.encode(), name.encode(), None, ARROW_FLAG_NULLABLE, 0, None,
-                                None, self._release_schema, None)
+                                None, self._release_child_schema, None)
             self._keep_alive(child)
             children[i] = ctypes.pointer(child)
         self._keep_alive(children)
@@ -248,7 +256,7 @@ class Producer:
         out.release, out.private_data = self._release_schema, None
 
     def _child(self, fmt, values):
-        skip = [b"" if fmt[0] != "w" and fmt not in "cCsSiIlL" else None] * self.offset
+        skip = [b"" if fmt[0] != "w" and fmt not in "cCsSiIlLg" else None] * self.offset
         rows = skip + list(values)
         n = len(rows)
         validity = (ctypes.c_uint8 * ((n + 7) // 8 + 1))()
@@ -275,13 +283,13 @@ class Producer:
         else:
             ctype = {"c": ctypes.c_int8, "C": ctypes.c_uint8, "s": ctypes.c_int16,
                      "S": ctypes.c_uint16, "i": ctypes.c_int32, "I": ctypes.c_uint32,
-                     "l": ctypes.c_int64, "L": ctypes.c_uint64}[fmt]
+                     "l": ctypes.c_int64, "L": ctypes.c_uint64, "g": ctypes.c_double}[fmt]
             ints = (ctype * n)(*[v or 0 for v in rows])
             buffers = [validity, ints]
         pointers = (ctypes.c_void_p * len(buffers))(
             *[ctypes.cast(b, ctypes.c_void_p) for b in buffers])
         array = ArrowArray(n - self.offset, nulls, self.offset, len(buffers), 0, pointers, None,
-                           None, self._release_array, None)
+                           None, self._release_child_array, None)
         self._keep_alive(array, pointers, *buffers)
         return array
 
