@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bindings.h"
 #include "bytes_arg.h"
@@ -35,6 +36,31 @@ Yield yield_of(PyObject* keys, PyObject* values, const char* method) {
   return k && v ? Yield::kItems : (k ? Yield::kKeys : Yield::kValues);
 }
 
+// Where a move left the cursor, read with the GIL still released (reading
+// a key or an overflow value may fault pages in from the file).
+struct Entry {
+  bool valid = false;
+  ByteView key, value;
+};
+
+// Entries an iteration of a read txn read ahead (their views stay valid for
+// the snapshot), handed out one per step: one release of the GIL per
+// kReadAhead entries instead of one per entry. The engine's cursor is then on
+// the last entry read, or past the end (past_end); sync_cursor() puts it back
+// on the entry last handed out before any other call.
+struct ReadAhead {
+  static constexpr size_t kReadAhead = 64;
+  std::vector<Entry> entries;
+  size_t next = 0;        // the next entry to hand out
+  uint64_t serial = 0;    // the txn's snapshot_serial when they were read
+  bool reverse = false;   // read backward
+  bool past_end = false;  // the cursor went past the end after the last entry
+
+  bool pending(uint64_t snapshot_serial, bool backward) const {
+    return next < entries.size() && serial == snapshot_serial && reverse == backward;
+  }
+};
+
 // A cursor and the txn it reads; all calls go through the txn's TxnCall.
 struct CursorState {
   TxnPtr txn;
@@ -42,6 +68,7 @@ struct CursorState {
   bool positioned = false;
   bool yielded = false;  // iteration yielded the current entry already
   bool closed = false;   // Cursor.close(): the engine's cursor is gone
+  ReadAhead ahead;
 
   CursorState() = default;
   CursorState(CursorState&&) = default;  // the source is left without a txn: its end is a no-op
@@ -49,13 +76,6 @@ struct CursorState {
   ~CursorState() {
     if (cursor && txn) retire_cursor(*txn, std::move(*cursor));
   }
-};
-
-// Where a move left the cursor, read with the GIL still released (reading
-// a key or an overflow value may fault pages in from the file).
-struct Entry {
-  bool valid = false;
-  ByteView key, value;
 };
 
 void check_open(const CursorState& c) {
@@ -120,16 +140,96 @@ Entry current(CursorState& c) {
   return e;
 }
 
+// Puts the engine's cursor back on the entry iteration handed out last when
+// it read ahead of it; forgets what it read ahead. REQUIRES: `call` on c's txn.
+void sync_cursor(CursorState& c) {
+  ReadAhead& a = c.ahead;
+  if (a.entries.empty()) return;
+  const bool on_it = a.next == a.entries.size() && !a.past_end;
+  if (!on_it && a.next > 0 && a.serial == c.txn->snapshot_serial) {
+    const ByteView key = a.entries[a.next - 1].key;
+    const Status s = without_gil([&] { return c.cursor->seek(key); });
+    if (!s.is_ok()) throw_status(s);
+  }
+  a.entries.clear();
+  a.next = 0;
+  a.past_end = false;
+}
+
+// Forgets what iteration read ahead, for a call that positions the cursor
+// anew (first, last, seek).
+void drop_read_ahead(CursorState& c) {
+  c.ahead.entries.clear();
+  c.ahead.next = 0;
+  c.ahead.past_end = false;
+}
+
+// Runs `move_first` once, then `move_next` while the cursor is on an entry
+// that `in_range` takes, up to kReadAhead entries, with the GIL released;
+// fills c.ahead (next at 0). REQUIRES: `call` on c's txn, a read txn.
+template <typename First, typename Next, typename InRange>
+void read_ahead(CursorState& c, bool reverse, First move_first, Next move_next, InRange in_range) {
+  ReadAhead& a = c.ahead;
+  a.entries.clear();
+  a.next = 0;
+  a.past_end = false;
+  a.reverse = reverse;
+  a.serial = c.txn->snapshot_serial;
+  Cursor& k = *c.cursor;
+  const Status s = without_gil([&]() -> Status {
+    Status m = move_first(k);
+    while (m.is_ok()) {
+      if (!k.valid()) {
+        a.past_end = !a.entries.empty();
+        break;
+      }
+      Entry e{true, k.key(), k.value()};
+      ORDO_RETURN_IF_ERROR(k.status());
+      if (!in_range(e.key)) {
+        a.past_end = !a.entries.empty();
+        break;
+      }
+      a.entries.push_back(e);
+      if (a.entries.size() == ReadAhead::kReadAhead) break;
+      m = move_next(k);
+    }
+    return m;
+  });
+  if (!s.is_ok()) throw_status(s);
+}
+
 // One step of iterating a cursor from where it stands: the first (or last,
 // `reverse`) entry when not positioned, the next (previous) one after an
 // entry yielded, else the entry a call since put it on. Null at the end
-// (no error set).
+// (no error set). In a read txn, entries are read ahead.
 PyObject* step(CursorState& c, Yield y, bool reverse) {
   check_open(c);
   TxnCall call(*c.txn);
+  ReadAhead& a = c.ahead;
+  if (c.yielded && a.pending(c.txn->snapshot_serial, reverse)) {
+    return result(*c.txn, a.entries[a.next++], y);
+  }
+  if (c.yielded && !a.entries.empty() && a.next == a.entries.size() && a.past_end &&
+      a.reverse == reverse && a.serial == c.txn->snapshot_serial) {
+    drop_read_ahead(c);  // the cursor is past the end already, as iteration leaves it
+    c.yielded = false;
+    return nullptr;
+  }
+  sync_cursor(c);
+  const bool first = !c.positioned;
+  if (!c.txn->write && (first || c.yielded)) {
+    auto step_once = [reverse](Cursor& k) { return reverse ? k.prev() : k.next(); };
+    read_ahead(
+        c, reverse,
+        [&](Cursor& k) { return first ? (reverse ? k.last() : k.first()) : step_once(k); },
+        step_once, [](ByteView) { return true; });
+    c.positioned = true;
+    c.yielded = !a.entries.empty();
+    if (a.entries.empty()) return nullptr;
+    return result(*c.txn, a.entries[a.next++], y);
+  }
   Entry e;
-  if (!c.positioned || c.yielded) {
-    const bool first = !c.positioned;
+  if (first || c.yielded) {
     e = move_cursor(
         c,
         [first, reverse](Cursor& k) {
@@ -170,12 +270,19 @@ py::object new_cursor_object(CursorState c) {
   return new_native<CursorObject, &CursorObject::c>(cursor_type, std::move(c));
 }
 
-template <Status (*Move)(Cursor&)>
+// first() and last() position anew; next() and prev() move from the entry
+// iteration handed out last.
+template <Status (*Move)(Cursor&), bool Relative>
 PyObject* cursor_move(PyObject* self, PyObject*) {
   return guard([&] {
     CursorState& c = cursor_of(self);
     check_open(c);
     TxnCall call(*c.txn);
+    if (Relative) {
+      sync_cursor(c);
+    } else {
+      drop_read_ahead(c);
+    }
     return new_ref(move_cursor(c, Move, false).valid ? Py_True : Py_False);
   });
 }
@@ -190,6 +297,7 @@ PyObject* cursor_seek(PyObject* self, PyObject* key) {
     CursorState& c = cursor_of(self);
     check_open(c);
     TxnCall call(*c.txn);
+    drop_read_ahead(c);
     BytesArg k(key, "key");
     const bool valid = move_cursor(
                            c, [&k](Cursor& cur) { return cur.seek(k.view()); }, false)
@@ -205,6 +313,7 @@ PyObject* cursor_part(PyObject* self, PyObject*) {
     CursorState& c = cursor_of(self);
     check_open(c);
     TxnCall call(*c.txn);
+    sync_cursor(c);
     Entry e = current(c);
     return e.valid ? result(*c.txn, e, Part) : new_ref(Py_None);
   });
@@ -215,6 +324,7 @@ PyObject* cursor_valid(PyObject* self, void*) {
     CursorState& c = cursor_of(self);
     check_open(c);
     TxnCall call(*c.txn);
+    sync_cursor(c);
     return new_ref(c.cursor->valid() ? Py_True : Py_False);
   });
 }
@@ -333,27 +443,34 @@ PyObject* range_next(PyObject* self) {
   return guard([&]() -> PyObject* {
     CursorState& c = r.c;
     TxnCall call(*c.txn);
+    ReadAhead& a = c.ahead;
+    if (a.pending(c.txn->snapshot_serial, r.reverse)) {
+      return result(*c.txn, a.entries[a.next++], r.yield);
+    }
+    if (r.started && a.past_end) return nullptr;  // read ahead to the range's end already
     const bool first = !r.started;
     r.started = true;
     const KeyRange& range = r.range;
-    Entry e;
-    if (!r.reverse) {
-      e = move_cursor(
-          c, [&](Cursor& k) { return first ? k.seek(range.from()) : k.next(); }, true);
-      if (!e.valid || range.past_end(e.key)) return nullptr;
-    } else {
-      e = move_cursor(
-          c,
-          [&](Cursor& k) -> Status {
-            if (!first) return k.prev();
-            if (!range.has_end()) return k.last();
-            // The last key before the end: the entry before the end's place.
-            ORDO_RETURN_IF_ERROR(k.seek(range.end()));
-            return k.valid() ? k.prev() : k.last();
-          },
-          true);
-      if (!e.valid || e.key.compare(range.from()) < 0) return nullptr;
+    auto move_first = [&](Cursor& k) -> Status {
+      if (!first) return r.reverse ? k.prev() : k.next();
+      if (!r.reverse) return k.seek(range.from());
+      if (!range.has_end()) return k.last();
+      // The last key before the end: the entry before the end's place.
+      ORDO_RETURN_IF_ERROR(k.seek(range.end()));
+      return k.valid() ? k.prev() : k.last();
+    };
+    auto in_range = [&](ByteView key) {
+      return r.reverse ? key.compare(range.from()) >= 0 : !range.past_end(key);
+    };
+    if (!c.txn->write) {
+      read_ahead(
+          c, r.reverse, move_first, [&](Cursor& k) { return r.reverse ? k.prev() : k.next(); },
+          in_range);
+      if (a.entries.empty()) return nullptr;
+      return result(*c.txn, a.entries[a.next++], r.yield);
     }
+    const Entry e = move_cursor(c, move_first, true);
+    if (!e.valid || !in_range(e.key)) return nullptr;
     return result(*c.txn, e, r.yield);
   });
 }
@@ -369,16 +486,16 @@ const Signature kRange("range", {"start", "stop", "tree", "reverse", "keys", "va
 const Signature kPrefix("prefix", {"prefix", "tree", "reverse", "keys", "values"}, 2, 1);
 
 PyMethodDef cursor_methods[] = {
-    {"first", cursor_move<move_first>, METH_NOARGS,
+    {"first", cursor_move<move_first, false>, METH_NOARGS,
      "Moves to the first entry; False when the tree is empty."},
-    {"last", cursor_move<move_last>, METH_NOARGS,
+    {"last", cursor_move<move_last, false>, METH_NOARGS,
      "Moves to the last entry; False when the tree is empty."},
     {"seek", cursor_seek, METH_O,
      "seek(key)\n--\n\nMoves to the first entry with a key >= key (py-lmdb's set_range); False "
      "past the end."},
-    {"next", cursor_move<move_next>, METH_NOARGS,
+    {"next", cursor_move<move_next, true>, METH_NOARGS,
      "Moves to the next entry; False past the end (or when not positioned)."},
-    {"prev", cursor_move<move_prev>, METH_NOARGS,
+    {"prev", cursor_move<move_prev, true>, METH_NOARGS,
      "Moves to the previous entry; False before the first (or when not positioned)."},
     {"key", cursor_part<Yield::kKeys>, METH_NOARGS,
      "The current key (bytes, or a memoryview with buffers=True); None when not on an entry."},

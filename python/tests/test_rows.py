@@ -275,3 +275,41 @@ def test_txn_objects_end_their_txn_when_dropped(db):
     c = r.cursor()
     del r  # the cursor keeps the txn
     assert c.first() and c.key() == b"k"
+
+
+def test_iteration_reads_ahead_but_calls_see_the_entry_handed_out(db):
+    """A read txn's iteration reads entries ahead of the one it hands out;
+    every other call on the cursor sees the entry iteration handed out last."""
+    n = 300  # several read-aheads
+    keys = [b"k%04d" % i for i in range(n)]
+    with db.write() as txn:
+        for k in keys:
+            txn.put(k, b"v" + k)
+    with db.read() as txn:
+        c = txn.cursor()
+        for i, (k, _) in enumerate(c):
+            if i == 10:
+                break
+        assert c.key() == keys[10] and c.item() == (keys[10], b"v" + keys[10])
+        assert c.next() and c.key() == keys[11]
+        assert next(iter(c))[0] == keys[11]  # the entry a call put it on comes first
+        assert next(c.iternext(values=False)) == keys[12]
+        assert list(c.iterprev(values=False))[:3] == [keys[11], keys[10], keys[9]]
+        assert c.last() and list(c) == [(keys[-1], b"v" + keys[-1])]
+        assert c.key() is None and not c.valid  # past the end
+        assert c.seek(keys[100]) and [k for k, _ in c][:2] == keys[100:102]
+        c.seek(keys[200])
+        for i, (k, _) in enumerate(c):
+            if i == 70:
+                break
+        assert c.prev() and c.key() == keys[269]
+        r = txn.range(keys[5], keys[250], values=False)
+        assert next(r) == keys[5]
+        txn.reset()  # the snapshot ends: what was read ahead is not handed out
+        with pytest.raises(ordo.TxnEndedError):
+            next(r)
+        with pytest.raises(ordo.TxnEndedError):
+            next(iter(c))
+        txn.renew()
+        assert list(txn.range(keys[5], keys[250], values=False)) == keys[5:250]
+        assert list(txn.range(keys[5], keys[250], reverse=True, values=False)) == keys[249:4:-1]
