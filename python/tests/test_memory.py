@@ -6,8 +6,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 CHILD = textwrap.dedent("""
     import gc, sys
     import ordo
@@ -32,8 +30,6 @@ CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="the engine keeps a write txn's page buffers "
-                   "(from mimalloc) after commit and close")
 def test_memory_after_close(tmp_path):
     result = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "m.ordo")],
                             capture_output=True, text=True, check=True)
