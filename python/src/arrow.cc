@@ -366,8 +366,8 @@ int64_t child_index(const ArrowSchema& schema, py::handle which, const char* wha
   throw py::key_error("put_arrow: no column named '" + name + "' for the " + what);
 }
 
-const ColumnNames kKeyNames{"put_arrow", "keys", "key offsets", "key width"};
-const ColumnNames kValueNames{"put_arrow", "values", "value offsets", "value width"};
+const ColumnNames kArrowKeyNames{"put_arrow", "keys", "key offsets", "key width"};
+const ColumnNames kArrowValueNames{"put_arrow", "values", "value offsets", "value width"};
 
 // Inserts one record batch (a struct array); returns its rows.
 uint64_t put_batch(TxnCall& call, WriteTxn& w, const Tree& t, const ArrowSchema& schema,
@@ -381,7 +381,7 @@ uint64_t put_batch(TxnCall& call, WriteTxn& w, const Tree& t, const ArrowSchema&
                                      array.length, true, "key", encoded_keys);
   const ByteColumn v = import_column(*schema.children[value], *array.children[value], array.offset,
                                      array.length, false, "value", encoded_values);
-  return insert_columns(call, w, t, k, v, append, kKeyNames, kValueNames);
+  return insert_columns(call, w, t, k, v, append, kArrowKeyNames, kArrowValueNames);
 }
 
 void require_struct(const ArrowSchema& schema) {

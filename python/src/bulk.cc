@@ -31,10 +31,6 @@ constexpr size_t kChunkBytes = size_t{4} << 20;
 // Rows per chunk of a columnar insert (no conversion: only the inserts).
 constexpr size_t kColumnChunkRows = 65536;
 
-void check_status(const Status& s) {
-  if (!s.is_ok()) throw_status(s);
-}
-
 // A pair of put_many's iterable: its key and value, or TypeError naming the row.
 void pair_of(PyObject* item, uint64_t row, std::vector<BytesArg>& keys,
              std::vector<BytesArg>& values) {

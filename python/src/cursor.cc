@@ -21,11 +21,6 @@ PyTypeObject* cursor_type = nullptr;
 PyTypeObject* range_type = nullptr;
 PyTypeObject* cursor_iter_type = nullptr;
 
-PyObject* new_ref(PyObject* o) {
-  Py_INCREF(o);
-  return o;
-}
-
 // What an iteration step yields.
 enum class Yield { kItems, kKeys, kValues };
 

@@ -28,6 +28,13 @@ namespace py = pybind11;
 // REQUIRES: called inside a catch block, with the GIL held.
 void set_python_error() noexcept;
 
+// `o` with its reference count raised: a new reference to return (Py_NewRef
+// from Python 3.10 on).
+inline PyObject* new_ref(PyObject* o) {
+  Py_INCREF(o);
+  return o;
+}
+
 // Runs `f`, which returns a new reference (or null with a Python error set)
 // or throws; an exception becomes its Python error and the result null. The
 // body of every fast method and slot.

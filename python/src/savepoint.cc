@@ -19,10 +19,6 @@ struct PySavepoint {
   bool ended = false;  // released or left through __exit__ by this object
 };
 
-void check_status(const Status& s) {
-  if (!s.is_ok()) throw_status(s);
-}
-
 PySavepoint take(const TxnPtr& txn) {
   TxnCall call(*txn);
   WriteTxn& w = call.writer("savepoint");

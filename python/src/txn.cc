@@ -21,16 +21,7 @@ PyTypeObject* txn_type = nullptr;
 
 namespace {
 
-void check_status(const Status& s) {
-  if (!s.is_ok()) throw_status(s);
-}
-
 TxnState& state_of(PyObject* self) { return *reinterpret_cast<TxnObject*>(self)->state; }
-
-PyObject* new_ref(PyObject* o) {
-  Py_INCREF(o);
-  return o;
-}
 
 PyObject* or_none(PyObject* o) { return o == nullptr ? Py_None : o; }
 
