@@ -143,15 +143,24 @@ const ColumnNames kGetNames{"get_many", "keys", "key_offsets", "key_width"};
 
 // The keys of get_many in key order (a permutation of their indices): the
 // lookups then walk the tree from left to right, each descent through pages
-// the one before it left in the cache. Sorted by the keys' first eight bytes
-// as a number, then by the whole key.
+// the one before it left in the cache. Sorted by eight bytes of each key as a
+// number, taken after the prefix all keys share (counters and IDs often begin
+// with the same bytes), then by the whole key.
 std::vector<uint32_t> key_order(const std::vector<ByteView>& keys) {
+  size_t shared = keys.empty() ? 0 : keys[0].size();
+  for (size_t i = 1; i < keys.size() && shared > 0; ++i) {
+    const ByteView k = keys[i];
+    const size_t n = std::min(shared, k.size());
+    size_t j = 0;
+    while (j < n && k.data()[j] == keys[0].data()[j]) ++j;
+    shared = j;
+  }
   std::vector<std::pair<uint64_t, uint32_t>> prefixed(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     uint64_t prefix = 0;
-    const size_t n = std::min<size_t>(8, keys[i].size());
-    for (size_t j = 0; j < n; ++j) {
-      prefix |= uint64_t{static_cast<uint8_t>(keys[i].data()[j])} << (56 - 8 * j);
+    const size_t end = std::min<size_t>(shared + 8, keys[i].size());
+    for (size_t j = shared; j < end; ++j) {
+      prefix |= uint64_t{static_cast<uint8_t>(keys[i].data()[j])} << (56 - 8 * (j - shared));
     }
     prefixed[i] = {prefix, static_cast<uint32_t>(i)};
   }

@@ -199,6 +199,29 @@ def test_get_many(db):
         assert txn.get_many([b"00001", b"00002"]) == [b"odd", b"v2"]
 
 
+def test_get_many_keys_sharing_a_prefix(db):
+    # Keys that share a long prefix, of every length around it (one is the
+    # prefix itself, one is empty): each value comes back at its key's place.
+    import os
+    import random
+
+    seed = int(os.environ.get("ORDO_TEST_SEED", random.randrange(1 << 32)))
+    print("seed", seed, "(set ORDO_TEST_SEED to replay)")
+    rng = random.Random(seed)
+    prefix = b"\x00" * 8 + b"shared"
+    stored = {prefix + bytes(rng.randrange(4) for _ in range(rng.randrange(12))): b"%d" % i
+              for i in range(3000)}
+    stored[prefix] = b"the prefix"
+    stored[b""] = b"empty"
+    with db.write() as txn:
+        txn.put_many(stored.items())
+    wanted = list(stored) + [prefix + b"\x09", prefix[:-1]]  # two absent keys
+    rng.shuffle(wanted)
+    with db.read() as txn:
+        assert txn.get_many(wanted) == [stored.get(k) for k in wanted]
+        assert txn.get_many([prefix + b"\x09", prefix]) == [None, b"the prefix"]
+
+
 class Interrupter:
     """Sends SIGINT to this process from another thread once the main thread
     releases the GIL: with a switch interval of minutes, the thread runs only
