@@ -49,7 +49,7 @@
 //                    the ratios ordo/etcd and the verdicts of the targets given
 //                    (DIR/targets.csv).
 //                    Each run ~2 x (S + W) + ~3 s; R rounds = 4 R runs.
-//   ordo-bench python [--rounds R] [--rows N] [--groups calls,ingest,scan] [--out DIR]
+//   ordo-bench python [--rounds R] [--rows N] [--groups calls,ingest,...] [--out DIR]
 //                    [--seed S] [--script PATH] [--module-path DIR]
 //                    [--target FIGURE>=BOUND|FIGURE<=BOUND ...]
 //                    The study of ordo's Python package against py-lmdb on compare's
@@ -508,7 +508,7 @@ void add_python_options(CLI::App& sub, ordo::bench::PythonCommand& command) {
   sub.add_option("--groups", command.groups, "Phase groups")
       ->delimiter(',')
       ->capture_default_str()
-      ->check(CLI::IsMember({"calls", "ingest", "scan"}));
+      ->check(CLI::IsMember(ordo::bench::kPythonGroups));
   sub.add_option("--out", command.out, "Directory for the results")->capture_default_str();
   sub.add_option("--seed", command.seed, "Seed of the bootstrap resampling")->capture_default_str();
   sub.add_option("--script", command.script, "The child script")->capture_default_str();

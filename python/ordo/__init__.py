@@ -11,7 +11,8 @@ copy-on-write transactions), for Python.
 
 Keys and values are bytes (any bytes-like object is accepted). docs/PYTHON.md
 describes the API, zero-copy reads (read(buffers=True)), the bulk paths
-(put_many, put_columns, scan_columns), errors and threads.
+(put_many, put_columns, get_many, scan_columns), Arrow and pandas, errors and
+threads.
 """
 
 from ordo._errors import (
@@ -28,7 +29,23 @@ from ordo._errors import (
     TxnEndedError,
     VersionMismatchError,
 )
-from ordo._ordo import ColumnBatch, Cursor, Database, Savepoint, Tree, Txn, __version__, open
+from ordo._loader import load_compiled_module
+
+_ordo = load_compiled_module()
+from ordo._ordo import (  # noqa: E402 - after the check that the module loads
+    ColumnBatch,
+    Cursor,
+    Database,
+    Savepoint,
+    Tree,
+    Txn,
+    __version__,
+    open,
+)
+from ordo import _frames  # noqa: E402
+
+Txn.to_pandas = _frames.to_pandas
+Txn.from_pandas = _frames.from_pandas
 
 __all__ = [
     "__version__",

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "byte_columns.h"
+
 namespace ordo::python {
 
 BytesArg::BytesArg(py::handle object, const char* what) {
@@ -15,11 +17,16 @@ BytesArg::BytesArg(py::handle object, const char* what) {
   if (PyUnicode_Check(o)) {
     throw py::type_error(std::string(what) + " must be bytes-like, not str (encode it)");
   }
-  if (PyObject_GetBuffer(o, &buffer_, PyBUF_C_CONTIGUOUS) != 0) {
+  if (PyObject_GetBuffer(o, &buffer_, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
     PyErr_Clear();
     buffer_.obj = nullptr;
     throw py::type_error(std::string(what) + " must be a bytes-like object (C-contiguous), not " +
                          Py_TYPE(o)->tp_name);
+  }
+  if (format_holds_objects(buffer_.format)) {
+    release();
+    throw py::type_error(std::string(what) + " is a buffer of Python objects (format 'O'): its " +
+                         "memory holds pointers, not the objects' bytes");
   }
   view_ = ByteView(buffer_.buf, static_cast<size_t>(buffer_.len));
 }

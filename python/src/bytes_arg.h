@@ -1,6 +1,7 @@
 // Keys and values from Python: any object with the buffer protocol (bytes,
 // bytearray, memoryview, numpy arrays, mmap), C-contiguous; str is refused
-// (keys and values are bytes, as in py-lmdb).
+// (keys and values are bytes, as in py-lmdb), and so is a buffer of Python
+// objects (a numpy object array), whose memory is pointers.
 #pragma once
 
 #include <pybind11/pybind11.h>

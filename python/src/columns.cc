@@ -11,33 +11,58 @@
 
 #include "bindings.h"
 #include "bytes_arg.h"
+#include "column_batch.h"
 #include "errors.h"
+#include "native.h"
 #include "ordo/assert.h"
 #include "state.h"
 #include "txn_parts.h"
 
 namespace ordo::python {
+
+void ColumnData::add(ByteView key, ByteView value) {
+  const auto* k = reinterpret_cast<const uint8_t*>(key.data());
+  const auto* v = reinterpret_cast<const uint8_t*>(value.data());
+  keys.insert(keys.end(), k, k + key.size());
+  key_offsets.push_back(static_cast<int64_t>(keys.size()));
+  values.insert(values.end(), v, v + value.size());
+  value_offsets.push_back(static_cast<int64_t>(values.size()));
+  min_key_bytes = std::min(min_key_bytes, key.size());
+  max_key_bytes = std::max(max_key_bytes, key.size());
+  ++rows;
+  ORDO_ASSERT(key_offsets.size() == rows + 1 && value_offsets.size() == rows + 1);
+}
+
 namespace {
 
-// One column's storage: bytes (format "B") or int64 offsets (format "q").
-struct OwnedColumn {
-  std::vector<uint8_t> bytes;
-  std::vector<int64_t> offsets;
-  bool is_offsets = false;
-};
-
-struct Batch {
-  OwnedColumn keys, key_offsets, values, value_offsets;
-  size_t rows = 0;
-  size_t min_key = SIZE_MAX, max_key = 0;
-};
-
-// numpy, when importable; None otherwise. Imported at the first scan, not
-// at import time (numpy is optional and slow to import). A plain pointer set
+// numpy, when importable; None otherwise. Imported at the first use, not at
+// import time (numpy is optional and slow to import). A plain pointer set
 // with the GIL held, not a function-local static: a static's guard would be
 // held across the import, which releases the GIL, and a second thread
 // waiting on that guard with the GIL held would deadlock it.
 PyObject* numpy_module = nullptr;
+
+// The Python object over one column's storage (its buffer's owner), as a
+// numpy array of `dtype` or a memoryview.
+py::object column_object(const StoragePtr& storage, const char* dtype) {
+  py::object owner = py::cast(storage);
+  py::object np = numpy();
+  if (!np.is_none()) return np.attr("frombuffer")(owner, py::arg("dtype") = dtype);
+  return py::memoryview(owner);
+}
+
+// A storage of `bytes` or `offsets`, given back to `pool` (when not null) at its end.
+StoragePtr storage(std::vector<uint8_t>&& bytes, std::vector<int64_t>&& offsets, bool is_offsets,
+                   const std::shared_ptr<StoragePool>& pool) {
+  auto* s = new ColumnStorage{std::move(bytes), std::move(offsets), is_offsets};
+  if (pool == nullptr) return StoragePtr(s);
+  return StoragePtr(s, [pool](ColumnStorage* gone) {
+    pool->give(std::move(*gone));
+    delete gone;
+  });
+}
+
+}  // namespace
 
 py::object numpy() {
   if (numpy_module == nullptr) {
@@ -55,35 +80,58 @@ py::object numpy() {
   return py::reinterpret_borrow<py::object>(numpy_module);
 }
 
-py::object column_object(OwnedColumn column) {
-  const bool offsets = column.is_offsets;
-  py::object owner = py::cast(std::move(column));
-  py::object np = numpy();
-  if (!np.is_none()) {
-    return np.attr("frombuffer")(owner, py::arg("dtype") = offsets ? "int64" : "uint8");
+StoragePool::StoragePool() {
+  bytes_.reserve(kMaxKept);
+  offsets_.reserve(kMaxKept);
+}
+
+void StoragePool::prepare(ColumnData& data) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (std::vector<uint8_t>* v : {&data.keys, &data.values}) {
+    if (bytes_.empty()) break;
+    *v = std::move(bytes_.back());
+    bytes_.pop_back();
+    v->clear();
   }
-  return py::memoryview(owner);
+  for (std::vector<int64_t>* v : {&data.key_offsets, &data.value_offsets}) {
+    if (offsets_.empty()) break;
+    *v = std::move(offsets_.back());
+    offsets_.pop_back();
+    v->assign(1, 0);
+  }
 }
 
-// A ColumnBatch: the Python-facing columns of one batch.
-struct ColumnBatch {
-  size_t count = 0;
-  py::object key_data, key_offsets, value_data, value_offsets;
-  py::object key_width;  // int when every key has one length, else None
-};
+void StoragePool::give(ColumnStorage&& storage) noexcept {
+  std::lock_guard<std::mutex> g(mu_);
+  ORDO_ASSERT(bytes_.capacity() >= kMaxKept && offsets_.capacity() >= kMaxKept);  // no allocation
+  if (storage.is_offsets) {
+    if (offsets_.size() < kMaxKept) offsets_.push_back(std::move(storage.offsets));
+  } else if (bytes_.size() < kMaxKept) {
+    bytes_.push_back(std::move(storage.bytes));
+  }
+}
 
-ColumnBatch make_batch(Batch b) {
+py::object make_column_batch(ColumnData data, const std::shared_ptr<StoragePool>& pool) {
   ColumnBatch out;
-  out.count = b.rows;
-  out.key_width = b.rows > 0 && b.min_key == b.max_key ? py::object(py::int_(b.min_key))
-                                                       : py::object(py::none());
-  b.key_offsets.is_offsets = b.value_offsets.is_offsets = true;
-  out.key_data = column_object(std::move(b.keys));
-  out.key_offsets = column_object(std::move(b.key_offsets));
-  out.value_data = column_object(std::move(b.values));
-  out.value_offsets = column_object(std::move(b.value_offsets));
-  return out;
+  out.count = data.rows;
+  out.key_width = data.rows > 0 && data.min_key_bytes == data.max_key_bytes
+                      ? py::object(py::int_(data.min_key_bytes))
+                      : py::object(py::none());
+  out.keys = storage(std::move(data.keys), {}, false, pool);
+  out.key_offsets_storage = storage({}, std::move(data.key_offsets), true, pool);
+  out.values = storage(std::move(data.values), {}, false, pool);
+  out.value_offsets_storage = storage({}, std::move(data.value_offsets), true, pool);
+  out.key_data = column_object(out.keys, "uint8");
+  out.key_offsets = column_object(out.key_offsets_storage, "int64");
+  out.value_data = column_object(out.values, "uint8");
+  out.value_offsets = column_object(out.value_offsets_storage, "int64");
+  out.found = data.found.empty()
+                  ? py::object(py::none())
+                  : column_object(storage(std::move(data.found), {}, false, nullptr), "bool");
+  return py::cast(std::move(out));
 }
+
+namespace {
 
 int64_t offset_at(const py::object& offsets, size_t i) {
   return offsets[py::int_(i)].cast<int64_t>();
@@ -97,26 +145,42 @@ py::bytes slice(const py::object& data, const py::object& offsets, size_t count,
   return py::bytes(py::reinterpret_steal<py::object>(PyBytes_FromObject(part.ptr())));
 }
 
+// A list of `count` bytes objects, the rows of a bytes column.
+py::list split(const ColumnStorage& bytes, const ColumnStorage& offsets, size_t count) {
+  ORDO_ASSERT(offsets.offsets.size() == count + 1);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(count));
+  if (list == nullptr) throw py::error_already_set();
+  py::list out = py::reinterpret_steal<py::list>(list);
+  const auto* data = reinterpret_cast<const char*>(bytes.bytes.data());
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t from = offsets.offsets[i], to = offsets.offsets[i + 1];
+    PyObject* row = PyBytes_FromStringAndSize(data + from, static_cast<Py_ssize_t>(to - from));
+    if (row == nullptr) throw py::error_already_set();
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), row);
+  }
+  return out;
+}
+
 struct ColumnScan {
   TxnPtr txn;
+  std::shared_ptr<StoragePool> pool = std::make_shared<StoragePool>();
   std::optional<Cursor> cursor;
   KeyRange range = KeyRange::all();
   uint64_t batch_bytes = 0;
   bool started = false;
   bool done = false;
+
+  ColumnScan() = default;
+  ColumnScan(ColumnScan&&) = default;
+  ColumnScan& operator=(ColumnScan&&) = delete;
+  ~ColumnScan() {
+    if (cursor && txn) retire_cursor(*txn, std::move(*cursor));
+  }
 };
 
-void append_bytes(OwnedColumn& column, OwnedColumn& offsets, ByteView bytes) {
-  column.bytes.insert(column.bytes.end(), reinterpret_cast<const uint8_t*>(bytes.data()),
-                      reinterpret_cast<const uint8_t*>(bytes.data()) + bytes.size());
-  offsets.offsets.push_back(static_cast<int64_t>(column.bytes.size()));
-}
-
 // Fills `b` from the cursor: at least one entry, then until batch_bytes.
-Status fill(ColumnScan& scan, Batch& b) {
+Status fill(ColumnScan& scan, ColumnData& b) {
   Cursor& c = *scan.cursor;
-  b.key_offsets.offsets.push_back(0);
-  b.value_offsets.offsets.push_back(0);
   Status s = scan.started ? c.next() : c.seek(scan.range.from());
   scan.started = true;
   for (;;) {
@@ -127,14 +191,8 @@ Status fill(ColumnScan& scan, Batch& b) {
     }
     const ByteView key = c.key(), value = c.value();
     if (!c.status().is_ok()) return c.status();
-    append_bytes(b.keys, b.key_offsets, key);
-    append_bytes(b.values, b.value_offsets, value);
-    b.min_key = std::min(b.min_key, key.size());
-    b.max_key = std::max(b.max_key, key.size());
-    ++b.rows;
-    ORDO_ASSERT(b.key_offsets.offsets.size() == b.rows + 1 &&
-                b.value_offsets.offsets.size() == b.rows + 1);
-    if (b.keys.bytes.size() + b.values.bytes.size() + 16 * b.rows >= scan.batch_bytes) {
+    b.add(key, value);
+    if (b.bytes() >= scan.batch_bytes) {
       return Status::ok();  // the cursor stays on the last entry taken
     }
     s = c.next();
@@ -144,18 +202,15 @@ Status fill(ColumnScan& scan, Batch& b) {
 py::object next_batch(ColumnScan& scan) {
   if (scan.done) throw py::stop_iteration();
   TxnCall call(*scan.txn);
-  Batch b;
-  Status s;
-  {
-    py::gil_scoped_release nogil;
-    s = fill(scan, b);
-  }
+  ColumnData b;
+  scan.pool->prepare(b);
+  Status s = without_gil([&] { return fill(scan, b); });
   if (!s.is_ok()) {
     scan.done = true;
     throw_status(s);
   }
   if (b.rows == 0) throw py::stop_iteration();
-  return py::cast(make_batch(std::move(b)));
+  return make_column_batch(std::move(b), scan.pool);
 }
 
 }  // namespace
@@ -185,9 +240,9 @@ py::object scan_columns(const TxnPtr& txn, py::handle start, py::handle stop, py
 }
 
 void init_columns(py::module_& m) {
-  py::class_<OwnedColumn>(m, "_Column", py::buffer_protocol(),
-                          "The storage of one column of a ColumnBatch.")
-      .def_buffer([](OwnedColumn& c) {
+  py::class_<ColumnStorage, std::shared_ptr<ColumnStorage>>(
+      m, "_Column", py::buffer_protocol(), "The storage of one column of a ColumnBatch.")
+      .def_buffer([](ColumnStorage& c) {
         if (c.is_offsets) {
           return py::buffer_info(c.offsets.data(), sizeof(int64_t), "q", 1,
                                  {static_cast<py::ssize_t>(c.offsets.size())},
@@ -212,6 +267,9 @@ scanning): they stay valid after the txn ends.)")
       .def_readonly("value_offsets", &ColumnBatch::value_offsets, "count + 1 int64 offsets.")
       .def_readonly("key_width", &ColumnBatch::key_width,
                     "The keys' length when all have one length, else None.")
+      .def_readonly("found", &ColumnBatch::found,
+                    "Txn.get_many(columns=True): for each key, whether it was found (a bool "
+                    "array; a missing key's value is empty); None for scans.")
       .def_property_readonly(
           "keys",
           [](const ColumnBatch& b) -> py::object {
@@ -239,6 +297,14 @@ scanning): they stay valid after the txn ends.)")
           },
           py::arg("i"), "Value i as bytes.")
       .def(
+          "key_list",
+          [](const ColumnBatch& b) { return split(*b.keys, *b.key_offsets_storage, b.count); },
+          "The keys as a list of bytes (one object per row).")
+      .def(
+          "value_list",
+          [](const ColumnBatch& b) { return split(*b.values, *b.value_offsets_storage, b.count); },
+          "The values as a list of bytes (one object per row).")
+      .def(
           "__iter__",
           [](const ColumnBatch& b) {
             py::list items;
@@ -253,6 +319,17 @@ scanning): they stay valid after the txn ends.)")
   py::class_<ColumnScan>(m, "_ColumnScan", "The iterator of Txn.scan_columns.")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &next_batch);
+
+  def_method(
+      m.attr("Txn"), "scan_columns",
+      [](const TxnPtr& s, py::handle start, py::handle stop, py::handle tree,
+         uint64_t batch_bytes) { return scan_columns(s, start, stop, tree, batch_bytes); },
+      py::arg("start") = py::none(), py::arg("stop") = py::none(), py::kw_only(),
+      py::arg("tree") = py::none(), py::arg("batch_bytes") = uint64_t{1} << 20,
+      R"(An iterator of ordo.ColumnBatch over [start, stop): each batch holds the keys
+and values of up to about batch_bytes of entries, as one buffer per column plus
+int64 offsets (numpy arrays when numpy is installed, else memoryviews); no
+Python object per row.)");
 }
 
 }  // namespace ordo::python

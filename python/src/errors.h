@@ -18,6 +18,10 @@ void init_errors();
 
 // Raises the exception class of `status`'s code (REQUIRES: !status.is_ok()).
 [[noreturn]] void throw_status(const Status& status);
+// Raises as throw_status when `status` is not OK.
+inline void check_status(const Status& status) {
+  if (!status.is_ok()) throw_status(status);
+}
 // Raises ordo.<class_name> (a class of ordo/_errors.py) with `message`.
 [[noreturn]] void throw_error(const char* class_name, const std::string& message);
 // The exception class of ordo/_errors.py named `class_name`.

@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "native.h"
 #include "state.h"
 #include "txn_parts.h"
 
@@ -17,10 +18,6 @@ struct PySavepoint {
   Savepoint sp;
   bool ended = false;  // released or left through __exit__ by this object
 };
-
-void check_status(const Status& s) {
-  if (!s.is_ok()) throw_status(s);
-}
 
 PySavepoint take(const TxnPtr& txn) {
   TxnCall call(*txn);
@@ -97,12 +94,9 @@ it. IDs from next_id() are not rolled back.)")
       });
 
   // A method of ordo.Txn (txn.cc registers the class), kept with its class here.
-  py::object txn_class = m.attr("Txn");
-  txn_class.attr("savepoint") = py::cpp_function(
-      &take, py::name("savepoint"), py::is_method(txn_class),
-      py::sibling(py::getattr(txn_class, "savepoint", py::none())),
-      "Write txns: a Savepoint at this point of the txn (use it in a with block, or call "
-      "rollback()/release()). Costs a few fields; pages are copied only as they change.");
+  def_method(m.attr("Txn"), "savepoint", &take,
+             "Write txns: a Savepoint at this point of the txn (use it in a with block, or call "
+             "rollback()/release()). Costs a few fields; pages are copied only as they change.");
 }
 
 }  // namespace ordo::python

@@ -6,13 +6,12 @@
 #include "bindings.h"
 #include "bytes_arg.h"
 #include "errors.h"
+#include "native.h"
 #include "state.h"
 #include "txn_parts.h"
 
 namespace ordo::python {
 namespace {
-
-using TxnClass = py::class_<TxnState, TxnPtr>;
 
 uint64_t count(TxnState& s, py::handle start, py::handle stop, py::handle tree, py::handle prefix) {
   TxnCall call(s);
@@ -54,22 +53,22 @@ uint64_t rank(TxnState& s, py::handle key, py::handle tree) {
 }  // namespace
 
 void init_txn_count(py::module_& m) {
-  auto cls = py::reinterpret_borrow<TxnClass>(m.attr("Txn"));
-  cls.def("count", &count, py::arg("start") = py::none(), py::arg("stop") = py::none(),
-          py::arg("tree") = py::none(), py::kw_only(), py::arg("prefix") = py::none(),
-          R"(The number of entries with start <= key < stop (None: unbounded), or with
+  py::object cls = m.attr("Txn");
+  def_method(cls, "count", &count, py::arg("start") = py::none(), py::arg("stop") = py::none(),
+             py::arg("tree") = py::none(), py::kw_only(), py::arg("prefix") = py::none(),
+             R"(The number of entries with start <= key < stop (None: unbounded), or with
 prefix= those whose key starts with prefix; 0 for a missing tree. Reads one or
-two root-to-leaf paths of the tree, whatever the range holds.)")
-      .def("rank", &rank, py::arg("key"), py::arg("tree") = py::none(),
-           "The number of entries whose key sorts before key: its position, present or not.")
-      .def(
-          "at",
-          [](const TxnPtr& s, uint64_t index, py::handle tree) {
-            return make_cursor_at(s, index, tree);
-          },
-          py::arg("index"), py::arg("tree") = py::none(),
-          "An ordo.Cursor on the entry at index (0-based, key order); IndexError past the "
-          "last entry.");
+two root-to-leaf paths of the tree, whatever the range holds.)");
+  def_method(cls, "rank", &rank, py::arg("key"), py::arg("tree") = py::none(),
+             "The number of entries whose key sorts before key: its position, present or not.");
+  def_method(
+      cls, "at",
+      [](const TxnPtr& s, uint64_t index, py::handle tree) {
+        return make_cursor_at(s, index, tree);
+      },
+      py::arg("index"), py::arg("tree") = py::none(),
+      "An ordo.Cursor on the entry at index (0-based, key order); IndexError past the "
+      "last entry.");
 }
 
 }  // namespace ordo::python

@@ -1,5 +1,5 @@
 // Txn methods defined beside the classes they make: cursors and range
-// iterators (cursor.cc), bulk writes (bulk.cc), column scans (columns.cc).
+// iterators (cursor.cc), column scans (columns.cc).
 // Each takes the txn's state with the GIL held.
 #pragma once
 
@@ -8,26 +8,24 @@
 #include <cstdint>
 #include <memory>
 
+#include "objects.h"
 #include "state.h"
 
 namespace ordo::python {
 
 namespace py = pybind11;
 
-using TxnPtr = std::shared_ptr<TxnState>;
-
 // Txn.cursor(tree)
 py::object make_cursor(const TxnPtr& txn, py::handle tree);
-// Txn.range(start, stop, tree) and Txn.prefix(prefix, tree): iterators of
-// (key, value); `stop` None: to the end.
-py::object make_range(const TxnPtr& txn, py::handle start, py::handle stop, py::handle tree);
-py::object make_prefix(const TxnPtr& txn, py::handle prefix, py::handle tree);
+// Txn.range(start=None, stop=None, tree=None, *, reverse, keys, values) and
+// Txn.prefix(prefix, tree=None, *, reverse, keys, values): iterators of
+// (key, value), keys or values; METH_FASTCALL methods of ordo.Txn.
+PyObject* txn_range(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+PyObject* txn_prefix(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+// Ends `cursor` (unregistering it from its txn), or keeps it in
+// txn.retired_cursors until the call another thread is in on the txn ends.
+void retire_cursor(TxnState& txn, Cursor&& cursor);
 
-// Txn.put_many(items, tree, append)
-uint64_t put_many(TxnState& txn, py::handle items, py::handle tree, bool append);
-// Txn.put_columns(keys, values, value_offsets, key_width, tree, append)
-uint64_t put_columns(TxnState& txn, py::handle keys, py::handle values, py::handle value_offsets,
-                     const py::object& key_width, py::handle tree, bool append);
 // Txn.scan_columns(start, stop, tree, batch_bytes): an iterator of ColumnBatch.
 py::object scan_columns(const TxnPtr& txn, py::handle start, py::handle stop, py::handle tree,
                         uint64_t batch_bytes);

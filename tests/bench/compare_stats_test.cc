@@ -232,6 +232,23 @@ TEST(CompareWorkloadsTest, ExpandsNodesAndBuildsTheChildCommand) {
                                       "--json", "--path", "/d", "--nodes", "5"}));
 }
 
+TEST(CompareWorkloadsTest, ExpandsThePythonGroups) {
+  const Result<std::vector<WorkloadSpec>> specs =
+      expand_workloads({"python-getmany", "python-scan", "python-getmany"});
+  ASSERT_TRUE(specs.is_ok());
+  ASSERT_EQ(specs->size(), 2u);
+  EXPECT_EQ((*specs)[0].name, "python-getmany");
+  EXPECT_EQ((*specs)[0].subcommand, "getmany");
+  EXPECT_EQ((*specs)[1].subcommand, "scan");
+  for (const std::string& group : kPythonGroups) {
+    EXPECT_TRUE(expand_workloads({"python-" + group}).is_ok()) << group;
+  }
+  const Result<std::vector<WorkloadSpec>> bogus = expand_workloads({"python-bogus"});
+  ASSERT_FALSE(bogus.is_ok());
+  EXPECT_NE(bogus.status().message().find("python-GROUP (calls, ingest"), std::string::npos);
+  EXPECT_FALSE(expand_workloads({"python-"}).is_ok());
+}
+
 TEST(CompareWorkloadsTest, ReadsEngineChoicesFromHelp) {
   EXPECT_EQ(parse_engine_choices("Options:\n  --engine TEXT:{ordo,lmdb, sqlite} Storage\n"),
             (std::vector<std::string>{"ordo", "lmdb", "sqlite"}));

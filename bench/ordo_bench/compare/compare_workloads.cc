@@ -12,6 +12,12 @@ void add_once(std::vector<WorkloadSpec>& specs, WorkloadSpec spec) {
   if (!seen) specs.push_back(std::move(spec));
 }
 
+std::string python_groups() {
+  std::string out;
+  for (const std::string& g : kPythonGroups) out += (out.empty() ? "" : ", ") + g;
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string>& names) {
@@ -38,14 +44,17 @@ Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string
     }
     // The Python study's child is bench/python/ordo_py_bench.py: its phase
     // groups are its subcommands.
-    if (name == "python-calls" || name == "python-ingest" || name == "python-scan") {
-      add_once(specs, {name, name.substr(std::string_view("python-").size()), {}});
+    const std::string_view python = "python-";
+    if (name.starts_with(python) && std::find(kPythonGroups.begin(), kPythonGroups.end(),
+                                              name.substr(python.size())) != kPythonGroups.end()) {
+      add_once(specs, {name, name.substr(python.size()), {}});
       continue;
     }
     return Status::invalid_argument(
         "unknown workload '" + name +
         "': nodes, nodes-seq, nodes-random, nodes-edges, commit, reads, trees, linkbench, "
-        "redb, replicated, python-calls, python-ingest or python-scan");
+        "redb, replicated or python-GROUP (" +
+        python_groups() + ")");
   }
   if (specs.empty()) return Status::invalid_argument("no workload given");
   return specs;

@@ -21,11 +21,15 @@ struct WorkloadSpec {
 // (child `nodes --ids seq|random`); nodes-edges is `nodes --ids edges`, in no
 // group; nodes-seq, nodes-random, commit, reads,
 // trees, linkbench and redb map to the subcommand of that name; replicated to
-// `replicated-run` (a cluster per run: ordo-node or etcd); python-calls,
-// python-ingest and python-scan to calls, ingest and scan (of the Python
-// study's child script). Duplicates are kept once. InvalidArgument for any other name or an empty
-// list.
+// `replicated-run` (a cluster per run: ordo-node or etcd); python-GROUP,
+// for each GROUP of kPythonGroups, to GROUP (a subcommand of the Python
+// study's child script). Duplicates are kept once. InvalidArgument for any
+// other name or an empty list.
 Result<std::vector<WorkloadSpec>> expand_workloads(const std::vector<std::string>& names);
+
+// The phase groups of the Python study's child, bench/python/ordo_py_bench.py.
+inline const std::vector<std::string> kPythonGroups = {"calls",    "ingest",  "columns",
+                                                       "ingest5m", "getmany", "scan"};
 
 // The child's argv for one run: runner, subcommand, spec args, --engine E,
 // --json, --path DIR, then `extra` (what followed `--` on the compare line).

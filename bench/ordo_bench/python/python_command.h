@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "compare_workloads.h"
+
 namespace ordo::bench {
 
 // The child script in this source tree, and the directory of the ordo
@@ -20,7 +22,7 @@ std::string default_python_module_dir();
 struct PythonCommand {
   int rounds = 6;  // round 0 included and dropped
   uint64_t rows = 1'000'000;
-  std::vector<std::string> groups = {"calls", "ingest", "scan"};
+  std::vector<std::string> groups = kPythonGroups;
   std::string out = "bench-results/python";
   uint64_t seed = 1;  // of the bootstrap
   std::string script = default_python_script();
@@ -29,9 +31,8 @@ struct PythonCommand {
   std::vector<std::string> command;  // own argv, for the record
 };
 
-// Runs the study of each group (workloads python-calls, python-ingest,
-// python-scan), prints compare's table, then the ratios ordo/lmdb with their
-// intervals and the targets' verdicts; writes DIR/compare.csv,
+// Runs the study of each group (workload python-GROUP), prints compare's table, then the ratios
+// ordo/lmdb with their intervals and the targets' verdicts; writes DIR/compare.csv,
 // DIR/compare.json, DIR/runs/, DIR/targets.csv and DIR/targets.json.
 // Returns compare's exit codes (0, 1 a run failed, 3 the A/A control
 // failed), or 2 before any run for a target that does not parse.
