@@ -31,10 +31,8 @@ DbPtr open_database(py::handle path, const py::kwargs& kwargs) {
   state->path = path_arg(path);
   state->fork_generation = fork_generation();
   state->read_only = options.read_only;
-  Result<std::unique_ptr<Database>> db = [&] {
-    py::gil_scoped_release nogil;
-    return Database::open(state->path, options);
-  }();
+  Result<std::unique_ptr<Database>> db =
+      without_gil([&] { return Database::open(state->path, options); });
   if (!db.is_ok()) throw_status(db.status().with_context(state->path));
   state->db = std::shared_ptr<Database>(std::move(*db));
   return state;
@@ -163,12 +161,10 @@ py::object tree(const DbPtr& d, const py::object& name_object, bool create) {
 
 py::dict check(const DbPtr& d, bool strict) {
   DbUse db = d->open_db();
-  Result<CheckReport> report = Status::invalid_argument("unset");
-  {
-    py::gil_scoped_release nogil;
+  Result<CheckReport> report = without_gil([&] {
     Result<ReadTxn> r = db->begin_read();
-    report = r.is_ok() ? r->check() : Result<CheckReport>(r.status());
-  }
+    return r.is_ok() ? r->check() : Result<CheckReport>(r.status());
+  });
   if (!report.is_ok()) throw_status(report.status());
   py::dict dict = check_dict(*report);
   if (strict && !report->clean()) {
@@ -427,12 +423,7 @@ create=False raises NotFoundError when missing.)");
       cls, "info",
       [](DbState& d) {
         DbUse db = d.open_db();
-        DatabaseInfo info;
-        {
-          py::gil_scoped_release nogil;
-          info = db->info();
-        }
-        return info_dict(info);
+        return info_dict(without_gil([&] { return db->info(); }));
       },
       "The state of the database as a dict: path, page size, file length, last txn, "
       "meta pages, log area, ID high-water marks, recovery.");
@@ -451,11 +442,7 @@ when it found problems, with the report as its .report attribute.)");
         options.compact = compact;
         options.overwrite = overwrite;
         const std::string target = path_arg(path);
-        Result<CopyResult> r = Status::invalid_argument("unset");
-        {
-          py::gil_scoped_release nogil;
-          r = db->copy_to(target, options);
-        }
+        Result<CopyResult> r = without_gil([&] { return db->copy_to(target, options); });
         if (!r.is_ok()) throw_status(r.status());
         return copy_dict(*r);
       },
@@ -467,11 +454,7 @@ complete or absent); compact=True rewrites the trees densely. Returns a dict
       cls, "checkpoint",
       [](DbState& d) {
         DbUse db = d.open_db();
-        Status s;
-        {
-          py::gil_scoped_release nogil;
-          s = db->checkpoint();
-        }
+        const Status s = without_gil([&] { return db->checkpoint(); });
         if (!s.is_ok()) throw_status(s);
       },
       "Makes every commit durable and a checkpoint (after commits with sync_commits=False).");
