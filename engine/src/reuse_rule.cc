@@ -10,9 +10,7 @@ ReuseRule ReuseRule::make(uint64_t snapshot_txn, uint64_t checkpoint_txn,
                           std::vector<uint64_t> reader_snapshots, const io::PageFile& file) {
   const uint64_t last = snapshot_txn == 0 ? 0 : snapshot_txn - 1;
   std::sort(reader_snapshots.begin(), reader_snapshots.end());
-  ReuseRule rule(last, checkpoint_txn, std::move(reader_snapshots), file);
-  rule.snapshot_txn_ = snapshot_txn;
-  return rule;
+  return ReuseRule(snapshot_txn, last, checkpoint_txn, std::move(reader_snapshots), file);
 }
 
 Result<bool> ReuseRule::other_readers() const {

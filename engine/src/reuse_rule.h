@@ -57,9 +57,13 @@ class ReuseRule {
   Result<bool> reusable(const FreeEntry& entry) const;
 
  private:
-  ReuseRule(uint64_t last, uint64_t checkpoint, std::vector<uint64_t> readers,
-            const io::PageFile& file)
-      : last_(last), checkpoint_(checkpoint), readers_(std::move(readers)), file_(&file) {
+  ReuseRule(uint64_t snapshot_txn, uint64_t last, uint64_t checkpoint,
+            std::vector<uint64_t> readers, const io::PageFile& file)
+      : last_(last),
+        checkpoint_(checkpoint),
+        readers_(std::move(readers)),
+        file_(&file),
+        snapshot_txn_(snapshot_txn) {
     ORDO_DCHECK(std::is_sorted(readers_.begin(), readers_.end()));  // make() sorted them
   }
 
