@@ -60,6 +60,18 @@ function(ordo_unity_build)
       UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${ORDO_UNITY_BUILD_BATCH_SIZE})
   endif()
 endfunction()
+# The test build's clients: tools/dev's build/ compiles the tests and the
+# benchmark driver at -O1 -g1 (ORDO_TESTS_O1), half their compile time at -O2 -g.
+# The libraries, tools and Python module keep the build type's flags, and
+# benchmark figures come from build-bench/, which leaves this off.
+option(ORDO_TESTS_O1 "Compile the tests and the benchmark driver at -O1 -g1" OFF)
+function(ordo_tests_o1)
+  if(ORDO_TESTS_O1)
+    foreach(target IN LISTS ARGN)
+      target_compile_options(${target} PRIVATE -O1 -g1)
+    endforeach()
+  endif()
+endfunction()
 # ordo_unity_build_library(targets...): as above, in sanitizer and fuzz builds only.
 function(ordo_unity_build_library)
   if(ORDO_SANITIZE OR ORDO_FUZZ)

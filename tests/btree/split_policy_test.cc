@@ -54,7 +54,7 @@ std::vector<std::string> grouped_keys(int groups, int per_group) {
   std::vector<std::string> keys;
   for (int g = 0; g < groups; ++g) {
     for (int d = 0; d < per_group; ++d) {
-      char buf[16];
+      char buf[32];  // room for any two ints: no truncation
       std::snprintf(buf, sizeof buf, "g%03d/%02d", g, d * 2);
       keys.push_back(buf);
     }

@@ -9,6 +9,7 @@
 
 #include "engine_test_util.h"
 #include "io_test_util.h"
+#include "sanitizer_share.h"
 
 namespace ordo {
 namespace {
@@ -65,7 +66,7 @@ TEST_F(ModelTest, RandomTxnsMatchStdMap) {
   std::vector<std::string> committed_names = names;
   std::vector<HeldSnapshot> held;
   long ops = 0;
-  const long kOps = 200000;
+  const long kOps = testing::sanitizer_share(200000);
   int txns = 0;
   while (ops < kOps) {
     auto w = db->begin_write();
