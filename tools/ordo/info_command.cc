@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -147,8 +148,6 @@ void print_text(const std::string& path, const DatabaseInfo& info, const Counts&
   }
 }
 
-}  // namespace
-
 int run_info(const std::string& path, bool json_output) {
   std::unique_ptr<Database> db = open_for_inspection(path);
   if (db == nullptr) return kExitError;
@@ -182,6 +181,13 @@ int run_info(const std::string& path, bool json_output) {
     print_text(path, info, counts);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_info_command(CommandRegistry& registry) {
+  registry.add_file_command("info", "File, page size, format, meta pages, ID marks, tree counts",
+                            run_info);
 }
 
 }  // namespace ordo::tool
