@@ -96,11 +96,11 @@ int run_copy(const CopyCommandOptions& o) {
     j["target"] = o.target;
     j["compact"] = o.compact;
     j["txn_id"] = result->txn_id;
-    j["pages"] = result->pages;
+    j["high_water_pages"] = result->pages;
     j["bytes"] = result->bytes;
     j["free_pages"] = result->free_pages;
-    j["trees"] = result->trees;
-    j["entries"] = result->entries;
+    j["named_trees"] = result->trees;
+    j["user_entries"] = result->entries;
     print_line(json_text(j));
   } else if (!to_stdout) {
     fmt::print(

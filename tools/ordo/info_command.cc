@@ -22,9 +22,9 @@ json meta_json(const MetaInfo& meta, int page, bool current) {
   j["valid"] = meta.valid;
   j["problem"] = meta.problem;
   j["txn_id"] = meta.txn_id;
-  j["page_high_water"] = meta.page_high_water;
+  j["high_water_pages"] = meta.page_high_water;
   j["free_pages"] = meta.free_pages;
-  j["tree_count"] = meta.tree_count;
+  j["named_trees"] = meta.tree_count;
   j["file_bytes"] = meta.file_bytes;
   return j;
 }
@@ -47,7 +47,7 @@ json info_json(const std::string& path, const DatabaseInfo& info, const Counts& 
   j["io_backend"] = info.io_backend;
   j["txn_id"] = info.txn_id;
   j["current_meta"] = info.current_meta;
-  j["pages_used"] = info.pages_used;
+  j["used_pages"] = info.pages_used;
   j["used_bytes"] = info.pages_used * info.page_size_bytes;
   j["uuid_high_water"] = info.id_high_water.to_string();
   j["id64_high_water"] = info.id64_high_water.value;

@@ -104,8 +104,8 @@ int run_page(const PageOptions& o) {
       } else {
         cell["value_bytes"] = c.value_len;
         if (c.overflow) {
-          cell["overflow_first"] = c.run_first;
-          cell["overflow_checksum"] = c.run_checksum;
+          cell["run_first"] = c.run_first;
+          cell["run_checksum"] = c.run_checksum;
         } else {
           cell["value"] = to_print(c.value);
         }

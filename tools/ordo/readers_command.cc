@@ -35,7 +35,7 @@ int run_readers(const std::string& path, bool json_output) {
   if (json_output) {
     nlohmann::ordered_json j;
     j["path"] = path;
-    j["last_txn"] = last_txn;
+    j["txn_id"] = last_txn;
     j["readers"] = nlohmann::ordered_json::array();
     for (const auto& s : *slots) {
       nlohmann::ordered_json procs = nlohmann::ordered_json::array();

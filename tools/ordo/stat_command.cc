@@ -89,7 +89,7 @@ json stat_json(const std::string& path, uint32_t page_size, const Snapshot& snap
   j["internal_trees"] = json::array();
   for (const auto& t : snap.internal) {
     j["internal_trees"].push_back(
-        {{"name", inspect::tree_kind_name(t.kind)}, {"entries", t.entries}, {"depth", t.depth}});
+        {{"kind", inspect::tree_kind_name(t.kind)}, {"entries", t.entries}, {"depth", t.depth}});
   }
   return j;
 }

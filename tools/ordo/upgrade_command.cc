@@ -40,7 +40,7 @@ int run_upgrade(const UpgradeOptions& o) {
     j["upgraded"] = result->upgraded;
     j["format_version"] = kUpgradedVersion;
     j["txn_id"] = result->txn_id;
-    j["page_size"] = result->page_size_bytes;
+    j["page_size_bytes"] = result->page_size_bytes;
     j["log_first_page"] = result->log_first_page;
     j["log_bytes"] = result->log_bytes;
     j["file_bytes"] = result->file_bytes;
