@@ -393,7 +393,7 @@ TEST_F(ToolInspectTest, EveryCommandSpeaksJson) {
   r = ordo_tool({"load", dir_.file("l.ordo"), "-i", dir_.file("d"), "--json"});
   EXPECT_EQ(parse_json(r)["records"], 253u);
   r = ordo_tool({"copy", path_, dir_.file("c.ordo"), "--json"});
-  EXPECT_EQ(parse_json(r)["entries"], 253u);
+  EXPECT_EQ(parse_json(r)["user_entries"], 253u);
 }
 
 TEST(ToolUsageTest, VersionHelpAndUnknownCommands) {

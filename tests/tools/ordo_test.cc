@@ -85,7 +85,7 @@ TEST_F(OrdoToolTest, InfoJsonWhileWriterHoldsTheFile) {
   EXPECT_EQ(j["txn_id"], expected.txn_id);
   EXPECT_EQ(j["format_version"], expected.format_version);
   EXPECT_GE(j["file_bytes"].get<uint64_t>(), 2u * 4096u);
-  EXPECT_GT(j["pages_used"].get<uint64_t>(), 0u);
+  EXPECT_GT(j["used_pages"].get<uint64_t>(), 0u);
   EXPECT_EQ(j["uuid_high_water"], last_uuid_.to_string());
   EXPECT_EQ(j["id64_high_water"], last_id64_.value);
   ASSERT_EQ(j["metas"].size(), 2u);
@@ -99,7 +99,7 @@ TEST_F(OrdoToolTest, InfoJsonWhileWriterHoldsTheFile) {
   EXPECT_EQ(meta["txn_id"], expected.log.checkpoint_txn);
   EXPECT_FALSE(j["metas"][1 - current]["current"].get<bool>());
   EXPECT_EQ(j["current"]["txn_id"], expected.txn_id);
-  EXPECT_EQ(j["current"]["tree_count"], 2u);
+  EXPECT_EQ(j["current"]["named_trees"], 2u);
   EXPECT_EQ(j["log"]["last_txn"], expected.txn_id);
   EXPECT_EQ(j["log"]["checkpoint_txn"].get<uint64_t>() + j["log"]["records"].get<uint64_t>(),
             expected.txn_id);
@@ -163,8 +163,8 @@ TEST_F(OrdoToolTest, StatFreePagesMatchTheCurrentMeta) {
   EXPECT_EQ(stat["free_pages"], meta["free_pages"]) << stat.dump() << "\n" << info.dump();
   EXPECT_GT(stat["free_pages"].get<uint64_t>(), 0u);
   EXPECT_LE(stat["pending_free_pages"].get<uint64_t>(), stat["free_pages"].get<uint64_t>());
-  EXPECT_EQ(info["pages_used"].get<uint64_t>(),
-            meta["page_high_water"].get<uint64_t>() - stat["free_pages"].get<uint64_t>());
+  EXPECT_EQ(info["used_pages"].get<uint64_t>(),
+            meta["high_water_pages"].get<uint64_t>() - stat["free_pages"].get<uint64_t>());
 }
 
 TEST_F(OrdoToolTest, SeesCommitsMadeBeforeItOpened) {

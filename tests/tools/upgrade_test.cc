@@ -56,7 +56,7 @@ TEST_F(ToolUpgradeTest, JsonAndLogBytes) {
   EXPECT_EQ(j["upgraded"], true);
   EXPECT_EQ(j["format_version"], 4);
   EXPECT_EQ(j["txn_id"], 9);  // the version 3 to 4 step is a txn of its own
-  EXPECT_EQ(j["page_size"], 4096);
+  EXPECT_EQ(j["page_size_bytes"], 4096);
   EXPECT_EQ(j["log_first_page"], 28);
   EXPECT_EQ(j["log_bytes"], 65536);
   // The log area past the version 2 pages, then 4 new branch, catalog and

@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "byte_format.h"
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/sys/temp_dir.h"
@@ -148,8 +149,6 @@ int check_replayed(const std::string& path, bool json_output, const Status& need
                           Recovery{needed.to_string(), (*db)->info().log.replayed});
 }
 
-}  // namespace
-
 int run_check(const std::string& path, bool json_output) {
   // Opening can already find damage (both metas bad, truncation): that is a
   // problem found, reported like the others.
@@ -164,6 +163,14 @@ int run_check(const std::string& path, bool json_output) {
   std::string rolled_back = db->info().recovery;
   if (!rolled_back.empty()) report_message("warning: " + path + ": " + rolled_back);
   return check_and_report(path, *db, json_output, std::nullopt);
+}
+
+}  // namespace
+
+void add_check_command(CommandRegistry& registry) {
+  registry.add_file_command(
+      "check", "Verify every page: checksums, order, overflow runs, no leaked or shared page",
+      run_check);
 }
 
 }  // namespace ordo::tool

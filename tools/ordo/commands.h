@@ -1,16 +1,12 @@
-// The subcommands of the `ordo` tool. Each one prints its report on stdout
+// The commands of the `ordo` tool. Each one prints its report on stdout
 // (text, or one JSON object with --json), its errors on stderr, and returns
-// the process exit code.
+// the process exit code. Each command's file has its add_*_command: it adds
+// the command, its flags and its action to the registry (command_registry.h).
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
-
-#include "byte_format.h"
-#include "ordo/options.h"
-
 namespace ordo::tool {
+
+class CommandRegistry;
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  // failed: cannot open, read or write, bad input, problems
@@ -32,138 +28,42 @@ inline constexpr const char* kExitCodesHelp =
     "     commit failed, so the records stay in the file's log until a writable open)";
 
 // `ordo info FILE`: page size, format, file length, both meta pages, ID
-// high-water marks, user trees and entries.
-int run_info(const std::string& path, bool json);
-
+// high-water marks, user trees and entries (info_command.cc).
+void add_info_command(CommandRegistry& registry);
 // `ordo stat FILE`: shape and fill, overflow pages and key/value bytes of
 // the default tree and every named tree; the internal trees apart.
-int run_stat(const std::string& path, bool json);
-
+void add_stat_command(CommandRegistry& registry);
 // `ordo check FILE`: full integrity walk; exit 0 when clean, 1 with the list
 // of problems (page number and what) otherwise.
-int run_check(const std::string& path, bool json);
-
+void add_check_command(CommandRegistry& registry);
 // `ordo trees FILE`: user trees with entry counts from the catalog (no walk).
-int run_trees(const std::string& path, bool json);
-
-// The tree a command reads or writes: the default tree unless --tree names
-// one (given in print form: "\xx" escapes for any byte).
-struct TreeOption {
-  std::optional<std::string> name;  // as typed
-};
-
-struct GetOptions {
-  std::string path;
-  TreeOption tree;
-  std::string key;  // as typed
-  ByteFormat key_format = ByteFormat::kPrint;
-  std::string value_format = "print";  // print, hex, uuid or raw
-  bool json = false;
-};
-int run_get(const GetOptions& options);
-
-struct ScanOptions {
-  std::string path;
-  TreeOption tree;
-  std::optional<std::string> from, to, prefix;  // as typed, in key_format
-  std::optional<uint64_t> limit;
-  ByteFormat key_format = ByteFormat::kPrint;
-  ByteFormat value_format = ByteFormat::kPrint;
-  bool values = false;  // scan: keys and values; keys: keys only
-  bool json = false;
-};
-int run_scan(const ScanOptions& options);
-
-struct DumpOptions {
-  std::string path;
-  TreeOption tree;
-  bool all = false;
-  std::optional<std::string> output;  // -o; stdout when absent
-  bool print = false;
-  bool json = false;
-};
-int run_dump(const DumpOptions& options);
-
-struct LoadOptions {
-  std::string path;
-  TreeOption tree;
-  std::optional<std::string> input;  // -i; stdin when absent
-  bool append = false;
-  uint64_t batch = 0;                       // 0: one txn
-  IoBackend io_backend = IoBackend::kAuto;  // --io
-  bool json = false;
-};
-int run_load(const LoadOptions& options);
-
-struct CopyCommandOptions {
-  std::string source;
-  std::string target;  // "-": stdout
-  bool compact = false;
-  bool force = false;
-  bool json = false;
-  std::optional<uint64_t> at;  // --at: copy this kept snapshot, not the last commit
-};
-int run_copy(const CopyCommandOptions& options);
-
-int run_pages(const std::string& path, bool json);
-
-struct PageOptions {
-  std::string path;
-  uint64_t page = 0;
-  bool hex = false;
-  ByteFormat key_format = ByteFormat::kPrint;
-  bool json = false;
-};
-int run_page(const PageOptions& options);
-
-// `ordo upgrade FILE`: a version 2 file converted to version 3 in place.
-struct UpgradeOptions {
-  std::string path;
-  uint64_t log_bytes = 0;  // the log area; 0: the default (4 MiB)
-  bool json = false;
-};
-int run_upgrade(const UpgradeOptions& options);
-
-int run_free(const std::string& path, bool json);
-int run_readers(const std::string& path, bool json);
-
-}  // namespace ordo::tool
-
-namespace ordo::tool {
-
-// `ordo diff FILE --since TXN [--tree T]`: the changes to one tree between
-// kept snapshot TXN and the last commit, in key order (ReadTxn::changes).
-struct DiffOptions {
-  std::string path;
-  TreeOption tree;
-  uint64_t since = 0;
-  ByteFormat key_format = ByteFormat::kPrint;
-  ByteFormat value_format = ByteFormat::kPrint;
-  bool json = false;
-};
-int run_diff(const DiffOptions& options);
-
-// `ordo snapshot keep|release|list FILE [TXN]`: keep the last commit,
-// release kept snapshot TXN, or list the kept ones.
-struct SnapshotOptions {
-  std::string action;  // keep, release or list
-  std::string path;
-  uint64_t txn = 0;  // release
-  bool json = false;
-};
-int run_snapshot(const SnapshotOptions& options);
-
-// `ordo copy SRC DELTA --since TXN`: a delta file of the changes since kept
-// snapshot TXN (ReadTxn::copy_delta_to) up to the last commit, or up to kept
-// snapshot --at. --compact and --force do not apply.
-int run_copy_delta(const CopyCommandOptions& options, uint64_t since);
-
-// `ordo restore FILE DELTA`: applies a delta file (Database::apply_delta).
-struct RestoreOptions {
-  std::string path;
-  std::string delta;
-  bool json = false;
-};
-int run_restore(const RestoreOptions& options);
+void add_trees_command(CommandRegistry& registry);
+// `ordo get FILE KEY`: one value.
+void add_get_command(CommandRegistry& registry);
+// `ordo keys FILE` and `ordo scan FILE`: the keys, or keys and values, of a
+// tree in key order (one implementation: scan_command.cc).
+void add_keys_and_scan_commands(CommandRegistry& registry);
+// `ordo dump FILE`: trees in mdb_dump text format.
+void add_dump_command(CommandRegistry& registry);
+// `ordo load FILE`: mdb_dump text into a database, in one txn.
+void add_load_command(CommandRegistry& registry);
+// `ordo copy SRC DST`: a consistent copy, or with --since a delta file.
+void add_copy_command(CommandRegistry& registry);
+// `ordo pages FILE`: one line per page.
+void add_pages_command(CommandRegistry& registry);
+// `ordo page FILE N`: one page decoded.
+void add_page_command(CommandRegistry& registry);
+// `ordo free FILE`: free-tree entries.
+void add_free_command(CommandRegistry& registry);
+// `ordo readers FILE`: reader slots held.
+void add_readers_command(CommandRegistry& registry);
+// `ordo upgrade FILE`: a version 2 or 3 file converted to version 4 in place.
+void add_upgrade_command(CommandRegistry& registry);
+// `ordo diff FILE --since TXN`: the changes to a tree since a kept snapshot.
+void add_diff_command(CommandRegistry& registry);
+// `ordo restore FILE DELTA`: applies a delta file.
+void add_restore_command(CommandRegistry& registry);
+// `ordo snapshot keep|release|list FILE`: the kept snapshots.
+void add_snapshot_command(CommandRegistry& registry);
 
 }  // namespace ordo::tool

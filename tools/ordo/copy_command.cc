@@ -6,13 +6,16 @@
 // with --force the old one, and no temporary file.
 // --compact rewrites every tree densely: no free pages. DST "-" streams the
 // copy to stdout (a pipe or a file, never a terminal), for backups.
+// --since TXN writes a delta file instead (`ordo restore` applies it).
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
+#include "delta_report.h"
 #include "open_database.h"
 #include "output.h"
 #include "progress.h"
@@ -34,7 +37,14 @@ void report_failed_copy(const std::string& target, const struct stat* before) {
   }
 }
 
-}  // namespace
+struct CopyCommandOptions {
+  std::string source;
+  std::string target;  // "-": stdout
+  bool compact = false;
+  bool force = false;
+  bool json = false;
+  std::optional<uint64_t> at;  // --at: copy this kept snapshot, not the last commit
+};
 
 int run_copy(const CopyCommandOptions& o) {
   const bool to_stdout = o.target == "-";
@@ -86,11 +96,11 @@ int run_copy(const CopyCommandOptions& o) {
     j["target"] = o.target;
     j["compact"] = o.compact;
     j["txn_id"] = result->txn_id;
-    j["pages"] = result->pages;
+    j["high_water_pages"] = result->pages;
     j["bytes"] = result->bytes;
     j["free_pages"] = result->free_pages;
-    j["trees"] = result->trees;
-    j["entries"] = result->entries;
+    j["named_trees"] = result->trees;
+    j["user_entries"] = result->entries;
     print_line(json_text(j));
   } else if (!to_stdout) {
     fmt::print(
@@ -100,6 +110,63 @@ int run_copy(const CopyCommandOptions& o) {
         result->bytes, result->free_pages, result->trees, result->entries);
   }
   return kExitOk;
+}
+
+// `ordo copy SRC DELTA --since TXN`: a delta file of the changes since kept
+// snapshot TXN (ReadTxn::copy_delta_to) up to the last commit, or up to kept
+// snapshot --at. --compact and --force do not apply.
+int run_copy_delta(const CopyCommandOptions& o, uint64_t since) {
+  if (o.compact || o.force || o.target == "-") {
+    report_message("copy --since writes a new delta file: --compact, --force and - do not apply");
+    return kExitUsage;
+  }
+  std::optional<ReadTxn> txn =
+      o.at ? read_kept_snapshot(o.source, *o.at) : read_for_inspection(o.source);
+  if (!txn) return kExitError;
+  auto r = txn->copy_delta_to(o.target, since);
+  if (!r.is_ok()) {
+    report_error(o.source, r.status());
+    return kExitError;
+  }
+  print_delta("wrote delta", o.target, *r, o.json);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_copy_command(CommandRegistry& registry) {
+  struct Args {
+    CopyCommandOptions options;
+    uint64_t since = 0;
+    uint64_t at = 0;
+  };
+  auto args = std::make_shared<Args>();
+  // Not a file command: SRC and DST, and --json after the copy's flags.
+  CLI::App* command = registry.add_command(
+      "copy", "A consistent copy of a live database, durable before it appears under DST");
+  CopyCommandOptions& options = args->options;
+  command->add_option("SRC", options.source, "Database file to copy")->required();
+  command->add_option("DST", options.target, "The copy's path, or - for stdout")->required();
+  command->add_flag("--compact,-c", options.compact, "Rewrite every tree densely: no free pages");
+  command->add_flag("--force,-f", options.force, "Replace DST if it exists");
+  command->add_flag("--json", options.json, "Print one JSON object");
+  CLI::Option* since =
+      command
+          ->add_option("--since", args->since,
+                       "Write a delta file: the changes since kept snapshot TXN (ordo restore "
+                       "applies it)")
+          ->check(unsigned_number<uint64_t>());
+  CLI::Option* at =
+      command
+          ->add_option("--at", args->at,
+                       "Copy kept snapshot TXN instead of the last commit (a base for deltas)")
+          ->check(unsigned_number<uint64_t>());
+  registry.set_action(command, [args, since, at] {
+    CopyCommandOptions o = args->options;
+    if (at->count() > 0) o.at = args->at;
+    if (since->count() > 0) return run_copy_delta(o, args->since);
+    return run_copy(o);
+  });
 }
 
 }  // namespace ordo::tool

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "dump_format.h"
 #include "open_database.h"
@@ -39,7 +40,14 @@ struct Block {
   uint64_t entries = 0;
 };
 
-}  // namespace
+struct DumpOptions {
+  std::string path;
+  TreeOption tree;
+  bool all = false;
+  std::optional<std::string> output;  // -o; stdout when absent
+  bool print = false;
+  bool json = false;
+};
 
 int run_dump(const DumpOptions& o) {
   if (o.json && !o.output) {
@@ -148,6 +156,39 @@ int run_dump(const DumpOptions& o) {
     print_line(json_text(j));
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_dump_command(CommandRegistry& registry) {
+  struct Args {
+    FileArgs file;
+    TreeFlag tree;
+    DumpOptions options;
+    std::string output;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command(
+      "dump",
+      "Trees in LMDB's mdb_dump text format (VERSION=3); warns of what mdb_load cannot load "
+      "(an empty key, a tree name with control characters)",
+      args->file);
+  add_tree_flag(command, args->tree, "Dump this tree (default: the default tree)");
+  command->add_flag("--all,-a", args->options.all,
+                    "The default tree (if not empty) and every named tree");
+  CLI::Option* output =
+      command->add_option("-o,--output", args->output,
+                          "Write to this file (default or '-': stdout); a file is replaced only "
+                          "by a complete dump");
+  command->add_flag("-p,--print", args->options.print, "format=print: printable bytes as they are");
+  registry.set_action(command, [args, output] {
+    DumpOptions o = args->options;
+    o.path = args->file.path;
+    o.json = args->file.json;
+    o.tree = args->tree.value();
+    if (output->count() > 0 && args->output != "-") o.output = args->output;
+    return run_dump(o);
+  });
 }
 
 }  // namespace ordo::tool

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -28,9 +29,7 @@ std::string ranges(const std::vector<uint64_t>& pages) {
   return out;
 }
 
-}  // namespace
-
-int run_free(const std::string& path, bool json) {
+int run_free(const std::string& path, bool json_output) {
   std::optional<ReadTxn> txn = read_for_inspection(path);
   if (!txn) return kExitError;
   auto entries = inspect::free_entries(*txn);
@@ -43,7 +42,7 @@ int run_free(const std::string& path, bool json) {
     pages += e.pages.size();
     by_state[static_cast<int>(e.state)] += e.pages.size();
   }
-  if (json) {
+  if (json_output) {
     nlohmann::ordered_json j;
     j["path"] = path;
     j["txn_id"] = txn->txn_id();
@@ -76,6 +75,13 @@ int run_free(const std::string& path, bool json) {
       "{} pinned by readers (snapshot of txn {})\n",
       pages, entries->size(), by_state[0], by_state[1], by_state[2], txn->txn_id());
   return kExitOk;
+}
+
+}  // namespace
+
+void add_free_command(CommandRegistry& registry) {
+  registry.add_file_command("free", "Free-tree entries: freeing txn, pages, reusable or pinned",
+                            run_free);
 }
 
 }  // namespace ordo::tool

@@ -6,10 +6,22 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 
 namespace ordo::tool {
+
+namespace {
+
+struct GetOptions {
+  std::string path;
+  TreeOption tree;
+  std::string key;  // as typed
+  ByteFormat key_format = ByteFormat::kPrint;
+  std::string value_format = "print";  // print, hex, uuid or raw
+  bool json = false;
+};
 
 int run_get(const GetOptions& o) {
   std::optional<ByteFormat> value_format = byte_format_from_name(o.value_format);
@@ -58,6 +70,31 @@ int run_get(const GetOptions& o) {
     print_line(shown);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_get_command(CommandRegistry& registry) {
+  struct Args {
+    FileArgs file;
+    std::string key;
+    TreeFlag tree;
+    FormatFlags formats;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command("get", "One value by its key", args->file);
+  command->add_option("KEY", args->key, "The key (in --key-format)")->required();
+  add_tree_flag(command, args->tree,
+                "Tree to read (default: the default tree); \\xx escapes any byte");
+  add_format_flags(command, args->formats, true, true);
+  registry.set_action(command, [args] {
+    return run_get({.path = args->file.path,
+                    .tree = args->tree.value(),
+                    .key = args->key,
+                    .key_format = args->formats.key_format(),
+                    .value_format = args->formats.value,
+                    .json = args->file.json});
+  });
 }
 
 }  // namespace ordo::tool

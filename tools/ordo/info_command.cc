@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -21,9 +22,9 @@ json meta_json(const MetaInfo& meta, int page, bool current) {
   j["valid"] = meta.valid;
   j["problem"] = meta.problem;
   j["txn_id"] = meta.txn_id;
-  j["page_high_water"] = meta.page_high_water;
+  j["high_water_pages"] = meta.page_high_water;
   j["free_pages"] = meta.free_pages;
-  j["tree_count"] = meta.tree_count;
+  j["named_trees"] = meta.tree_count;
   j["file_bytes"] = meta.file_bytes;
   return j;
 }
@@ -46,7 +47,7 @@ json info_json(const std::string& path, const DatabaseInfo& info, const Counts& 
   j["io_backend"] = info.io_backend;
   j["txn_id"] = info.txn_id;
   j["current_meta"] = info.current_meta;
-  j["pages_used"] = info.pages_used;
+  j["used_pages"] = info.pages_used;
   j["used_bytes"] = info.pages_used * info.page_size_bytes;
   j["uuid_high_water"] = info.id_high_water.to_string();
   j["id64_high_water"] = info.id64_high_water.value;
@@ -147,8 +148,6 @@ void print_text(const std::string& path, const DatabaseInfo& info, const Counts&
   }
 }
 
-}  // namespace
-
 int run_info(const std::string& path, bool json_output) {
   std::unique_ptr<Database> db = open_for_inspection(path);
   if (db == nullptr) return kExitError;
@@ -182,6 +181,13 @@ int run_info(const std::string& path, bool json_output) {
     print_text(path, info, counts);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_info_command(CommandRegistry& registry) {
+  registry.add_file_command("info", "File, page size, format, meta pages, ID marks, tree counts",
+                            run_info);
 }
 
 }  // namespace ordo::tool

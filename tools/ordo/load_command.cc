@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "dump_format.h"
 #include "open_database.h"
@@ -61,7 +62,15 @@ class CreatedFile {
   struct stat created_ {};
 };
 
-}  // namespace
+struct LoadOptions {
+  std::string path;
+  TreeOption tree;
+  std::optional<std::string> input;  // -i; stdin when absent
+  bool append = false;
+  uint64_t batch = 0;                       // 0: one txn
+  IoBackend io_backend = IoBackend::kAuto;  // --io
+  bool json = false;
+};
 
 int run_load(const LoadOptions& o) {
   auto forced_name = tree_name(o.tree);
@@ -261,6 +270,48 @@ int run_load(const LoadOptions& o) {
   }
   if (!cp.is_ok()) return kExitDoneWithWarning;
   return kExitOk;
+}
+
+}  // namespace
+
+void add_load_command(CommandRegistry& registry) {
+  struct Args {
+    FileArgs file;
+    TreeFlag tree;
+    LoadOptions options;
+    std::string input;
+    std::string io = "auto";
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command(
+      "load", "Records in mdb_dump text format into a database (created if missing), in one txn",
+      args->file);
+  add_tree_flag(command, args->tree,
+                "Load every block into this tree (default: the tree each block names)");
+  CLI::Option* input =
+      command->add_option("-i,--input", args->input, "Read this file (default: stdin)");
+  command->add_flag("--append", args->options.append,
+                    "Bulk append (WriteTxn::append): keys must ascend, after the tree's last key");
+  command
+      ->add_option("--batch", args->options.batch,
+                   "Commit every N records (an error keeps the batches before it)")
+      ->check(unsigned_number<uint64_t>());
+  command
+      ->add_option("--io", args->io,
+                   "Write backend (Options::io_backend): auto (POSIX), posix, or uring (an "
+                   "error where io_uring cannot be set up)")
+      ->check(CLI::IsMember({"auto", "posix", "uring"}));
+  registry.set_action(command, [args, input] {
+    LoadOptions o = args->options;
+    o.io_backend = args->io == "uring"   ? IoBackend::kUring
+                   : args->io == "posix" ? IoBackend::kPosix
+                                         : IoBackend::kAuto;
+    o.path = args->file.path;
+    o.json = args->file.json;
+    o.tree = args->tree.value();
+    if (input->count() > 0) o.input = args->input;
+    return run_load(o);
+  });
 }
 
 }  // namespace ordo::tool

@@ -57,12 +57,6 @@ std::optional<ReadTxn> read_kept_snapshot(const std::string& path, uint64_t txn_
 
 void print_line(const std::string& text) { write_stdout(text + "\n"); }
 
-}  // namespace ordo::tool
-
-#include "commands.h"
-
-namespace ordo::tool {
-
 Result<std::optional<std::string>> tree_name(const TreeOption& option) {
   if (!option.name) return std::optional<std::string>();
   auto decoded = from_print(*option.name);

@@ -39,7 +39,11 @@ void print_line(const std::string& text);
 
 namespace ordo::tool {
 
-struct TreeOption;
+// The tree a command reads or writes: the default tree unless --tree names
+// one (given in print form: "\xx" escapes for any byte).
+struct TreeOption {
+  std::optional<std::string> name;  // as typed
+};
 
 // The name --tree gives (decoded from print form), or nullopt for the
 // default tree. InvalidArgument for a bad escape.

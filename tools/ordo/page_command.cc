@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -46,7 +47,13 @@ std::string hex_dump(const std::string& bytes) {
   return out;
 }
 
-}  // namespace
+struct PageOptions {
+  std::string path;
+  uint64_t page = 0;
+  bool hex = false;
+  ByteFormat key_format = ByteFormat::kPrint;
+  bool json = false;
+};
 
 int run_page(const PageOptions& o) {
   std::optional<ReadTxn> txn = read_for_inspection(o.path);
@@ -97,8 +104,8 @@ int run_page(const PageOptions& o) {
       } else {
         cell["value_bytes"] = c.value_len;
         if (c.overflow) {
-          cell["overflow_first"] = c.run_first;
-          cell["overflow_checksum"] = c.run_checksum;
+          cell["run_first"] = c.run_first;
+          cell["run_checksum"] = c.run_checksum;
         } else {
           cell["value"] = to_print(c.value);
         }
@@ -152,6 +159,31 @@ int run_page(const PageOptions& o) {
   }
   if (o.hex) fmt::print("\n{}", hex_dump(d.bytes));
   return d.problem.empty() && (!checked || d.checksum_ok) ? kExitOk : kExitError;
+}
+
+}  // namespace
+
+void add_page_command(CommandRegistry& registry) {
+  struct Args {
+    FileArgs file;
+    PageOptions options;
+    FormatFlags formats;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command(
+      "page", "One page decoded: header, cells, children, checksums", args->file);
+  command->add_option("N", args->options.page, "Page number")
+      ->required()
+      ->check(unsigned_number<uint64_t>());
+  command->add_flag("--hex", args->options.hex, "Also the raw bytes");
+  add_format_flags(command, args->formats, false, false);
+  registry.set_action(command, [args] {
+    PageOptions o = args->options;
+    o.path = args->file.path;
+    o.json = args->file.json;
+    o.key_format = args->formats.key_format();
+    return run_page(o);
+  });
 }
 
 }  // namespace ordo::tool

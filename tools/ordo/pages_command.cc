@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -37,9 +38,7 @@ std::string tree_column(const inspect::PageMap& map, int32_t index) {
   return to_print(t.name);
 }
 
-}  // namespace
-
-int run_pages(const std::string& path, bool json) {
+int run_pages(const std::string& path, bool json_output) {
   std::optional<ReadTxn> txn = read_for_inspection(path);
   if (!txn) return kExitError;
   Progress progress("walked", "pages");
@@ -50,7 +49,7 @@ int run_pages(const std::string& path, bool json) {
     return kExitError;
   }
   const double ps = map->page_size;
-  if (json) {
+  if (json_output) {
     nlohmann::ordered_json j;
     j["path"] = path;
     j["txn_id"] = txn->txn_id();
@@ -109,6 +108,13 @@ int run_pages(const std::string& path, bool json) {
   }
   for (const auto& problem : map->problems) report_message(path + ": " + problem);
   return map->problems.empty() ? kExitOk : kExitError;
+}
+
+}  // namespace
+
+void add_pages_command(CommandRegistry& registry) {
+  registry.add_file_command("pages", "One line per page: kind, tree, entries, fill, runs",
+                            run_pages);
 }
 
 }  // namespace ordo::tool

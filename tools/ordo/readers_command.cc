@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -21,9 +22,7 @@ std::string command_name(int pid) {
   return name;
 }
 
-}  // namespace
-
-int run_readers(const std::string& path, bool json) {
+int run_readers(const std::string& path, bool json_output) {
   // Opening checks that this is an ordo database; the query holds no slot.
   std::unique_ptr<Database> db = open_for_inspection(path);
   if (!db) return kExitError;
@@ -33,10 +32,10 @@ int run_readers(const std::string& path, bool json) {
     report_error(path, slots.status());
     return kExitError;
   }
-  if (json) {
+  if (json_output) {
     nlohmann::ordered_json j;
     j["path"] = path;
-    j["last_txn"] = last_txn;
+    j["txn_id"] = last_txn;
     j["readers"] = nlohmann::ordered_json::array();
     for (const auto& s : *slots) {
       nlohmann::ordered_json procs = nlohmann::ordered_json::array();
@@ -62,6 +61,12 @@ int run_readers(const std::string& path, bool json) {
                procs.empty() ? "unknown" : procs);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_readers_command(CommandRegistry& registry) {
+  registry.add_file_command("readers", "Reader slots held: snapshot txn, process", run_readers);
 }
 
 }  // namespace ordo::tool

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "output.h"
@@ -24,7 +25,16 @@ Result<std::optional<std::string>> parse_bound(const std::optional<std::string>&
   return std::optional<std::string>(std::move(bytes).value());
 }
 
-}  // namespace
+struct ScanOptions {
+  std::string path;
+  TreeOption tree;
+  std::optional<std::string> from, to, prefix;  // as typed, in key_format
+  std::optional<uint64_t> limit;
+  ByteFormat key_format = ByteFormat::kPrint;
+  ByteFormat value_format = ByteFormat::kPrint;
+  bool values = false;  // scan: keys and values; keys: keys only
+  bool json = false;
+};
 
 int run_scan(const ScanOptions& o) {
   auto from = parse_bound(o.from, o.key_format, "--from");
@@ -95,6 +105,52 @@ int run_scan(const ScanOptions& o) {
     print_line(json_text(j));
   }
   return kExitOk;
+}
+
+// `ordo keys` (values false) or `ordo scan`.
+void add_scan_command(CommandRegistry& registry, bool values) {
+  struct Args {
+    FileArgs file;
+    TreeFlag tree;
+    std::string from, to, prefix;
+    uint64_t limit = 0;
+    FormatFlags formats;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command(
+      values ? "scan" : "keys",
+      values ? "Keys and values of a tree in key order" : "Keys of a tree in key order",
+      args->file);
+  add_tree_flag(command, args->tree,
+                "Tree to read (default: the default tree); \\xx escapes any byte");
+  CLI::Option* from = command->add_option("--from", args->from, "First key (inclusive)");
+  CLI::Option* to = command->add_option("--to", args->to, "End key (exclusive)");
+  CLI::Option* prefix =
+      command->add_option("--prefix", args->prefix, "Only keys starting with this");
+  CLI::Option* limit = command->add_option("--limit", args->limit, "At most this many entries")
+                           ->check(unsigned_number<uint64_t>());
+  add_format_flags(command, args->formats, values, false);
+  registry.set_action(command, [args, values, from, to, prefix, limit] {
+    ScanOptions o;
+    o.path = args->file.path;
+    o.tree = args->tree.value();
+    o.key_format = args->formats.key_format();
+    o.value_format = args->formats.value_format();
+    o.values = values;
+    o.json = args->file.json;
+    if (from->count() > 0) o.from = args->from;
+    if (to->count() > 0) o.to = args->to;
+    if (prefix->count() > 0) o.prefix = args->prefix;
+    if (limit->count() > 0) o.limit = args->limit;
+    return run_scan(o);
+  });
+}
+
+}  // namespace
+
+void add_keys_and_scan_commands(CommandRegistry& registry) {
+  add_scan_command(registry, false);
+  add_scan_command(registry, true);
 }
 
 }  // namespace ordo::tool

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "byte_format.h"
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
@@ -88,7 +89,7 @@ json stat_json(const std::string& path, uint32_t page_size, const Snapshot& snap
   j["internal_trees"] = json::array();
   for (const auto& t : snap.internal) {
     j["internal_trees"].push_back(
-        {{"name", inspect::tree_kind_name(t.kind)}, {"entries", t.entries}, {"depth", t.depth}});
+        {{"kind", inspect::tree_kind_name(t.kind)}, {"entries", t.entries}, {"depth", t.depth}});
   }
   return j;
 }
@@ -129,8 +130,6 @@ void print_text(const Snapshot& snap) {
   fmt::print("(snapshot of txn {})\n", snap.txn_id);
 }
 
-}  // namespace
-
 int run_stat(const std::string& path, bool json_output) {
   std::unique_ptr<Database> db = open_for_inspection(path);
   if (db == nullptr) return kExitError;
@@ -145,6 +144,14 @@ int run_stat(const std::string& path, bool json_output) {
     print_text(*snap);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_stat_command(CommandRegistry& registry) {
+  registry.add_file_command(
+      "stat", "Per tree: entries, depth, pages, fill, overflow pages, key and value bytes",
+      run_stat);
 }
 
 }  // namespace ordo::tool

@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 #include "ordo/inspect.h"
 
 namespace ordo::tool {
 
-int run_trees(const std::string& path, bool json) {
+namespace {
+
+int run_trees(const std::string& path, bool json_output) {
   std::optional<ReadTxn> txn = read_for_inspection(path);
   if (!txn) return kExitError;
   auto trees = inspect::trees(*txn);
@@ -28,7 +31,7 @@ int run_trees(const std::string& path, bool json) {
       user_entries += t.entries;
     }
   }
-  if (json) {
+  if (json_output) {
     nlohmann::ordered_json j;
     j["path"] = path;
     j["txn_id"] = txn->txn_id();
@@ -86,6 +89,13 @@ int run_trees(const std::string& path, bool json) {
     fmt::print("{:<{}}  {:>12}  {:>5}\n", names[i], width, t.entries, t.depth);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_trees_command(CommandRegistry& registry) {
+  registry.add_file_command("trees", "User trees and their entry counts (from the catalog)",
+                            run_trees);
 }
 
 }  // namespace ordo::tool

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 
@@ -17,7 +18,11 @@ namespace {
 // The format version Database::upgrade writes (DatabaseInfo::format_version
 // of the file it leaves).
 constexpr int kUpgradedVersion = 4;
-}  // namespace
+struct UpgradeOptions {
+  std::string path;
+  uint64_t log_bytes = 0;  // the log area; 0: the default (4 MiB)
+  bool json = false;
+};
 
 int run_upgrade(const UpgradeOptions& o) {
   Result<UpgradeResult> result = Database::upgrade(o.path, o.log_bytes);
@@ -35,7 +40,7 @@ int run_upgrade(const UpgradeOptions& o) {
     j["upgraded"] = result->upgraded;
     j["format_version"] = kUpgradedVersion;
     j["txn_id"] = result->txn_id;
-    j["page_size"] = result->page_size_bytes;
+    j["page_size_bytes"] = result->page_size_bytes;
     j["log_first_page"] = result->log_first_page;
     j["log_bytes"] = result->log_bytes;
     j["file_bytes"] = result->file_bytes;
@@ -57,6 +62,28 @@ int run_upgrade(const UpgradeOptions& o) {
                                : ""));
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_upgrade_command(CommandRegistry& registry) {
+  struct Args {
+    FileArgs file;
+    uint64_t log_bytes = 0;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command(
+      "upgrade", "Convert a version 2 or 3 file to version 4 in place, keeping leaves and values",
+      args->file);
+  command
+      ->add_option("--log-bytes", args->log_bytes,
+                   "Log area in bytes: a multiple of the page size from 64 KiB to 1 GiB "
+                   "(default 4 MiB)")
+      ->check(unsigned_number<uint64_t>());
+  registry.set_action(command, [args] {
+    return run_upgrade(
+        {.path = args->file.path, .log_bytes = args->log_bytes, .json = args->file.json});
+  });
 }
 
 }  // namespace ordo::tool

@@ -1,11 +1,9 @@
 // `ordo diff FILE --since TXN [--tree T]`: the changes to a tree since a
-// kept snapshot, in key order. `ordo snapshot keep|release|list FILE`: the
-// kept snapshots (Database::keep_snapshot).
-#include <fmt/core.h>
-
+// kept snapshot, in key order (ReadTxn::changes).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "command_registry.h"
 #include "commands.h"
 #include "open_database.h"
 
@@ -14,6 +12,15 @@ namespace ordo::tool {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+struct DiffOptions {
+  std::string path;
+  TreeOption tree;
+  uint64_t since = 0;
+  ByteFormat key_format = ByteFormat::kPrint;
+  ByteFormat value_format = ByteFormat::kPrint;
+  bool json = false;
+};
 
 // The tree --tree names, looked up now and, when it no longer exists, at the
 // older snapshot (a dropped tree's changes are all deletes).
@@ -25,8 +32,6 @@ Result<Tree> diff_tree(Database& db, ReadTxn& now, const DiffOptions& o) {
   auto at_old = open_tree_option(*old, o.tree);
   return at_old.is_ok() ? at_old : tree;
 }
-
-}  // namespace
 
 int run_diff(const DiffOptions& o) {
   std::unique_ptr<Database> db = open_for_inspection(o.path);
@@ -100,52 +105,33 @@ int run_diff(const DiffOptions& o) {
   return kExitOk;
 }
 
-int run_snapshot(const SnapshotOptions& o) {
-  if (o.action == "list") {
-    std::unique_ptr<Database> db = open_for_inspection(o.path);
-    if (db == nullptr) return kExitError;
-    auto kept = db->kept_snapshots();
-    if (!kept.is_ok()) {
-      report_error(o.path, kept.status());
-      return kExitError;
-    }
-    if (o.json) {
-      json j;
-      j["kept_snapshots"] = *kept;
-      print_line(json_text(j));
-    } else {
-      for (uint64_t t : *kept) print_line(fmt::format("{}", t));
-    }
-    return kExitOk;
-  }
-  auto db = Database::open(o.path, Options{.create_if_missing = false});
-  if (!db.is_ok()) {
-    report_error(o.path, db.status());
-    return kExitError;
-  }
-  uint64_t txn = o.txn;
-  if (o.action == "keep") {
-    auto kept = (*db)->keep_snapshot();
-    if (!kept.is_ok()) {
-      report_error(o.path, kept.status());
-      return kExitError;
-    }
-    txn = *kept;
-  } else {
-    Status s = (*db)->release_snapshot(o.txn);
-    if (!s.is_ok()) {
-      report_error(o.path, s);
-      return kExitError;
-    }
-  }
-  if (o.json) {
-    json j;
-    j[o.action == "keep" ? "kept" : "released"] = txn;
-    print_line(json_text(j));
-  } else {
-    print_line(fmt::format("{} {}", o.action == "keep" ? "kept" : "released", txn));
-  }
-  return kExitOk;
+}  // namespace
+
+void add_diff_command(CommandRegistry& registry) {
+  struct Args {
+    FileArgs file;
+    uint64_t since = 0;
+    TreeFlag tree;
+    FormatFlags formats;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* command = registry.add_file_command(
+      "diff", "Changes to a tree since a kept snapshot, in key order: + insert, - delete, ~ update",
+      args->file);
+  command->add_option("--since", args->since, "Txn id of a kept snapshot (ordo snapshot list)")
+      ->required()
+      ->check(unsigned_number<uint64_t>());
+  add_tree_flag(command, args->tree,
+                "Tree to compare (default: the default tree); \\xx escapes any byte");
+  add_format_flags(command, args->formats, true, false);
+  registry.set_action(command, [args] {
+    return run_diff({.path = args->file.path,
+                     .tree = args->tree.value(),
+                     .since = args->since,
+                     .key_format = args->formats.key_format(),
+                     .value_format = args->formats.value_format(),
+                     .json = args->file.json});
+  });
 }
 
 }  // namespace ordo::tool
