@@ -59,6 +59,9 @@ static_assert(ORDO_NOT_ORDO_FILE == static_cast<int>(Code::kNotOrdoFile));
 static_assert(ORDO_VERSION_MISMATCH == static_cast<int>(Code::kVersionMismatch));
 static_assert(ORDO_TXN_ENDED == static_cast<int>(Code::kTxnEnded));
 static_assert(ORDO_NEEDS_RECOVERY == static_cast<int>(Code::kNeedsRecovery));
+static_assert(ORDO_COMPARE_FAILED == static_cast<int>(Code::kCompareFailed));
+// The last Status code: every one up to it has its ORDO_* constant.
+constexpr int kLastStatusCode = ORDO_COMPARE_FAILED;
 static_assert(ORDO_UUID_BYTES == ordo::Uuid::kSize);
 static_assert(ORDO_UUID_STRING_SIZE == ordo::Uuid::kStringLength + 1);
 
@@ -91,7 +94,7 @@ int report(const char* fn, const Status& s, ordo_error* err) {
   }
   // Every Status code has its ORDO_* constant (the static_asserts above).
   ORDO_ASSERT(static_cast<int>(s.code()) >= ORDO_OK &&
-              static_cast<int>(s.code()) <= ORDO_NEEDS_RECOVERY);
+              static_cast<int>(s.code()) <= kLastStatusCode);
   return static_cast<int>(s.code());
 }
 
@@ -408,7 +411,7 @@ const char* ordo_code_name(int code) {
     default:
       break;
   }
-  if (code < ORDO_OK || code > ORDO_NEEDS_RECOVERY) return "Unknown";
+  if (code < ORDO_OK || code > kLastStatusCode) return "Unknown";
   // Status::code_name returns views of string literals: NUL-terminated.
   return Status::code_name(static_cast<Code>(code)).data();
 }

@@ -45,7 +45,6 @@ extern "C" {
 #include "ordo/assert.h"
 #include "ordo/base/errno_status.h"
 #include "ordo/sys/log_rate.h"
-#include "ordo/sys/ports.h"
 #include "raft_transport.h"
 #include "send_coalescer.h"
 
@@ -604,20 +603,15 @@ Status RaftConsensus::open_raft(bool first) {
     if (rv != 0 && !last_restore_status_.is_ok()) {
       failed = last_restore_status_.with_context("restoring the newest snapshot");
     } else if (rv != 0) {
-      // libraft 0.15 often leaves its message empty (a Raft port in use):
-      // the code's name and the address say what failed.
-      std::string msg = raft_strerror(rv);
-      const std::string detail = raft_errmsg(&raft_);
-      if (!detail.empty() && detail != msg) msg += " (" + detail + ")";
-      Result<sys::HostPort> at = sys::parse_address(options_.address);
-      const Status bind = at.is_ok() ? sys::bind_probe(*at) : Status::ok();
-      if (bind.errno_value() != 0)
-        msg += ": cannot bind it: " + base::errno_text(bind.errno_value());
-      if (rv == RAFT_NOCONNECTION || msg.find("address") != std::string::npos ||
-          msg.find("listen") != std::string::npos || msg.find("bind") != std::string::npos) {
-        failed =
-            Status::io_error("raft_start on " + options_.address + ": " + msg + "", EADDRINUSE);
+      const Status listen = transport_->listen_status();
+      if (!listen.is_ok()) {
+        // The transport's own record (errno EADDRINUSE for a port in use):
+        // libraft 0.15 passes on only RAFT_IOERR and often no message.
+        failed = listen.with_context("raft_start");
       } else {
+        std::string msg = raft_strerror(rv);
+        const std::string detail = raft_errmsg(&raft_);
+        if (!detail.empty() && detail != msg) msg += " (" + detail + ")";
         failed = Status::io_error("raft_start on " + options_.address + ": " + msg, 0);
       }
     }

@@ -78,6 +78,7 @@ class TransportImpl final : public RaftTransport {
     std::lock_guard lock(id_mu_);
     return cluster_id_;
   }
+  Status listen_status() const override { return listen_status_; }
 
  private:
   static TransportImpl* of(raft_uv_transport* t) { return static_cast<TransportImpl*>(t->impl); }
@@ -122,6 +123,7 @@ class TransportImpl final : public RaftTransport {
   std::string address_;
   uv_tcp_t listener_{};
   bool listener_open_ = false;
+  Status listen_status_;  // listen_status(); loop thread
   raft_uv_accept_cb accept_cb_ = nullptr;
   // Accepted connections handed to Raft are registered (by fd, one shot,
   // peer id as data) in an epoll set of their own that libuv polls: the
@@ -175,6 +177,7 @@ int TransportImpl::listen_cb(raft_uv_transport* t, raft_uv_accept_cb cb) {
   self->accept_cb_ = cb;
   Result<sys::HostPort> at = sys::parse_address(self->address_);
   if (!at.is_ok()) {
+    self->listen_status_ = at.status();
     std::snprintf(t->errmsg, sizeof t->errmsg, "%s", at.status().message().c_str());
     return RAFT_INVALID;
   }
@@ -186,10 +189,13 @@ int TransportImpl::listen_cb(raft_uv_transport* t, raft_uv_accept_cb cb) {
                    &TransportImpl::on_connection);
   }
   if (rv != 0) {
-    std::snprintf(t->errmsg, sizeof t->errmsg, "listen on %s: %s", self->address_.c_str(),
-                  uv_strerror(rv));
+    // libuv's codes are negated errno values on POSIX systems.
+    self->listen_status_ =
+        Status::io_error("listen on " + self->address_ + ": " + uv_strerror(rv), -rv);
+    std::snprintf(t->errmsg, sizeof t->errmsg, "%s", self->listen_status_.message().c_str());
     return RAFT_IOERR;
   }
+  self->listen_status_ = Status::ok();
   return 0;
 }
 

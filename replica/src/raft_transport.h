@@ -51,6 +51,12 @@ class RaftTransport {
   virtual uint64_t refused_connections() const = 0;
   // The cluster id (unknown until adopted). Any thread.
   virtual ClusterId cluster_id() const = 0;
+  // Ok, or why Raft's start could not listen on the replica's address:
+  // IOError "listen on <address>: <reason>" with the errno of bind(2) or
+  // listen(2) (EADDRINUSE for a port in use), or InvalidArgument for an
+  // address that does not parse. libraft keeps no more of it than its
+  // RAFT_IOERR, which its disk failures return too. Loop thread.
+  virtual Status listen_status() const = 0;
 };
 
 // A transport running on `loop` (which must outlive it).

@@ -76,7 +76,7 @@ std::string printable(const std::string& bytes) {
 }
 
 // Evaluates every guard of `batch` on the state before it: ok, or
-// InvalidArgument "compare failed: ..." naming the first that fails.
+// CompareFailed naming the first that fails.
 Status check_guards(WriteTxn& txn, const WriteBatch& batch) {
   for (size_t i = 0; i < batch.ops().size(); ++i) {
     const WriteBatch::Op& op = batch.ops()[i];
@@ -107,9 +107,9 @@ Status check_guards(WriteTxn& txn, const WriteBatch& batch) {
     }
     ORDO_ASSERT(op.kind == WriteBatch::OpKind::kCheckValue || op.value.empty());
     if (!holds) {
-      return Status::invalid_argument("compare failed: op " + std::to_string(i) + " " + what +
-                                      " tree '" + printable(op.tree) + "' key '" +
-                                      printable(op.key) + "' (found " + saw + ")");
+      return Status::compare_failed("op " + std::to_string(i) + " " + what + " tree '" +
+                                    printable(op.tree) + "' key '" + printable(op.key) +
+                                    "' does not hold (found " + saw + ")");
     }
   }
   return Status::ok();

@@ -88,10 +88,6 @@ void WriteBatch::check_present(std::string_view tree, ByteView key) {
 
 void WriteBatch::set_return_prev(bool on) { return_prev_ = on; }
 
-bool is_compare_failed(const Status& status) {
-  return status.is_invalid_argument() && status.message().rfind("compare failed", 0) == 0;
-}
-
 std::string WriteBatch::encode() const {
   std::string out;
   if (needs_v2()) {

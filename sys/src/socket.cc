@@ -126,30 +126,44 @@ Status send_all(int fd, std::string_view bytes, Deadline deadline) {
   return Status::ok();
 }
 
-Result<size_t> recv_some(int fd, char* out, size_t capacity, Deadline deadline) {
+namespace {
+// One recv(2) that waits: 1..capacity bytes, or 0 when the peer closed the
+// connection. REQUIRES: capacity > 0 (else 0 would not tell EOF).
+Result<size_t> recv_or_eof(int fd, char* out, size_t capacity, Deadline deadline) {
   for (;;) {
     const ssize_t n = ::recv(fd, out, capacity, MSG_DONTWAIT);
-    if (n > 0) return static_cast<size_t>(n);
-    if (n == 0) return Status::io_error("connection closed", 0);
+    if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return base::os_error("recv", errno);
     ORDO_RETURN_IF_ERROR(wait_for(fd, POLLIN, deadline));
   }
 }
+}  // namespace
 
-Status recv_exact(int fd, char* out, size_t size, Deadline deadline) {
+Result<size_t> recv_some(int fd, char* out, size_t capacity, Deadline deadline) {
+  ORDO_ASSIGN_OR_RETURN(const size_t n, recv_or_eof(fd, out, capacity, deadline));
+  if (n == 0) return Status::io_error("connection closed", 0);
+  return n;
+}
+
+Result<size_t> recv_all(int fd, char* out, size_t size, Deadline deadline) {
   size_t got = 0;
   while (got < size) {
-    Result<size_t> n = recv_some(fd, out + got, size - got, deadline);
-    if (!n.is_ok()) {
-      if (got > 0 && n.status().message() == "connection closed") {
-        return Status::io_error("connection closed mid-frame", 0);
-      }
-      return n.status();
-    }
-    got += *n;
+    ORDO_ASSIGN_OR_RETURN(const size_t n, recv_or_eof(fd, out + got, size - got, deadline));
+    if (n == 0) break;
+    got += n;
   }
-  return Status::ok();
+  return got;
+}
+
+Status recv_exact(int fd, char* out, size_t size, Deadline deadline) {
+  ORDO_ASSIGN_OR_RETURN(const size_t got, recv_all(fd, out, size, deadline));
+  return whole_or_closed(got, size);
+}
+
+Status whole_or_closed(size_t got, size_t size) {
+  if (got == size) return Status::ok();
+  return Status::io_error(got == 0 ? "connection closed" : "connection closed mid-frame", 0);
 }
 
 Result<std::string> read_line(int fd, size_t max, Deadline deadline) {

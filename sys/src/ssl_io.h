@@ -4,6 +4,7 @@
 
 #include <openssl/ssl.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -12,12 +13,21 @@
 
 namespace ordo::sys::internal {
 
-// Runs `op` (SSL_read, SSL_write, SSL_do_handshake or SSL_peek on `ssl`)
-// until it returns > 0, waiting on `fd` for what it wants until `deadline`.
-// Its result; IOError "connection closed" (errno 0) on a clean or abrupt
-// EOF, "timed out", "<what>: <errno text>" for a socket error, and
-// "TLS: <reason>" (EPROTO) for a TLS failure.
-Result<int> ssl_call(SSL* ssl, int fd, Deadline deadline, const char* what,
+// Which OpenSSL call ssl_call runs: its errors are named after it.
+enum class SslOp : uint8_t {
+  kSend,       // SSL_write
+  kRecv,       // SSL_read
+  kHandshake,  // SSL_do_handshake
+};
+
+// Runs `op` (the OpenSSL call `kind` names, on `ssl`) until it returns > 0,
+// waiting on `fd` for what it wants until `deadline`. Its result, or 0 when
+// the peer closed the connection (a clean or abrupt EOF). Errors: IOError
+// "timed out" (ETIMEDOUT), "send: <errno text>" / "recv: <errno text>" for
+// a socket error, "TLS: <reason>" (EPROTO) for a TLS failure; for
+// kHandshake each of them starts "TLS handshake: " instead ("TLS
+// handshake: timed out", "TLS handshake: <reason>", ...).
+Result<int> ssl_call(SSL* ssl, int fd, Deadline deadline, SslOp kind,
                      const std::function<int()>& op);
 
 // OpenSSL's reason for the last failure on this thread (and `ssl`'s

@@ -55,8 +55,12 @@ std::string ssl_error_text(const SSL* ssl) {
   return text.empty() ? "unknown TLS failure" : text;
 }
 
-Result<int> ssl_call(SSL* ssl, int fd, Deadline deadline, const char* what,
+Result<int> ssl_call(SSL* ssl, int fd, Deadline deadline, SslOp kind,
                      const std::function<int()>& op) {
+  const bool handshake = kind == SslOp::kHandshake;
+  auto named = [handshake](const Status& s) {
+    return handshake ? s.with_context("TLS handshake") : s;
+  };
   for (;;) {
     ERR_clear_error();
     errno = 0;
@@ -66,25 +70,39 @@ Result<int> ssl_call(SSL* ssl, int fd, Deadline deadline, const char* what,
     const int saved_errno = errno;
     switch (err) {
       case SSL_ERROR_WANT_READ:
-        ORDO_RETURN_IF_ERROR(wait_fd(fd, POLLIN, deadline));
+        ORDO_RETURN_IF_ERROR(named(wait_fd(fd, POLLIN, deadline)));
         continue;
       case SSL_ERROR_WANT_WRITE:
-        ORDO_RETURN_IF_ERROR(wait_fd(fd, POLLOUT, deadline));
+        ORDO_RETURN_IF_ERROR(named(wait_fd(fd, POLLOUT, deadline)));
         continue;
       case SSL_ERROR_ZERO_RETURN:
         ERR_clear_error();
-        return Status::io_error("connection closed", 0);
+        return 0;
       case SSL_ERROR_SYSCALL:
         ERR_clear_error();
-        if (saved_errno == 0) return Status::io_error("connection closed", 0);
-        return base::os_error(what, saved_errno);
+        if (saved_errno == 0) return 0;
+        if (handshake) return base::os_error("TLS handshake", saved_errno);
+        return base::os_error(kind == SslOp::kSend ? "send" : "recv", saved_errno);
       default:
-        return Status::io_error("TLS: " + ssl_error_text(ssl), EPROTO);
+        return Status::io_error((handshake ? "TLS handshake: " : "TLS: ") + ssl_error_text(ssl),
+                                EPROTO);
     }
   }
 }
 
 }  // namespace internal
+
+namespace {
+// One SSL_read that waits: 1..capacity bytes, or 0 when the peer closed the
+// connection. REQUIRES: capacity > 0.
+Result<size_t> ssl_recv(SSL* ssl, int fd, char* out, size_t capacity, Deadline deadline) {
+  ORDO_ASSERT(capacity > 0);
+  const int chunk = capacity > INT_MAX ? INT_MAX : static_cast<int>(capacity);
+  ORDO_ASSIGN_OR_RETURN(const int n, internal::ssl_call(ssl, fd, deadline, internal::SslOp::kRecv,
+                                                        [&] { return SSL_read(ssl, out, chunk); }));
+  return static_cast<size_t>(n);
+}
+}  // namespace
 
 Stream::Stream(Stream&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), ssl_(std::exchange(other.ssl_, nullptr)) {}
@@ -103,9 +121,10 @@ Status Stream::send_all(std::string_view bytes, Deadline deadline) {
   while (!bytes.empty()) {
     const int chunk = bytes.size() > INT_MAX ? INT_MAX : static_cast<int>(bytes.size());
     // A retried SSL_write repeats the same buffer and length, as OpenSSL requires.
-    ORDO_ASSIGN_OR_RETURN(int n, internal::ssl_call(ssl_, fd_, deadline, "send", [&] {
-                            return SSL_write(ssl_, bytes.data(), chunk);
-                          }));
+    ORDO_ASSIGN_OR_RETURN(const int n,
+                          internal::ssl_call(ssl_, fd_, deadline, internal::SslOp::kSend,
+                                             [&] { return SSL_write(ssl_, bytes.data(), chunk); }));
+    if (n == 0) return Status::io_error("connection closed", 0);
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   return Status::ok();
@@ -114,26 +133,25 @@ Status Stream::send_all(std::string_view bytes, Deadline deadline) {
 Result<size_t> Stream::recv_some(char* out, size_t capacity, Deadline deadline) {
   ORDO_ASSERT(capacity > 0);
   if (ssl_ == nullptr) return sys::recv_some(fd_, out, capacity, deadline);
-  const int chunk = capacity > INT_MAX ? INT_MAX : static_cast<int>(capacity);
-  ORDO_ASSIGN_OR_RETURN(int n, internal::ssl_call(ssl_, fd_, deadline, "recv",
-                                                  [&] { return SSL_read(ssl_, out, chunk); }));
-  return static_cast<size_t>(n);
+  ORDO_ASSIGN_OR_RETURN(const size_t n, ssl_recv(ssl_, fd_, out, capacity, deadline));
+  if (n == 0) return Status::io_error("connection closed", 0);
+  return n;
+}
+
+Result<size_t> Stream::recv_all(char* out, size_t size, Deadline deadline) {
+  if (ssl_ == nullptr) return sys::recv_all(fd_, out, size, deadline);
+  size_t got = 0;
+  while (got < size) {
+    ORDO_ASSIGN_OR_RETURN(const size_t n, ssl_recv(ssl_, fd_, out + got, size - got, deadline));
+    if (n == 0) break;
+    got += n;
+  }
+  return got;
 }
 
 Status Stream::recv_exact(char* out, size_t size, Deadline deadline) {
-  if (ssl_ == nullptr) return sys::recv_exact(fd_, out, size, deadline);
-  size_t got = 0;
-  while (got < size) {
-    Result<size_t> n = recv_some(out + got, size - got, deadline);
-    if (!n.is_ok()) {
-      if (got > 0 && n.status().message() == "connection closed") {
-        return Status::io_error("connection closed mid-frame", 0);
-      }
-      return n.status();
-    }
-    got += *n;
-  }
-  return Status::ok();
+  ORDO_ASSIGN_OR_RETURN(const size_t got, recv_all(out, size, deadline));
+  return whole_or_closed(got, size);
 }
 
 Result<std::string> Stream::read_line(size_t max, Deadline deadline) {

@@ -161,15 +161,10 @@ Result<Stream> TlsContext::handshake(int fd, Deadline deadline) const {
     SSL_set_connect_state(ssl);
   }
   Stream stream(fd, ssl);  // closes both on every return below but the last
-  Result<int> done = internal::ssl_call(ssl, fd, deadline, "TLS handshake",
-                                        [ssl] { return SSL_do_handshake(ssl); });
-  if (!done.is_ok()) {
-    const Status& s = done.status();
-    if (s.message().rfind("TLS: ", 0) == 0) {
-      return Status::io_error("TLS handshake: " + s.message().substr(5), EPROTO);
-    }
-    return s.with_context("TLS handshake");
-  }
+  ORDO_ASSIGN_OR_RETURN(const int done,
+                        internal::ssl_call(ssl, fd, deadline, internal::SslOp::kHandshake,
+                                           [ssl] { return SSL_do_handshake(ssl); }));
+  if (done == 0) return Status::io_error("TLS handshake: connection closed", 0);
   if (!allowed_.empty()) {
     X509* cert = SSL_get0_peer_certificate(ssl);
     std::vector<std::string> names;

@@ -127,10 +127,11 @@ TEST_F(CApiTest, VersionAndCodeNames) {
       {ORDO_VERSION_MISMATCH, "VersionMismatch"},
       {ORDO_TXN_ENDED, "TxnEnded"},
       {ORDO_NEEDS_RECOVERY, "NeedsRecovery"},
+      {ORDO_COMPARE_FAILED, "CompareFailed"},
       {ORDO_NO_MEMORY, "NoMemory"},
       {ORDO_INTERNAL, "Internal"},
       {-1, "Unknown"},
-      {11, "Unknown"},
+      {12, "Unknown"},
       {99, "Unknown"},
   };
   for (const auto& [code, name] : names) EXPECT_STREQ(ordo_code_name(code), name) << code;

@@ -242,7 +242,7 @@ TEST(ReplicationChaosTest, AcknowledgedWritesSurviveKillsStopsAndASnapshotCatchU
   std::map<std::string, std::set<std::string>> written;  // key -> every value sent
   std::map<std::string, bool> acked_key;
   std::map<std::string, std::string> failed_values;  // value -> why it failed
-  uint64_t counts[4] = {};
+  uint64_t counts[static_cast<int>(Reply::Code::kCompareFailed) + 1] = {};
   for (const Write& w : history.writes()) {
     written[w.key].insert(w.value);
     counts[static_cast<int>(w.outcome)]++;

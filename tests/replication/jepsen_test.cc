@@ -337,6 +337,7 @@ class Clients {
       case Reply::Code::kNotFound:
         return Outcome::kOk;
       case Reply::Code::kFailed:
+      case Reply::Code::kCompareFailed:
         return Outcome::kFailed;
       case Reply::Code::kUnknown:
         return Outcome::kUnknown;

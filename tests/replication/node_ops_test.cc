@@ -165,7 +165,7 @@ TEST(NodeOpsClusterTest, CompareAndSetIncrementsLoseNoUpdate) {
         if (w.ok()) {
           ++done;
           ++acknowledged;
-        } else if (is_compare_failed(w)) {
+        } else if (w.code == Reply::Code::kCompareFailed) {
           ++conflicts;
         } else if (w.code == Reply::Code::kUnknown) {
           ++unknown;
@@ -191,7 +191,9 @@ TEST(NodeOpsClusterTest, CompareAndSetIncrementsLoseNoUpdate) {
   WriteBatch refused;
   refused.check_value("", "counter", "-1");
   refused.put("", "never", "x");
-  EXPECT_TRUE(is_compare_failed(c.batch(refused)));
+  Reply refused_reply = c.batch(refused);
+  EXPECT_EQ(refused_reply.code, Reply::Code::kCompareFailed) << refused_reply.message;
+  EXPECT_NE(refused_reply.message.find("check_value"), std::string::npos) << refused_reply.message;
   WriteBatch fill;
   for (int i = 0; i < 50; ++i) fill.put("r", "k" + std::to_string(100 + i), "v");
   ASSERT_TRUE(c.batch(fill).ok());
@@ -281,7 +283,8 @@ TEST_F(NodeOpsTest, CommandLineGuardsPrevValuesRangeDeleteAndWatch) {
   ASSERT_EQ(run("put --node " + node_ + " --if-absent k one").code, 0);
   CliRun again = run("put --node " + node_ + " --if-absent k two");
   EXPECT_EQ(again.code, 3);
-  EXPECT_NE(again.err.find("compare failed"), std::string::npos) << again.err;
+  EXPECT_EQ(again.err.rfind("compare-failed: op 0 check_absent tree '' key 'k'", 0), 0u)
+      << again.err;
   EXPECT_EQ(run("put --node " + node_ + " --if-value nope k two").code, 3);
   CliRun swap = run("put --node " + node_ + " --if-value one --prev k two");
   ASSERT_EQ(swap.code, 0) << swap.err;
@@ -372,6 +375,10 @@ TEST_F(NodeOpsTest, MetricsAreServedAndGarbageIsRefused) {
   Client c({node_}, 5s);
   ASSERT_TRUE(c.put("", "m", "1").ok());
   ASSERT_TRUE(c.get("", "m", ReadMode::kLocal).ok());
+  WriteBatch guarded;
+  guarded.check_absent("", "m");
+  guarded.put("", "m", "2");
+  ASSERT_EQ(c.batch(guarded).code, Reply::Code::kCompareFailed);
   std::string reply = http("GET /metrics HTTP/1.0\r\n\r\n");
   ASSERT_EQ(reply.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << reply.substr(0, 200);
   EXPECT_NE(reply.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
@@ -386,6 +393,11 @@ TEST_F(NodeOpsTest, MetricsAreServedAndGarbageIsRefused) {
         "ordo_disk_wait 0", "ordo_install_error 0", "ordo_install_failures 0",
         "ordo_connections_accepted ", "ordo_tls_handshake_failures 0", "ordo_disk_errors 0",
         "ordo_raft_refused_connections 0"}) {
+    EXPECT_NE(body.find(want), std::string::npos) << want << "\n" << body;
+  }
+  // The failed guard: its own reply code and counter, not an apply failure.
+  for (const char* want : {"ordo_requests_total{op=\"batch\",code=\"compare-failed\"} 1",
+                           "ordo_compare_failures_total 1", "ordo_apply_failures_total 0"}) {
     EXPECT_NE(body.find(want), std::string::npos) << want << "\n" << body;
   }
 

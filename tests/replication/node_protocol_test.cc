@@ -102,6 +102,26 @@ TEST(NodeProtocolTest, ReplyRoundTrips) {
   EXPECT_EQ(d->entries, r.entries);
 }
 
+// A failed guard has a code of its own on the wire (byte 5), which the
+// client library keeps apart from other failures.
+TEST(NodeProtocolTest, CompareFailedIsItsOwnReplyCode) {
+  WireReply r;
+  r.code = ReplyCode::kCompareFailed;
+  r.message = "op 0 check_absent tree '' key 'k' does not hold (found a value of 1 bytes)";
+  const std::string body = encode_reply(r);
+  EXPECT_EQ(body[0], '\x05');
+  auto d = decode_reply(body);
+  ASSERT_TRUE(d.is_ok()) << d.status().to_string();
+  EXPECT_EQ(d->code, ReplyCode::kCompareFailed);
+  EXPECT_EQ(d->message, r.message);
+  EXPECT_STREQ(reply_code_wire_name(ReplyCode::kCompareFailed), "compare-failed");
+  EXPECT_STREQ(reply_code_name(Reply::Code::kCompareFailed), "compare-failed");
+  // The next byte is no code.
+  auto next = decode_reply(std::string("\x06", 1) + body.substr(1));
+  ASSERT_FALSE(next.is_ok());
+  EXPECT_TRUE(next.status().is_invalid_argument());
+}
+
 TEST(NodeProtocolTest, EveryTruncationAndTrailingByteIsAnError) {
   for (const Request& r : sample_requests()) {
     std::string body = encode_request(r);
@@ -219,6 +239,30 @@ TEST(NodeProtocolTest, FramesOverASocket) {
   ASSERT_FALSE(cut.is_ok());
   EXPECT_NE(cut.status().message().find("mid-frame"), std::string::npos) << cut.status().message();
   ::close(sv[1]);
+}
+
+// Where the peer closes decides what read_frame says: before a byte,
+// "connection closed"; after the length and before any body byte, or within
+// the length, "connection closed mid-frame"; both IOError with errno 0.
+TEST(NodeProtocolTest, AClosedPeerIsNamedByWhereItClosed) {
+  auto deadline = [] { return std::chrono::steady_clock::now() + std::chrono::seconds(5); };
+  for (size_t sent : {size_t{0}, size_t{2}, size_t{4}}) {
+    SCOPED_TRACE("bytes sent " + std::to_string(sent));
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    const std::string head = frame("0123456789").substr(0, sent);
+    if (sent > 0) {
+      ASSERT_EQ(::write(sv[0], head.data(), head.size()), static_cast<ssize_t>(sent));
+    }
+    ::close(sv[0]);
+    auto r = read_frame(sv[1], deadline());
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_TRUE(r.status().is_io_error());
+    EXPECT_EQ(r.status().errno_value(), 0);
+    EXPECT_EQ(r.status().message(),
+              sent == 0 ? "connection closed" : "connection closed mid-frame");
+    ::close(sv[1]);
+  }
 }
 
 TEST(NodeProtocolTest, NothingToReadTimesOut) {

@@ -105,6 +105,8 @@ TEST(ReplicaOpen, DirectoryOfAnotherIdAndBusyPort) {
     auto busy = Replica::open(raft_busy);
     ::close(taken);
     ASSERT_TRUE(busy.status().is_io_error()) << busy.status().to_string();
+    // The transport's own record of its listen, not libraft's text, says so.
+    EXPECT_EQ(busy.status().errno_value(), EADDRINUSE) << busy.status().to_string();
     const std::string m = busy.status().message();
     EXPECT_NE(m.find(raft_busy.address), std::string::npos) << m;
     EXPECT_NE(m.find("in use"), std::string::npos) << m;

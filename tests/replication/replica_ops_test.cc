@@ -54,7 +54,7 @@ TEST(ReplicaOps, GuardsPassOrTheBatchAppliesNothingOnEveryReplica) {
   fail.put("other", "x", "y");
   w = c.write(fail);
   ASSERT_EQ(w.outcome, Outcome::kFailed);
-  EXPECT_TRUE(is_compare_failed(w.status)) << w.status.to_string();
+  EXPECT_TRUE(w.status.is_compare_failed()) << w.status.to_string();
   EXPECT_NE(w.status.message().find("check_absent"), std::string::npos) << w.status.to_string();
   EXPECT_NE(w.status.message().find("'lock'"), std::string::npos) << w.status.to_string();
 
@@ -63,11 +63,12 @@ TEST(ReplicaOps, GuardsPassOrTheBatchAppliesNothingOnEveryReplica) {
   stale.check_value("", "counter", "1");
   stale.put("", "counter", "9");
   w = c.write(stale);
-  EXPECT_TRUE(is_compare_failed(w.status)) << w.status.to_string();
+  EXPECT_EQ(w.outcome, Outcome::kFailed);
+  EXPECT_TRUE(w.status.is_compare_failed()) << w.status.to_string();
   WriteBatch present;
   present.check_present("", "nothing-here");
   present.del("", "counter");
-  EXPECT_TRUE(is_compare_failed(c.write(present).status));
+  EXPECT_TRUE(c.write(present).status.is_compare_failed());
   w = c.put("", "after", "z");
   ASSERT_EQ(w.outcome, Outcome::kApplied);
 
@@ -146,7 +147,7 @@ TEST(ReplicaOps, WatchFromAnIndexResumesAndWakesUp) {
   WriteBatch failing;
   failing.check_absent("w", "k1");
   failing.put("w", "never", "x");
-  ASSERT_TRUE(is_compare_failed(c.write(failing).status));
+  ASSERT_TRUE(c.write(failing).status.is_compare_failed());
 
   for (uint64_t id : c.open_ids()) {
     ASSERT_TRUE(c.wait_applied(id, second.index));

@@ -73,7 +73,12 @@ TEST(StateMachine, BatchAppliesInOneCommitAndAFailedEntryDropsItsOwnChangesAlone
   EXPECT_TRUE(batch[0].outcome.status.is_ok()) << batch[0].outcome.status.to_string();
   EXPECT_FALSE(batch[1].outcome.retry);
   EXPECT_TRUE(batch[1].outcome.status.is_invalid_argument()) << batch[1].outcome.status.to_string();
-  EXPECT_TRUE(is_compare_failed(batch[2].outcome.status)) << batch[2].outcome.status.to_string();
+  // A failed guard has its own code, not InvalidArgument, and names itself.
+  EXPECT_FALSE(batch[2].outcome.retry);
+  EXPECT_TRUE(batch[2].outcome.status.is_compare_failed()) << batch[2].outcome.status.to_string();
+  EXPECT_EQ(batch[2].outcome.status.to_string(),
+            "CompareFailed: op 0 check_value tree 't' key 'a' does not hold (found a value of 1 "
+            "bytes)");
   EXPECT_TRUE(batch[3].outcome.status.is_ok()) << batch[3].outcome.status.to_string();
   ASSERT_EQ(batch[3].outcome.prev.size(), 2u);
   EXPECT_EQ(batch[3].outcome.prev[0].value, "1");  // a, as entry 1 left it

@@ -141,12 +141,6 @@ TEST(WriteBatch, PlainBatchesStayVersion1AndVersion1CannotHoldNewKinds) {
   EXPECT_TRUE(WriteBatch::decode(v1).status().is_invalid_argument());
 }
 
-TEST(WriteBatch, CompareFailedIsRecognized) {
-  EXPECT_TRUE(is_compare_failed(Status::invalid_argument("compare failed: op 0")));
-  EXPECT_FALSE(is_compare_failed(Status::invalid_argument("bad tree")));
-  EXPECT_FALSE(is_compare_failed(Status::not_found("compare failed")));
-}
-
 TEST(WriteBatch, RandomCorruptionNeverCrashes) {
   const uint32_t seed = std::random_device{}();
   std::printf("seed %u\n", seed);

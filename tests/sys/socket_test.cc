@@ -115,6 +115,39 @@ std::string receive_after_close(std::string_view sent) {
   return recv_exact(p.server, buf, 4, deadline_in(5s)).message();
 }
 
+// recv_all hands over what came before the peer closed; the close itself
+// is no error there. whole_or_closed names what recv_exact makes of it.
+TEST(SysSocket, RecvAllStopsAtTheClose) {
+  Pair p;
+  ASSERT_TRUE(send_all(p.client, "abcdef", deadline_in(5s)).is_ok());
+  char buf[8];
+  Result<size_t> whole = recv_all(p.server, buf, 2, deadline_in(5s));
+  ASSERT_TRUE(whole.is_ok()) << whole.status().to_string();
+  EXPECT_EQ(std::string(buf, *whole), "ab");
+  ::close(std::exchange(p.client, -1));
+  Result<size_t> rest = recv_all(p.server, buf, sizeof buf, deadline_in(5s));
+  ASSERT_TRUE(rest.is_ok()) << rest.status().to_string();
+  EXPECT_EQ(std::string(buf, *rest), "cdef");
+  Result<size_t> none = recv_all(p.server, buf, sizeof buf, deadline_in(5s));
+  ASSERT_TRUE(none.is_ok()) << none.status().to_string();
+  EXPECT_EQ(*none, 0u);
+
+  EXPECT_TRUE(whole_or_closed(4, 4).is_ok());
+  EXPECT_EQ(whole_or_closed(0, 4).message(), "connection closed");
+  EXPECT_EQ(whole_or_closed(3, 4).message(), "connection closed mid-frame");
+  EXPECT_TRUE(whole_or_closed(3, 4).is_io_error());
+  EXPECT_EQ(whole_or_closed(3, 4).errno_value(), 0);
+}
+
+TEST(SysSocket, ARecvAllDeadlineExpires) {
+  Pair p;
+  ASSERT_TRUE(send_all(p.client, "ab", deadline_in(5s)).is_ok());
+  char buf[4];
+  Result<size_t> got = recv_all(p.server, buf, sizeof buf, deadline_in(100ms));
+  ASSERT_FALSE(got.is_ok());
+  EXPECT_EQ(got.status().errno_value(), ETIMEDOUT) << got.status().to_string();
+}
+
 TEST(SysSocket, APeerThatClosesIsNamed) {
   EXPECT_EQ(receive_after_close(""), "connection closed");
   EXPECT_EQ(receive_after_close("ab"), "connection closed mid-frame");

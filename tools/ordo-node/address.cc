@@ -31,6 +31,8 @@ const char* reply_code_name(Reply::Code code) {
       return "failed";
     case Reply::Code::kUnknown:
       return "unknown";
+    case Reply::Code::kCompareFailed:
+      return "compare-failed";
   }
   return "failed";
 }

@@ -42,6 +42,9 @@ Reply from_wire(WireReply w, const std::string& node) {
     case ReplyCode::kUnknown:
       r.code = Reply::Code::kUnknown;
       break;
+    case ReplyCode::kCompareFailed:
+      r.code = Reply::Code::kCompareFailed;
+      break;
     default:
       r.code = Reply::Code::kFailed;
       break;
@@ -365,10 +368,6 @@ Reply Client::watch(const std::string* tree, uint64_t from_index, uint32_t from_
   Reply reply = impl_->call(r, false);
   impl_->options.timeout = saved;
   return reply;
-}
-
-bool is_compare_failed(const Reply& reply) {
-  return reply.code == Reply::Code::kFailed && reply.message.rfind("compare failed", 0) == 0;
 }
 
 uint64_t compacted_oldest(const Reply& reply) {

@@ -36,14 +36,16 @@ namespace ordo::node {
 
 struct Reply {
   enum class Code : uint8_t {
-    kOk,        // done (a write: applied by a majority and by the node)
-    kNotFound,  // a read of a missing key or tree
-    kFailed,    // certainly not done: message says why (no node reachable
-                // before sending, invalid request, not the leader after
-                // following redirects)
-    kUnknown,   // a write that may or may not be done: the connection broke
-                // or timed out after the request was sent, or the leader
-                // lost leadership with it in flight
+    kOk,             // done (a write: applied by a majority and by the node)
+    kNotFound,       // a read of a missing key or tree
+    kFailed,         // certainly not done: message says why (no node reachable
+                     // before sending, invalid request, not the leader after
+                     // following redirects)
+    kUnknown,        // a write that may or may not be done: the connection broke
+                     // or timed out after the request was sent, or the leader
+                     // lost leadership with it in flight
+    kCompareFailed,  // a write whose guard did not hold: certainly not done;
+                     // message names the guard
   };
   Code code = Code::kFailed;
   std::string message;
@@ -54,10 +56,9 @@ struct Reply {
   bool ok() const { return code == Code::kOk; }
 };
 
-const char* reply_code_name(Reply::Code code);  // "ok", "not-found", "failed", "unknown"
+// "ok", "not-found", "failed", "unknown", "compare-failed".
+const char* reply_code_name(Reply::Code code);
 
-// Whether `reply` is a batch refused by a failed guard.
-bool is_compare_failed(const Reply& reply);
 // The oldest index of a watch refused as "compacted: oldest index N"; 0
 // for any other reply.
 uint64_t compacted_oldest(const Reply& reply);
@@ -84,8 +85,8 @@ class Client {
   // Writes ("" = the default tree). Each is one log entry.
   Reply put(std::string_view tree, std::string_view key, std::string_view value);
   Reply del(std::string_view tree, std::string_view key);
-  // A batch with guards that fail is kFailed with a message starting
-  // "compare failed" (is_compare_failed), naming the guard. With
+  // A batch with a guard that does not hold is kCompareFailed, its message
+  // naming the guard. With
   // set_return_prev: on kOk, entries hold (key, previous value) for each
   // put and del in op order, and value one byte each: '1' the key held the
   // value, '0' it was absent.

@@ -26,16 +26,15 @@ std::vector<std::string> split_nodes(const std::string& text) {
 
 // Prints the failure of `r` and returns its exit code.
 int finish(const Reply& r) {
-  if (is_compare_failed(r)) {
-    fmt::print(stderr, "failed: {}\n", r.message);
-    return 3;
-  }
   switch (r.code) {
     case Reply::Code::kOk:
       return 0;
     case Reply::Code::kNotFound:
       fmt::print(stderr, "not found{}{}\n", r.message.empty() ? "" : ": ", r.message);
       return 1;
+    case Reply::Code::kCompareFailed:
+      fmt::print(stderr, "{}: {}\n", reply_code_name(r.code), r.message);
+      return 3;
     default:
       fmt::print(stderr, "{}: {}\n", reply_code_name(r.code), r.message);
       return 2;

@@ -1,7 +1,8 @@
 // The client subcommands of the ordo-node binary: put, get, del, delrange,
 // scan, batch, watch, status, add, remove (docs/NODE.md). Each prints its
 // result to stdout and returns the exit code: 0 ok, 1 not found, 2 failed
-// or unknown, 3 a guard failed ("compare failed"; the message on stderr).
+// or unknown, 3 a guard did not hold ("compare-failed: ..." on stderr,
+// naming the guard).
 // get, scan and watch print keys and values escaped (escape.h), or as hex
 // (--hex); get --raw prints the value's bytes.
 #pragma once

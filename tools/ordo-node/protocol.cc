@@ -133,6 +133,8 @@ const char* reply_code_wire_name(ReplyCode code) {
       return "unknown";
     case ReplyCode::kNotLeader:
       return "not-leader";
+    case ReplyCode::kCompareFailed:
+      return "compare-failed";
   }
   return "bad-code";
 }
@@ -383,7 +385,7 @@ Result<WireReply> decode_reply(std::string_view body) {
   Reader in(body);
   WireReply r;
   uint8_t code = in.byte("reply code");
-  if (code > static_cast<uint8_t>(ReplyCode::kNotLeader)) {
+  if (code > static_cast<uint8_t>(ReplyCode::kCompareFailed)) {
     return Status::invalid_argument("malformed reply: unknown reply code " + std::to_string(code));
   }
   r.code = static_cast<ReplyCode>(code);
@@ -456,12 +458,9 @@ Result<std::string> read_frame(sys::Stream& stream, Deadline deadline) {
     size_t have = body.size();
     size_t take = std::min<size_t>(kStep, n - have);
     body.resize(have + take);
-    Status s = stream.recv_exact(body.data() + have, take, deadline);
-    if (!s.is_ok()) {
-      if (s.message() == "connection closed")
-        return Status::io_error("connection closed mid-frame", 0);
-      return s;
-    }
+    ORDO_ASSIGN_OR_RETURN(const size_t got, stream.recv_all(body.data() + have, take, deadline));
+    // The length came, so a close anywhere in the body is mid-frame.
+    if (got < take) return Status::io_error("connection closed mid-frame", 0);
   }
   return body;
 }

@@ -76,13 +76,17 @@ struct Request {
 };
 
 // Reply codes on the wire. The client turns kNotLeader into a redirect.
+// kCompareFailed came after the others: a client whose decoder predates it
+// rejects such a reply as malformed (docs/NODE.md, "The protocol").
 enum class ReplyCode : uint8_t {
-  kOk = 0,         // done
-  kNotFound = 1,   // a read of a missing key or tree
-  kFailed = 2,     // certainly not done (message says why)
-  kUnknown = 3,    // a write that may or may not be done
-  kNotLeader = 4,  // this node is not the leader; `leader` is the leader's
-                   // client address, or "" when none is known
+  kOk = 0,             // done
+  kNotFound = 1,       // a read of a missing key or tree
+  kFailed = 2,         // certainly not done (message says why)
+  kUnknown = 3,        // a write that may or may not be done
+  kNotLeader = 4,      // this node is not the leader; `leader` is the leader's
+                       // client address, or "" when none is known
+  kCompareFailed = 5,  // a write whose guard did not hold: certainly not done
+                       // (message names the guard)
 };
 const char* reply_code_wire_name(ReplyCode code);
 
@@ -122,7 +126,8 @@ std::string frame(std::string_view body);
 // Blocking frame I/O on a connected socket, bounded by `deadline`
 // (steady clock). write_frame: IOError on a broken connection or timeout
 // ("timed out"). read_frame: the body; IOError("connection closed") on EOF
-// before any byte, IOError on a broken connection or timeout,
+// before any byte, IOError("connection closed mid-frame") on EOF after one
+// (both errno 0), IOError on a broken connection or timeout,
 // InvalidArgument for a length over kMaxFrameBody. The body buffer grows as
 // bytes arrive (1 MiB steps): a declared length alone allocates at most 1 MiB.
 Status write_frame(int fd, std::string_view body, Deadline deadline);

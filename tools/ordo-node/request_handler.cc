@@ -127,13 +127,13 @@ WireReply RequestHandler::write(const replica::WriteBatch& batch) {
       return r;
     case replica::Outcome::kFailed:
       if (w.status.is_busy()) return not_leader(w.leader_id, w.leader_address, w.status.message());
-      r.code = ReplyCode::kFailed;
-      // A failed guard's message starts "compare failed" (client.h).
-      if (replica::is_compare_failed(w.status)) {
+      if (w.status.is_compare_failed()) {
         node_metrics().record_compare_failed();
-        r.message = w.status.message();
+        r.code = ReplyCode::kCompareFailed;
+        r.message = w.status.message();  // names the guard; the code says the rest
       } else {
         node_metrics().record_apply_failed();
+        r.code = ReplyCode::kFailed;
         r.message = w.status.to_string();
       }
       return r;

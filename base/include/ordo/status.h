@@ -30,6 +30,11 @@
 //                    pages are not all in the file (a crash of the machine,
 //                    or damage such as a cut file: the message names it);
 //                    only a writable open can replay them.
+//   kCompareFailed   a guard of a replicated WriteBatch (check_value,
+//                    check_absent, check_present) did not hold, so the batch
+//                    changed nothing; the message names the guard. No engine
+//                    call returns it (WriteTxn::insert and compare_and_set
+//                    answer false instead).
 //
 // Codes are stable: a program branches on code() (or the is_*() helpers),
 // never on message(), whose wording may change.
@@ -62,6 +67,7 @@ class [[nodiscard]] Status {
     kVersionMismatch,
     kTxnEnded,
     kNeedsRecovery,
+    kCompareFailed,
   };
 
   Status() = default;
@@ -95,6 +101,9 @@ class [[nodiscard]] Status {
   static Status needs_recovery(std::string msg) {
     return Status(Code::kNeedsRecovery, std::move(msg));
   }
+  static Status compare_failed(std::string msg) {
+    return Status(Code::kCompareFailed, std::move(msg));
+  }
 
   bool is_ok() const { return code_ == Code::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -109,6 +118,7 @@ class [[nodiscard]] Status {
   bool is_version_mismatch() const { return code_ == Code::kVersionMismatch; }
   bool is_txn_ended() const { return code_ == Code::kTxnEnded; }
   bool is_needs_recovery() const { return code_ == Code::kNeedsRecovery; }
+  bool is_compare_failed() const { return code_ == Code::kCompareFailed; }
 
   // The human-readable reason; empty for ok.
   const std::string& message() const { return message_; }
@@ -163,6 +173,8 @@ class [[nodiscard]] Status {
         return "TxnEnded";
       case Code::kNeedsRecovery:
         return "NeedsRecovery";
+      case Code::kCompareFailed:
+        return "CompareFailed";
     }
     return "Unknown";
   }

@@ -94,8 +94,8 @@ extern "C" {
 
 /* ---- Error codes ------------------------------------------------------- */
 
-/* Values 0..10 are ordo::Status::Code (status.h) in order; codes that only the
- * C API reports start at 100, so new Status codes can follow 10. */
+/* Values 0..11 are ordo::Status::Code (status.h) in order; codes that only the
+ * C API reports start at 100, so new Status codes can follow 11. */
 enum {
   ORDO_OK = 0,
   ORDO_NOT_FOUND = 1,        /* the key, tree or file does not exist */
@@ -110,6 +110,8 @@ enum {
   ORDO_NEEDS_RECOVERY = 10,  /* read-only open: the log holds commits whose pages are not all in
                                 the file (a machine crash, or damage the message names); a
                                 writable open replays them */
+  ORDO_COMPARE_FAILED = 11,  /* a guard of a replicated batch did not hold (ordo_replica's
+                                Replica::write); no function of this API returns it */
   ORDO_NO_MEMORY = 100,      /* an allocation failed */
   ORDO_INTERNAL = 101        /* an unexpected failure inside ordo (a bug): the message says what */
 };
@@ -131,8 +133,8 @@ typedef struct ordo_error {
 
 /* The name of a code: "OK", "NotFound", "InvalidArgument", "Corruption",
  * "IOError", "Busy", "Full", "NotOrdoFile", "VersionMismatch", "TxnEnded",
- * "NeedsRecovery", "NoMemory", "Internal"; "Unknown" for any other value. A static string:
- * never NULL, never freed. Thread-safe. */
+ * "NeedsRecovery", "CompareFailed", "NoMemory", "Internal"; "Unknown" for any
+ * other value. A static string: never NULL, never freed. Thread-safe. */
 ORDO_API const char* ordo_code_name(int code);
 
 /* The library version, "MAJOR.MINOR.PATCH". A static string. Thread-safe. */

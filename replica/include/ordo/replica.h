@@ -62,9 +62,9 @@ inline constexpr std::string_view kCopiesDir = "copies";  // copies in transit (
 // conditional: at apply time every guard is evaluated first, against the
 // state before the batch (the same on every replica: applies are in log
 // order), and if any fails the batch changes nothing and its result is
-// InvalidArgument "compare failed: ..." naming the op, tree and key
-// (is_compare_failed). Guards only read. A guard on a missing tree sees
-// every key of it absent.
+// kFailed with status CompareFailed (Status::is_compare_failed), whose
+// message names the op, tree and key. Guards only read. A guard on a
+// missing tree sees every key of it absent.
 class WriteBatch {
  public:
   enum class OpKind : uint8_t {
@@ -131,9 +131,6 @@ class WriteBatch {
   size_t v2_ops_ = 0;         // ops of kinds version 1 does not have
   bool return_prev_ = false;
 };
-
-// Whether `status` is a batch's failed guard ("compare failed").
-bool is_compare_failed(const Status& status);
 
 // The value a key held before a put or del of a batch with return_prev.
 struct PrevValue {
@@ -408,8 +405,10 @@ class Replica {
   // error, the replica closing, or Raft not taking it within `timeout`),
   // Full ("too much unapplied data": over max_unapplied_bytes), IOError
   // (Raft refused the entry before appending it; "removed from the
-  // cluster"), or the apply's own error (e.g. InvalidArgument; the entry
-  // then changed nothing but the applied index).
+  // cluster"), CompareFailed (a guard of the batch did not hold: see
+  // WriteBatch), or the apply's own error (e.g. InvalidArgument). After
+  // CompareFailed and the apply's errors the entry is committed and changed
+  // nothing but the applied index.
   // kUnknown statuses: IOError("leadership lost" / "timed out" / "replica
   // closing" / the leader's Raft log write failed). The batch is proposed as one log entry (about
   // encoded_bytes() + 16 bytes).

@@ -55,10 +55,20 @@ Status send_all(int fd, std::string_view bytes, Deadline deadline);
 // text>" for other failures. REQUIRES: capacity > 0.
 Result<size_t> recv_some(int fd, char* out, size_t capacity, Deadline deadline);
 
+// Receives `size` bytes into `out`, fewer only when the peer closes the
+// connection first: returns how many came (size, or fewer at that EOF).
+// Errors as recv_some, but for EOF, which is no error here.
+Result<size_t> recv_all(int fd, char* out, size_t size, Deadline deadline);
+
 // Receives exactly `size` bytes into `out`. Errors as recv_some; a peer that
 // closes after the first byte is IOError "connection closed mid-frame"
 // (errno 0).
 Status recv_exact(int fd, char* out, size_t size, Deadline deadline);
+
+// recv_exact's result once recv_all received `got` of `size` bytes: ok when
+// got == size, else IOError "connection closed" (none came) or "connection
+// closed mid-frame" (errno 0).
+Status whole_or_closed(size_t got, size_t size);
 
 // The bytes up to '\n' (not included) of a line of at most `max` bytes,
 // read one byte at a time (nothing past the '\n' is consumed).

@@ -41,6 +41,7 @@ class Stream {
   // layer between when is_tls()).
   Status send_all(std::string_view bytes, Deadline deadline);
   Result<size_t> recv_some(char* out, size_t capacity, Deadline deadline);
+  Result<size_t> recv_all(char* out, size_t size, Deadline deadline);
   Status recv_exact(char* out, size_t size, Deadline deadline);
   Result<std::string> read_line(size_t max, Deadline deadline);
 

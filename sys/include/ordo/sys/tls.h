@@ -58,7 +58,8 @@ class TlsContext {
   // mode) as this context's role, bounded by `deadline`, and checks the
   // peer's name against the allow-list. Takes `fd` over: on failure it is
   // closed. IOError "TLS handshake: <reason>" (a certificate the CA did not
-  // sign, no certificate, a peer that is not TLS, "timed out"), or
+  // sign, no certificate, a peer that is not TLS, "timed out", "connection
+  // closed"), or
   // "TLS: peer '<name>' is not allowed".
   Result<Stream> handshake(int fd, Deadline deadline) const;
 
