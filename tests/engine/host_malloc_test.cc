@@ -15,22 +15,11 @@
 
 #include "engine_test_util.h"
 #include "page_memory.h"
+#include "sanitizer_share.h"
 #include "temp_dir.h"
 
 namespace ordo {
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitizer = true;  // the sanitizer runtime owns malloc and operator new
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitizer = true;
-#else
-constexpr bool kSanitizer = false;
-#endif
-#else
-constexpr bool kSanitizer = false;
-#endif
 
 // The file name of the object that defines `address`, or "" when dladdr knows none.
 std::string object_of(const void* address) {
@@ -82,7 +71,10 @@ TEST_F(HostMallocTest, MallocAndOperatorNewAreNotMimallocs) {
 }
 
 TEST_F(HostMallocTest, MallocIsLibcsAndOperatorNewLibstdcxxs) {
-  if (kSanitizer) GTEST_SKIP() << "the sanitizer runtime defines malloc and operator new";
+  // The sanitizer runtime owns malloc and operator new.
+  if (testing::under_sanitizer()) {
+    GTEST_SKIP() << "the sanitizer runtime defines malloc and operator new";
+  }
   EXPECT_TRUE(contains(object_of_global("malloc"), "libc.so.6")) << object_of_global("malloc");
   EXPECT_TRUE(contains(object_of_global("free"), "libc.so.6")) << object_of_global("free");
   EXPECT_TRUE(contains(object_of_global("_Znwm"), "libstdc++.so.6")) << object_of_global("_Znwm");

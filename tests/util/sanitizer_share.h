@@ -1,4 +1,5 @@
-// How much of a long randomized test a sanitizer build runs.
+// Whether a test runs under a sanitizer, and how much of a long randomized
+// test it then runs.
 #pragma once
 
 namespace ordo::testing {
